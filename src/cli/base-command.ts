@@ -1,0 +1,69 @@
+import { Command, Errors, Flags } from '@oclif/core';
+import { ExitCode, InvalidInputError, PlantsError } from '../errors.js';
+import { readEnv } from './env.js';
+import { Factory } from './factory.js';
+import { errorDocument, Output } from './output.js';
+
+/** Flags every command that talks to a store shares. */
+export const connectionFlags = {
+  'base-url': Flags.string({
+    summary: 'Base URL of the plant store (default: PLANTS_BASE_URL, then the config, then http://127.0.0.1:4010).',
+    helpValue: 'URL',
+  }),
+};
+
+export const jsonFlag = {
+  json: Flags.boolean({ summary: 'Print JSON on stdout instead of a human line.', default: false }),
+};
+
+/**
+ * The base of every plants command: builds the factory and the output once, and turns every
+ * error into a message on stderr (and a JSON document with --json) plus its exit code. This is
+ * the only place errors become exit codes.
+ */
+export abstract class PlantsCommand extends Command {
+  protected factory!: Factory;
+  protected output!: Output;
+
+  protected override async init(): Promise<void> {
+    await super.init();
+    const env = readEnv();
+    this.output = new Output({ stdout: process.stdout, stderr: process.stderr }, { noColor: env.noColor });
+    this.factory = new Factory({ env, version: this.config.version, output: this.output });
+  }
+
+  /** --json is honoured even when flag parsing itself failed. */
+  protected wantsJson(): boolean {
+    const end = this.argv.indexOf('--');
+    return (end === -1 ? this.argv : this.argv.slice(0, end)).includes('--json');
+  }
+
+  protected override async catch(error: Error & { exitCode?: number }): Promise<void> {
+    if (error instanceof Errors.ExitError) throw error;
+    const output = this.output ?? new Output({ stdout: process.stdout, stderr: process.stderr }, { noColor: true });
+    const known =
+      error instanceof PlantsError
+        ? error
+        : error instanceof Errors.CLIError
+          ? new InvalidInputError(usageMessage(error.message), {
+              hints: [`See \`plants ${this.id?.replaceAll(':', ' ') ?? ''} --help\`.`],
+            })
+          : undefined;
+    if (this.wantsJson()) output.data(errorDocument(known ?? error));
+    output.error(known ?? new PlantsError(`unexpected error: ${error.message}`, { exitCode: ExitCode.serverError }));
+    process.exitCode = known?.exitCode ?? ExitCode.serverError;
+  }
+
+  protected override async finally(error: Error | undefined): Promise<void> {
+    await this.factory?.close();
+    await super.finally(error);
+  }
+}
+
+/** oclif's parse errors, without the parts that repeat what the hint says. */
+function usageMessage(message: string): string {
+  return message
+    .replace(/^Parsing --\S+\s*\n\t/, '')
+    .replace(/\n\s*See more help with --help\s*$/, '')
+    .trim();
+}

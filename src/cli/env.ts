@@ -1,0 +1,37 @@
+/**
+ * The environment variables plants reads. This is the only module that looks at
+ * process.env; everything else gets these values passed in.
+ */
+export interface PlantsEnv {
+  /** PLANTS_TOKEN: a token for whatever origin the command talks to (before the config's). */
+  token: string | undefined;
+  /** PLANTS_BASE_URL: the base URL when no --base-url flag is given. */
+  baseUrl: string | undefined;
+  /** PLANTS_CONFIG_DIR: the folder of config.json instead of the user's config folder. */
+  configDir: string | undefined;
+  /** PLANTS_DATA_DIR: the folder of the `plants serve` database instead of the user's data folder. */
+  dataDir: string | undefined;
+  /** NO_COLOR (any non-empty value): no colour at all. */
+  noColor: boolean;
+  /** HTTP_PROXY / HTTPS_PROXY / NO_PROXY, either case. */
+  httpProxy: string | undefined;
+  httpsProxy: string | undefined;
+  noProxy: string | undefined;
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
+}
+
+export function readEnv(env: NodeJS.ProcessEnv = process.env): PlantsEnv {
+  return {
+    token: nonEmpty(env.PLANTS_TOKEN),
+    baseUrl: nonEmpty(env.PLANTS_BASE_URL),
+    configDir: nonEmpty(env.PLANTS_CONFIG_DIR),
+    dataDir: nonEmpty(env.PLANTS_DATA_DIR),
+    noColor: nonEmpty(env.NO_COLOR) !== undefined,
+    httpProxy: nonEmpty(env.HTTP_PROXY) ?? nonEmpty(env.http_proxy),
+    httpsProxy: nonEmpty(env.HTTPS_PROXY) ?? nonEmpty(env.https_proxy),
+    noProxy: nonEmpty(env.NO_PROXY) ?? nonEmpty(env.no_proxy),
+  };
+}

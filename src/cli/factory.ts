@@ -1,0 +1,108 @@
+import type { Dispatcher } from 'undici';
+import { assertTokenTransportSafe } from '../client/base-url.js';
+import type { PlantClient } from '../client/plant-client.js';
+import type { ConfigStore } from '../config/config-store.js';
+import { resolveBaseUrl, resolveToken, type Setting, type SettingInputs } from '../config/settings.js';
+import type { PlantsEnv } from './env.js';
+import type { Output } from './output.js';
+
+export interface FactoryOptions {
+  env: PlantsEnv;
+  /** plants' own version, for the User-Agent. */
+  version: string;
+  output: Output;
+}
+
+export interface ClientRequest {
+  /** `--base-url`, when given. */
+  flagBaseUrl?: string | undefined;
+  /** `--insecure`: allow a token over plain http to a host that is not loopback. */
+  insecure?: boolean;
+  /** `--timeout` in seconds. */
+  timeoutSeconds?: number;
+}
+
+/**
+ * Builds what commands need, lazily and in one place (after gh's cmdutil.Factory): the config
+ * store, the HTTP dispatcher, the API client. Heavy modules (conf, undici, zod) are imported
+ * only when a command first asks for something that needs them, so `--help` and `--version`
+ * never pay for them.
+ */
+export class Factory {
+  readonly env: PlantsEnv;
+  readonly version: string;
+  readonly output: Output;
+  #config: ConfigStore | undefined;
+  #dispatcher: Dispatcher | undefined;
+
+  constructor(options: FactoryOptions) {
+    this.env = options.env;
+    this.version = options.version;
+    this.output = options.output;
+  }
+
+  get userAgent(): string {
+    return `plants/${this.version} node/${process.version} ${process.platform}`;
+  }
+
+  /** The folder of config.json: PLANTS_CONFIG_DIR, else the user's config folder (XDG on Linux). */
+  async configDir(): Promise<string> {
+    if (this.env.configDir !== undefined) return this.env.configDir;
+    const { default: envPaths } = await import('env-paths');
+    return envPaths('plants', { suffix: '' }).config;
+  }
+
+  async config(): Promise<ConfigStore> {
+    if (this.#config === undefined) {
+      const { ConfigStore } = await import('../config/config-store.js');
+      this.#config = new ConfigStore({ dir: await this.configDir() });
+    }
+    return this.#config;
+  }
+
+  settingInputs(flagBaseUrl?: string): SettingInputs {
+    return { flagBaseUrl, envBaseUrl: this.env.baseUrl, envToken: this.env.token };
+  }
+
+  async baseUrl(flagBaseUrl?: string): Promise<Setting<URL>> {
+    return resolveBaseUrl(this.settingInputs(flagBaseUrl), await this.config());
+  }
+
+  /** One dispatcher per process, honouring HTTP_PROXY, HTTPS_PROXY and NO_PROXY. */
+  async dispatcher(): Promise<Dispatcher> {
+    if (this.#dispatcher === undefined) {
+      const { EnvHttpProxyAgent } = await import('undici');
+      this.#dispatcher = new EnvHttpProxyAgent({
+        httpProxy: this.env.httpProxy ?? '',
+        httpsProxy: this.env.httpsProxy ?? this.env.httpProxy ?? '',
+        noProxy: this.env.noProxy ?? '',
+      });
+    }
+    return this.#dispatcher;
+  }
+
+  /**
+   * The API client for the resolved base URL, with that origin's token (or none: the server
+   * then answers 401, which is exit 4). Refuses (exit 2) to send a token in clear text off
+   * this machine.
+   */
+  async plantClient(request: ClientRequest): Promise<PlantClient> {
+    const config = await this.config();
+    const inputs = this.settingInputs(request.flagBaseUrl);
+    const baseUrl = resolveBaseUrl(inputs, config).value;
+    assertTokenTransportSafe(baseUrl, { insecure: request.insecure ?? false });
+    const token = resolveToken(baseUrl.origin, inputs, config);
+    const { PlantClient } = await import('../client/plant-client.js');
+    return new PlantClient({
+      baseUrl,
+      token: token?.value,
+      dispatcher: await this.dispatcher(),
+      userAgent: this.userAgent,
+      timeoutMs: (request.timeoutSeconds ?? 30) * 1000,
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.#dispatcher?.close();
+  }
+}

@@ -1,0 +1,99 @@
+import { Chalk, type ChalkInstance } from 'chalk';
+import { ResponseError } from '../client/errors.js';
+import { PlantsError } from '../errors.js';
+
+export interface OutputStreams {
+  stdout: NodeJS.WriteStream;
+  stderr: NodeJS.WriteStream;
+}
+
+/** Colour level for a stream: none when it is not a terminal or NO_COLOR is set. */
+function colorFor(stream: NodeJS.WriteStream, noColor: boolean): ChalkInstance {
+  const level =
+    noColor || !stream.isTTY
+      ? 0
+      : (Math.min(3, Math.max(1, Math.log2(stream.getColorDepth?.() ?? 2))) as 0 | 1 | 2 | 3);
+  return new Chalk({ level });
+}
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
+const controlCharacters = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+
+/** Terminal control characters from a server could rewrite the screen; show them as escapes. */
+export function sanitizeForTerminal(text: string): string {
+  return text.replace(controlCharacters, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/**
+ * Where everything a command prints goes: data on stdout, messages on stderr, colour only on
+ * terminals. Commands never call console.log.
+ */
+export class Output {
+  readonly stdout: NodeJS.WriteStream;
+  readonly stderr: NodeJS.WriteStream;
+  /** Colours for stdout and for stderr, each off unless that stream is a TTY. */
+  readonly color: ChalkInstance;
+  readonly errorColor: ChalkInstance;
+
+  constructor(streams: OutputStreams, options: { noColor: boolean }) {
+    this.stdout = streams.stdout;
+    this.stderr = streams.stderr;
+    this.color = colorFor(streams.stdout, options.noColor);
+    this.errorColor = colorFor(streams.stderr, options.noColor);
+  }
+
+  /** One line of data on stdout. */
+  data(line: string): void {
+    this.stdout.write(line.endsWith('\n') ? line : `${line}\n`);
+  }
+
+  /** One line for the person at the terminal, on stderr. */
+  info(line: string): void {
+    this.stderr.write(`${line}\n`);
+  }
+
+  /** An error on stderr: `plants: message` and its hints, never a stack. */
+  error(error: unknown): void {
+    const c = this.errorColor;
+    if (error instanceof PlantsError) {
+      this.info(`${c.red('plants:')} ${sanitizeForTerminal(error.message)}`);
+      for (const hint of error.hints) this.info(c.dim(`  ${hint}`));
+      return;
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    this.info(`${c.red('plants:')} ${sanitizeForTerminal(message)}`);
+  }
+
+  /**
+   * Runs `work` with an ora spinner on stderr that appears only if it takes longer than
+   * `delayMs`, and only when stderr is a terminal. ora is loaded only then.
+   */
+  async withSpinner<T>(text: string, work: () => Promise<T>, delayMs = 300): Promise<T> {
+    if (!this.stderr.isTTY) return work();
+    let spinner: { stop(): void } | undefined;
+    let done = false;
+    const timer = setTimeout(() => {
+      void import('ora').then(({ default: ora }) => {
+        if (!done) spinner = ora({ text, stream: this.stderr }).start();
+      });
+    }, delayMs);
+    try {
+      return await work();
+    } finally {
+      done = true;
+      clearTimeout(timer);
+      spinner?.stop();
+    }
+  }
+}
+
+/**
+ * The one JSON document `--json` prints for a failure: the server's own Error when it sent
+ * one (its exact text), otherwise an Error record whose `error` is the HTTP status, or 0
+ * when no answer was received (the exit code then says why).
+ */
+export function errorDocument(error: unknown): string {
+  if (error instanceof ResponseError) return error.rawBody?.trim() ?? JSON.stringify(error.body);
+  const message = error instanceof Error ? error.message : String(error);
+  return JSON.stringify({ error: 0, message });
+}

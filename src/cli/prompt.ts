@@ -1,0 +1,45 @@
+import { ExitCode, PlantsError } from '../errors.js';
+
+/** True when a person can answer a prompt: stdin and stderr are both terminals. */
+export function canPrompt(stdin: NodeJS.ReadStream, stderr: NodeJS.WriteStream): boolean {
+  return stdin.isTTY === true && stderr.isTTY === true;
+}
+
+/**
+ * Asks for a secret on a terminal, echoing `*` for each character so the token never
+ * shows on screen or in the scrollback. Ctrl-C cancels with exit 130.
+ */
+export function promptSecret(question: string, stdin: NodeJS.ReadStream, stderr: NodeJS.WriteStream): Promise<string> {
+  stderr.write(question);
+  stdin.setRawMode(true);
+  stdin.setEncoding('utf8');
+  stdin.resume();
+  return new Promise((resolve, reject) => {
+    let value = '';
+    const finish = (settle: () => void) => {
+      stdin.off('data', onData);
+      stdin.setRawMode(false);
+      stdin.pause();
+      stderr.write('\n');
+      settle();
+    };
+    const onData = (chunk: string) => {
+      for (const char of chunk) {
+        if (char === '\r' || char === '\n') return finish(() => resolve(value));
+        if (char === '\u0003' || (char === '\u0004' && value === '')) {
+          return finish(() => reject(new PlantsError('cancelled', { exitCode: ExitCode.interrupted })));
+        }
+        if (char === '\u007f' || char === '\b') {
+          if (value.length > 0) {
+            value = value.slice(0, -1);
+            stderr.write('\b \b');
+          }
+        } else if (char >= ' ') {
+          value += char;
+          stderr.write('*');
+        }
+      }
+    };
+    stdin.on('data', onData);
+  });
+}

@@ -1,0 +1,53 @@
+import { InvalidInputError } from '../errors.js';
+
+export const DEFAULT_BASE_URL = 'http://127.0.0.1:4010';
+
+/**
+ * Reads a base URL as users type it (`http://127.0.0.1:4010`, `https://plants.example.com/v1/`):
+ * http or https, no credentials, query or fragment; a trailing slash is dropped so that
+ * `{base_url}/plants` is always one slash.
+ */
+export function parseBaseUrl(text: string): URL {
+  let url: URL;
+  try {
+    url = new URL(text.trim());
+  } catch {
+    throw new InvalidInputError(
+      `invalid base URL ${JSON.stringify(text)}: expected something like ${DEFAULT_BASE_URL}`,
+    );
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new InvalidInputError(`invalid base URL ${JSON.stringify(text)}: the scheme must be http or https`);
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new InvalidInputError('invalid base URL: credentials do not belong in the URL; use `plants login`');
+  }
+  if (url.search !== '' || url.hash !== '') {
+    throw new InvalidInputError(`invalid base URL ${JSON.stringify(text)}: no query or fragment allowed`);
+  }
+  url.pathname = url.pathname.replace(/\/+$/, '');
+  return url;
+}
+
+/** The base URL as text, without the trailing slash `URL` adds to an empty path. */
+export function formatBaseUrl(url: URL): string {
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
+/** True for hosts whose traffic never leaves this machine: 127.0.0.0/8, ::1 and localhost. */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  if (host === 'localhost' || host.endsWith('.localhost')) return true;
+  if (host === '::1' || host === '0:0:0:0:0:0:0:1') return true;
+  if (host.startsWith('::ffff:')) return isLoopbackHost(host.slice('::ffff:'.length));
+  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+/** Refuses to send a bearer token in clear text to a host that is not this machine. Exit 2. */
+export function assertTokenTransportSafe(url: URL, options: { insecure: boolean }): void {
+  if (url.protocol === 'https:' || options.insecure || isLoopbackHost(url.hostname)) return;
+  throw new InvalidInputError(
+    `refusing to send a bearer token in clear text to ${url.origin}: use an https:// base URL`,
+    { hints: ['Pass --insecure to send it over plain http anyway (anyone on the network can read it).'] },
+  );
+}

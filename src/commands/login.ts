@@ -1,0 +1,44 @@
+import { Flags } from '@oclif/core';
+import { connectionFlags, PlantsCommand } from '../cli/base-command.js';
+
+export class Login extends PlantsCommand {
+  static override summary = 'Store a bearer token for a plant store.';
+  static override description =
+    `Tokens are kept per origin (scheme, host and port), like gh keeps them per host: a token stored for one origin is never sent to another. With --base-url, that URL also becomes the default for later commands.
+
+Give the token with --with-token on stdin to keep it out of shell history and the process list. With neither --token nor --with-token, plants asks for it on the terminal (input hidden).`;
+  static override examples = [
+    '<%= config.bin %> login --token "$TOKEN"',
+    'printf %s "$TOKEN" | <%= config.bin %> login --with-token',
+    '<%= config.bin %> login --base-url https://plants.example.com --with-token < token.txt',
+    '<%= config.bin %> login   # prompts on a terminal',
+  ];
+  static override flags = {
+    ...connectionFlags,
+    token: Flags.string({
+      summary: 'The token (visible in shell history; prefer --with-token).',
+      helpValue: 'TOKEN',
+      exclusive: ['with-token'],
+    }),
+    'with-token': Flags.boolean({ summary: 'Read the token from stdin.', default: false }),
+  };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(Login);
+    const { obtainToken } = await import('../cli/obtain-token.js');
+    const token = await obtainToken(
+      { token: flags.token, withToken: flags['with-token'] },
+      process.stdin,
+      process.stderr,
+    );
+    const { login } = await import('../config/session.js');
+    const config = await this.factory.config();
+    const baseUrl = await this.factory.baseUrl(flags['base-url']);
+    const result = login(config, { token, baseUrl: baseUrl.value, explicitBaseUrl: flags['base-url'] !== undefined });
+    const c = this.output.errorColor;
+    this.output.info(
+      `${c.green('✓')} Logged in to ${result.origin}${result.madeDefault ? ` (now the default: ${result.baseUrl})` : ''}`,
+    );
+    this.output.info(c.dim(`  Token stored in ${config.path}`));
+  }
+}

@@ -1,0 +1,24 @@
+import { connectionFlags, PlantsCommand } from '../cli/base-command.js';
+
+export class Logout extends PlantsCommand {
+  static override summary = 'Forget the token of a plant store.';
+  static override description =
+    'Removes the token stored for the origin of --base-url (or of the default base URL). Other origins keep theirs.';
+  static override examples = [
+    '<%= config.bin %> logout',
+    '<%= config.bin %> logout --base-url https://plants.example.com',
+  ];
+  static override flags = { ...connectionFlags };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(Logout);
+    const { logout } = await import('../config/session.js');
+    const config = await this.factory.config();
+    const baseUrl = await this.factory.baseUrl(flags['base-url']);
+    const result = logout(config, baseUrl.value);
+    const c = this.output.errorColor;
+    this.output.info(
+      result.removed ? `${c.green('✓')} Logged out of ${result.origin}` : `No token was stored for ${result.origin}`,
+    );
+  }
+}

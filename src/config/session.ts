@@ -1,0 +1,80 @@
+import { formatBaseUrl } from '../client/base-url.js';
+import { InvalidInputError } from '../errors.js';
+import { describeBadToken, isBearerToken } from '../schema/token.js';
+import type { ConfigStore } from './config-store.js';
+import { resolveBaseUrl, resolveToken, type SettingInputs, type Source } from './settings.js';
+
+export interface LoginResult {
+  origin: string;
+  baseUrl: string;
+  /** True when this login made the base URL the default. */
+  madeDefault: boolean;
+}
+
+/** Stores a token for the origin of `baseUrl`; with an explicit base URL, also makes it the default. */
+export function login(
+  config: ConfigStore,
+  options: { token: string; baseUrl: URL; explicitBaseUrl: boolean },
+): LoginResult {
+  const token = options.token;
+  if (!isBearerToken(token)) throw new InvalidInputError(`token refused: ${describeBadToken(token)}`);
+  const origin = options.baseUrl.origin;
+  config.setToken(origin, token);
+  const baseUrl = formatBaseUrl(options.baseUrl);
+  if (options.explicitBaseUrl) config.defaultBaseUrl = baseUrl;
+  return { origin, baseUrl, madeDefault: options.explicitBaseUrl };
+}
+
+/** Forgets the token of the origin of `baseUrl`; `removed` is false when none was stored. */
+export function logout(config: ConfigStore, baseUrl: URL): { origin: string; removed: boolean } {
+  const origin = baseUrl.origin;
+  return { origin, removed: config.deleteToken(origin) };
+}
+
+/** Shows at most the last 4 characters, and never more than a quarter of the token. */
+export function maskToken(token: string): string {
+  const shown = Math.min(4, Math.floor(token.length / 4));
+  return `${'*'.repeat(8)}${shown === 0 ? '' : token.slice(-shown)}`;
+}
+
+export interface OriginStatus {
+  origin: string;
+  /** The masked token, or null when none. */
+  token: string | null;
+  tokenSource: Source | null;
+  isDefault: boolean;
+}
+
+export interface Status {
+  configFile: string;
+  defaultBaseUrl: string;
+  defaultBaseUrlSource: Source;
+  defaultOrigin: string;
+  /** Whether a request to the default origin would carry a token. */
+  authenticated: boolean;
+  origins: OriginStatus[];
+}
+
+/** Everything `plants status` shows; the token is only ever there masked. */
+export function describeStatus(config: ConfigStore, inputs: SettingInputs): Status {
+  const baseUrl = resolveBaseUrl(inputs, config);
+  const defaultOrigin = baseUrl.value.origin;
+  const origins = new Set([defaultOrigin, ...config.origins()]);
+  const rows = [...origins].map((origin): OriginStatus => {
+    const token = resolveToken(origin, origin === defaultOrigin ? inputs : {}, config);
+    return {
+      origin,
+      token: token === undefined ? null : maskToken(token.value),
+      tokenSource: token?.source ?? null,
+      isDefault: origin === defaultOrigin,
+    };
+  });
+  return {
+    configFile: config.path,
+    defaultBaseUrl: formatBaseUrl(baseUrl.value),
+    defaultBaseUrlSource: baseUrl.source,
+    defaultOrigin,
+    authenticated: rows.some((row) => row.isDefault && row.token !== null),
+    origins: rows,
+  };
+}

@@ -1,0 +1,39 @@
+/**
+ * Exit codes of the `plants` CLI. Every failure a user can meet maps to exactly one
+ * of these, and README.md documents them; keep the two in step.
+ */
+export const ExitCode = {
+  ok: 0,
+  /** The server answered with an error (or with something that is not the declared shape). */
+  serverError: 1,
+  /** Bad usage or input: nothing was sent. */
+  usage: 2,
+  /** The server could not be reached: connection, DNS, TLS, time-out. */
+  unreachable: 3,
+  /** No token for this origin, or the server refused the token (401/403). */
+  auth: 4,
+  /** Interrupted by SIGINT (128 + 2), as shells report it. */
+  interrupted: 130,
+} as const;
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+
+/** Base of every error the CLI expects; it carries the exit code it ends the process with. */
+export class PlantsError extends Error {
+  readonly exitCode: ExitCode;
+  /** Extra lines for a human: what to try next. Never part of `--json` output. */
+  readonly hints: readonly string[];
+
+  constructor(message: string, options: { exitCode: ExitCode; hints?: readonly string[]; cause?: unknown }) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.exitCode = options.exitCode;
+    this.hints = options.hints ?? [];
+  }
+}
+
+/** Input that cannot be sent: a bad flag, a bad field, an unreadable file. Exit 2. */
+export class InvalidInputError extends PlantsError {
+  constructor(message: string, options: { hints?: readonly string[]; cause?: unknown } = {}) {
+    super(message, { ...options, exitCode: ExitCode.usage });
+  }
+}

@@ -1,0 +1,92 @@
+import * as z from 'zod';
+import { InvalidInputError } from '../errors.js';
+import { parseJsonExact } from './exact-json.js';
+import { describeNonInt64, INT32_MAX, INT32_MIN, INT64_RANGE_MESSAGE, toInt64 } from './int64.js';
+
+/** Longest name or tag the store accepts, in UTF-16 code units. */
+export const MAX_TEXT_LENGTH = 1024;
+
+function text(field: 'name' | 'tag', options: { nonEmpty: boolean }) {
+  return z
+    .string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string') })
+    .refine((value) => !options.nonEmpty || value.length > 0, { message: 'must not be empty' })
+    .refine((value) => value.length <= MAX_TEXT_LENGTH, {
+      message: `must be at most ${MAX_TEXT_LENGTH} characters`,
+    })
+    .refine((value) => value.isWellFormed(), { message: 'must be valid Unicode (no lone surrogates)' })
+    .describe(field);
+}
+
+/** An int64 id, exact: a bigint, never a rounded JS number. */
+export const PlantId = z.unknown().transform((value, ctx): bigint => {
+  const id = toInt64(value);
+  if (id === undefined) {
+    ctx.addIssue({ code: 'custom', message: describeNonInt64(value) });
+    return z.NEVER;
+  }
+  return id;
+});
+export type PlantId = z.output<typeof PlantId>;
+
+/** The Plant of the interface: what the store answers with. `id` is ours (the seed leaves it out). */
+export const Plant = z.object({
+  id: PlantId.optional(),
+  name: text('name', { nonEmpty: false }),
+  tag: text('tag', { nonEmpty: false }).optional(),
+});
+export type Plant = z.output<typeof Plant>;
+
+/** The request body of POST /plants. Unknown fields are dropped. */
+export const NewPlant = z.object({
+  id: PlantId,
+  name: text('name', { nonEmpty: true }),
+  tag: text('tag', { nonEmpty: false }).optional(),
+});
+export type NewPlant = z.output<typeof NewPlant>;
+
+/** The Error record of the interface. */
+export const ErrorBody = z.object({
+  error: z.number({ error: 'must be an integer' }).int().min(INT32_MIN).max(INT32_MAX),
+  message: z.string({ error: 'must be a string' }),
+});
+export type ErrorBody = z.output<typeof ErrorBody>;
+
+/** `id: must be …; name: is required` — one line, each field named, for a terminal or a 400. */
+export function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .map((issue) => {
+      const path = issue.path.map(String).join('.');
+      return path === '' ? issue.message : `${path}: ${issue.message}`;
+    })
+    .join('; ');
+}
+
+export class InvalidPlantError extends InvalidInputError {}
+
+/** Validates a NewPlant from parsed JSON (exact) or built from flags; throws InvalidPlantError. */
+export function toNewPlant(value: unknown): NewPlant {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new InvalidPlantError('a NewPlant must be a JSON object with id, name and optional tag');
+  }
+  const result = NewPlant.safeParse(value);
+  if (!result.success) throw new InvalidPlantError(`invalid plant: ${describeIssues(result.error)}`);
+  return result.data;
+}
+
+/** Parses JSON text into a NewPlant, keeping every digit of the id. */
+export function parseNewPlantJson(text: string): NewPlant {
+  let value: unknown;
+  try {
+    value = parseJsonExact(text);
+  } catch (error) {
+    throw new InvalidPlantError(`not valid JSON: ${(error as Error).message}`, { cause: error });
+  }
+  return toNewPlant(value);
+}
+
+/** Reads an id typed by a user (a flag, a URL path segment). */
+export function parsePlantIdText(text: string): bigint {
+  const id = toInt64(text, { fromText: true });
+  if (id === undefined) throw new InvalidPlantError(`invalid id: ${INT64_RANGE_MESSAGE} (got ${JSON.stringify(text)})`);
+  return id;
+}

@@ -1,0 +1,16 @@
+/** RFC 6750 §2.1 b64token: the characters a bearer token may have in an Authorization header. */
+const bearerToken = /^[A-Za-z0-9\-._~+/]+=*$/;
+
+/** The longest token we accept; real tokens are a few hundred characters at most. */
+export const MAX_TOKEN_LENGTH = 4096;
+
+export function isBearerToken(text: string): boolean {
+  return text.length <= MAX_TOKEN_LENGTH && bearerToken.test(text);
+}
+
+/** Why a token is refused, without ever repeating the token. */
+export function describeBadToken(text: string): string {
+  if (text.length === 0) return 'the token is empty';
+  if (text.length > MAX_TOKEN_LENGTH) return `the token is longer than ${MAX_TOKEN_LENGTH} characters`;
+  return 'the token has characters a bearer token cannot have (RFC 6750 allows A-Z a-z 0-9 - . _ ~ + / and trailing =)';
+}

@@ -1,0 +1,164 @@
+import { createServer as createNetServer, type Server as NetServer } from 'node:net';
+import { Agent } from 'undici';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { AuthRejectedError, ResponseError, UnreachableError } from '../../src/client/errors.js';
+import { PlantClient } from '../../src/client/plant-client.js';
+import type { NewPlant } from '../../src/schema/plant.js';
+import { type FixtureServer, reply, startFixtureServer } from '../helpers/fixture-server.js';
+
+let server: FixtureServer;
+let agent: Agent;
+beforeAll(async () => {
+  server = await startFixtureServer();
+  agent = new Agent();
+});
+afterAll(async () => {
+  await agent.close();
+  await server.close();
+});
+afterEach(() => {
+  server.requests.length = 0;
+});
+
+const fern: NewPlant = { id: 9223372036854775807n, name: 'Fern', tag: 'herb' };
+
+function clientFor(url: string, overrides: { token?: string | undefined; timeoutMs?: number } = {}) {
+  return new PlantClient({
+    baseUrl: new URL(url),
+    token: 'token' in overrides ? overrides.token : 'secret-token',
+    dispatcher: agent,
+    userAgent: 'plants/test',
+    timeoutMs: overrides.timeoutMs ?? 5000,
+  });
+}
+
+async function failure(promise: Promise<unknown>): Promise<Error> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error('expected the request to fail');
+}
+
+describe('PlantClient.addPlant', () => {
+  it('sends the NewPlant with exact int64 digits and the declared headers', async () => {
+    server.respond(reply(200, '{"name":"Fern","tag":"herb"}'));
+    const added = await clientFor(server.url).addPlant(fern);
+    expect(added.plant).toEqual({ name: 'Fern', tag: 'herb' });
+    expect(added.rawBody).toBe('{"name":"Fern","tag":"herb"}');
+    const [request] = server.requests;
+    expect(request?.method).toBe('POST');
+    expect(request?.url).toBe('/plants');
+    expect(request?.body).toBe('{"id":9223372036854775807,"name":"Fern","tag":"herb"}');
+    expect(request?.headers['content-type']).toBe('application/json');
+    expect(request?.headers.authorization).toBe('Bearer secret-token');
+    expect(request?.headers['user-agent']).toBe('plants/test');
+  });
+
+  it('keeps a base URL path: {base_url}/plants', async () => {
+    server.respond(reply(200, '{"name":"Fern"}'));
+    await clientFor(`${server.url}/v1/`).addPlant(fern);
+    expect(server.requests[0]?.url).toBe('/v1/plants');
+  });
+
+  it('sends no Authorization header without a token, and reports the 401 as an auth failure', async () => {
+    server.respond(reply(401, '{"title":"Unauthorized","status":401}', 'application/problem+json'));
+    const error = await failure(clientFor(server.url, { token: undefined }).addPlant(fern));
+    expect(server.requests[0]?.headers.authorization).toBeUndefined();
+    expect(error).toBeInstanceOf(AuthRejectedError);
+    expect((error as AuthRejectedError).exitCode).toBe(4);
+    expect(error.message).toBe('the server answered 401: Unauthorized');
+    expect((error as AuthRejectedError).rawBody).toBe('{"title":"Unauthorized","status":401}');
+    expect((error as AuthRejectedError).hints.join(' ')).toContain('plants login');
+  });
+
+  it('reads an Error body on 400 exactly', async () => {
+    server.respond(reply(400, '{"error":400,"message":"name: is required"}'));
+    const error = (await failure(clientFor(server.url).addPlant(fern))) as ResponseError;
+    expect(error).toBeInstanceOf(ResponseError);
+    expect(error.exitCode).toBe(1);
+    expect(error.status).toBe(400);
+    expect(error.body).toEqual({ error: 400, message: 'name: is required' });
+    expect(error.rawBody).toBe('{"error":400,"message":"name: is required"}');
+    expect(error.message).toBe('the server answered 400: name: is required');
+  });
+
+  it('treats 403 like 401: exit 4', async () => {
+    server.respond(reply(403, '{"error":403,"message":"forbidden"}'));
+    const error = await failure(clientFor(server.url).addPlant(fern));
+    expect(error).toBeInstanceOf(AuthRejectedError);
+    expect((error as AuthRejectedError).exitCode).toBe(4);
+  });
+
+  it.each([
+    [
+      502,
+      '<html><body>Bad gateway</body></html>',
+      'text/html',
+      'the server answered 502 with a text/html body instead of an Error',
+    ],
+    [500, '', 'application/json', 'the server answered 500 with an empty body instead of an Error'],
+    [409, '{"error":409,"mess', 'application/json', 'not valid JSON (possibly truncated)'],
+    [200, '{"nome":"Fern"}', 'application/json', 'the server answered 200 but JSON that is not a Plant'],
+    [200, '', 'application/json', 'the server answered 200 but an empty body instead of a Plant'],
+    [200, 'OK', 'text/plain', 'the server answered 200 but a text/plain body instead of a Plant: OK'],
+    [200, '{"name":"Fe', 'application/json', 'the server answered 200 but a body that is not valid JSON'],
+  ])('reports a %i with %j (%s) clearly', async (status, body, type, message) => {
+    server.respond(reply(status, body, type));
+    const error = (await failure(clientFor(server.url).addPlant(fern))) as ResponseError;
+    expect(error).toBeInstanceOf(ResponseError);
+    expect(error.exitCode).toBe(1);
+    expect(error.message).toContain(message);
+    expect(error.body.error).toBe(status);
+    expect(error.rawBody).toBeUndefined();
+  });
+
+  it('is unreachable (exit 3) when nothing listens, naming the URL', async () => {
+    const closed = await startFixtureServer();
+    const url = closed.url;
+    await closed.close();
+    const error = await failure(clientFor(url).addPlant(fern));
+    expect(error).toBeInstanceOf(UnreachableError);
+    expect((error as UnreachableError).exitCode).toBe(3);
+    expect(error.message).toBe(`cannot reach ${url}: connection refused`);
+  });
+
+  describe('servers that misbehave at the socket level', () => {
+    let raw: NetServer;
+    let rawUrl: string;
+    let behaviour: 'silent' | 'reset-mid-body' = 'silent';
+    beforeAll(async () => {
+      raw = createNetServer((socket) => {
+        socket.on('error', () => {});
+        socket.once('data', () => {
+          if (behaviour === 'reset-mid-body') {
+            socket.write('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"name":');
+            setTimeout(() => socket.resetAndDestroy(), 20);
+          }
+          // 'silent': accept the request and never answer.
+        });
+      });
+      await new Promise<void>((resolve) => raw.listen(0, '127.0.0.1', resolve));
+      const address = raw.address();
+      rawUrl = `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`;
+    });
+    afterAll(() => new Promise<void>((resolve) => raw.close(() => resolve())));
+
+    it('gives up after the time-out with exit 3 and names --timeout', async () => {
+      behaviour = 'silent';
+      const error = (await failure(clientFor(rawUrl, { timeoutMs: 300 }).addPlant(fern))) as UnreachableError;
+      expect(error).toBeInstanceOf(UnreachableError);
+      expect(error.message).toBe(`no answer from ${rawUrl} within 0.3 s`);
+      expect(error.hints.join(' ')).toContain('--timeout');
+    });
+
+    it('reports a reset in the middle of the answer as exit 3', async () => {
+      behaviour = 'reset-mid-body';
+      const error = (await failure(clientFor(rawUrl).addPlant(fern))) as UnreachableError;
+      expect(error).toBeInstanceOf(UnreachableError);
+      expect(error.exitCode).toBe(3);
+      expect(error.message).toContain(`cannot reach ${rawUrl}`);
+    });
+  });
+});

@@ -1,0 +1,166 @@
+import { chmodSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeTempDir, runCli } from '../helpers/cli.js';
+
+let temp: ReturnType<typeof makeTempDir>;
+let env: Record<string, string>;
+beforeEach(() => {
+  temp = makeTempDir();
+  env = { PLANTS_CONFIG_DIR: path.join(temp.dir, 'config') };
+});
+afterEach(() => temp.remove());
+
+const token = 'tok_9f8e7d6c5b4a3210';
+const readConfig = () => JSON.parse(readFileSync(path.join(env.PLANTS_CONFIG_DIR as string, 'config.json'), 'utf8'));
+
+describe('plants login', () => {
+  it('stores --token for the default origin without printing it', async () => {
+    const result = await runCli(['login', '--token', token], { env });
+    expect(result.code).toBe(0);
+    expect(result.stdout + result.stderr).not.toContain(token);
+    expect(result.stderr).toContain('Logged in to http://127.0.0.1:4010');
+    expect(readConfig()).toEqual({ tokens: { 'http://127.0.0.1:4010': token } });
+  });
+
+  it('reads the token from stdin with --with-token, dropping one trailing newline', async () => {
+    const result = await runCli(['login', '--with-token'], { env, input: `${token}\n` });
+    expect(result.code).toBe(0);
+    expect(readConfig().tokens['http://127.0.0.1:4010']).toBe(token);
+  });
+
+  it('with --base-url keeps the token for that origin and makes it the default', async () => {
+    const result = await runCli(['login', '--with-token', '--base-url', 'https://plants.example.com/v1/'], {
+      env,
+      input: token,
+    });
+    expect(result.code).toBe(0);
+    expect(readConfig()).toEqual({
+      tokens: { 'https://plants.example.com': token },
+      defaultBaseUrl: 'https://plants.example.com/v1',
+    });
+  });
+
+  it.each([
+    ['a space', 'has space'],
+    ['a quote', 'abc"def'],
+    ['an inner = sign', 'ab=cd'],
+    ['nothing', ''],
+  ])('refuses a token with %s, exit 2, without echoing it', async (_what, bad) => {
+    const result = await runCli(['login', '--with-token'], { env, input: bad });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('token refused');
+    if (bad !== '') expect(result.stderr).not.toContain(bad);
+    expect(result.stdout).toBe('');
+  });
+
+  it('without a token and without a terminal, says how to give one (exit 2)', async () => {
+    const result = await runCli(['login'], { env });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('no token given');
+    expect(result.stderr).toContain('--with-token');
+  });
+
+  it('refuses --token together with --with-token', async () => {
+    const result = await runCli(['login', '--token', token, '--with-token'], { env, input: token });
+    expect(result.code).toBe(2);
+    expect(result.stderr).not.toContain(token);
+  });
+
+  it('writes the config 0600 in a 0700 folder, tightening a looser existing folder', async () => {
+    const dir = env.PLANTS_CONFIG_DIR as string;
+    mkdirSync(dir, { mode: 0o777 });
+    chmodSync(dir, 0o777);
+    const result = await runCli(['login', '--token', token], { env });
+    expect(result.code).toBe(0);
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    expect(statSync(path.join(dir, 'config.json')).mode & 0o777).toBe(0o600);
+  });
+
+  it('uses the XDG config folder when PLANTS_CONFIG_DIR is not set', async () => {
+    const xdg = path.join(temp.dir, 'xdg');
+    const result = await runCli(['login', '--token', token], { env: { XDG_CONFIG_HOME: xdg } });
+    expect(result.code).toBe(0);
+    expect(statSync(path.join(xdg, 'plants', 'config.json')).mode & 0o777).toBe(0o600);
+  });
+});
+
+describe('plants logout', () => {
+  it('forgets only the token of the given origin', async () => {
+    await runCli(['login', '--token', token], { env });
+    await runCli(['login', '--token', 'other-token', '--base-url', 'https://plants.example.com'], { env });
+    const result = await runCli(['logout', '--base-url', 'http://127.0.0.1:4010'], { env });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain('Logged out of http://127.0.0.1:4010');
+    expect(readConfig().tokens).toEqual({ 'https://plants.example.com': 'other-token' });
+    const again = await runCli(['logout', '--base-url', 'http://127.0.0.1:4010'], { env });
+    expect(again.code).toBe(0);
+    expect(again.stderr).toContain('No token was stored for http://127.0.0.1:4010');
+  });
+});
+
+describe('plants status', () => {
+  it('exits 4 when the default origin has no token, in human and --json mode', async () => {
+    const human = await runCli(['status'], { env });
+    expect(human.code).toBe(4);
+    expect(human.stdout).toContain('http://127.0.0.1:4010');
+    expect(human.stdout).toContain('(from default)');
+    const json = await runCli(['status', '--json'], { env });
+    expect(json.code).toBe(4);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      defaultBaseUrl: 'http://127.0.0.1:4010',
+      defaultBaseUrlSource: 'default',
+      authenticated: false,
+    });
+  });
+
+  it('shows every origin with its token masked and the source of each setting', async () => {
+    await runCli(['login', '--token', token], { env });
+    await runCli(['login', '--token', 'remote-token-wxyz', '--base-url', 'https://plants.example.com'], { env });
+    const result = await runCli(['status', '--json'], { env });
+    expect(result.code).toBe(0);
+    expect(result.stdout).not.toContain(token);
+    expect(result.stdout).not.toContain('remote-token-wxyz');
+    const status = JSON.parse(result.stdout);
+    expect(status.defaultBaseUrl).toBe('https://plants.example.com');
+    expect(status.defaultBaseUrlSource).toBe('config');
+    expect(status.origins).toEqual([
+      { origin: 'https://plants.example.com', token: '********wxyz', tokenSource: 'config', isDefault: true },
+      { origin: 'http://127.0.0.1:4010', token: '********3210', tokenSource: 'config', isDefault: false },
+    ]);
+    const human = await runCli(['status'], { env });
+    expect(human.code).toBe(0);
+    expect(human.stdout).toContain('https://plants.example.com (default): token ********wxyz (from config)');
+    expect(human.stdout).not.toContain(token);
+  });
+
+  it('reports the environment and the flag as sources, flag first', async () => {
+    const fromEnv = await runCli(['status', '--json'], {
+      env: { ...env, PLANTS_BASE_URL: 'http://127.0.0.1:5000', PLANTS_TOKEN: 'env-token-00-abcd' },
+    });
+    expect(fromEnv.code).toBe(0);
+    expect(fromEnv.stdout).not.toContain('env-token-00-abcd');
+    expect(JSON.parse(fromEnv.stdout)).toMatchObject({
+      defaultBaseUrl: 'http://127.0.0.1:5000',
+      defaultBaseUrlSource: 'environment',
+      origins: [{ origin: 'http://127.0.0.1:5000', token: '********abcd', tokenSource: 'environment' }],
+    });
+    const fromFlag = await runCli(['status', '--json', '--base-url', 'http://127.0.0.1:6000'], {
+      env: { ...env, PLANTS_BASE_URL: 'http://127.0.0.1:5000' },
+    });
+    expect(JSON.parse(fromFlag.stdout)).toMatchObject({
+      defaultBaseUrl: 'http://127.0.0.1:6000',
+      defaultBaseUrlSource: 'flag',
+    });
+  });
+
+  it('names a broken config file instead of crashing (exit 2)', async () => {
+    mkdirSync(env.PLANTS_CONFIG_DIR as string, { recursive: true });
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(path.join(env.PLANTS_CONFIG_DIR as string, 'config.json'), '{oops');
+    const result = await runCli(['status'], { env });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('config.json cannot be read');
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+});

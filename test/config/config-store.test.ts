@@ -1,0 +1,116 @@
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ConfigFileError, ConfigStore } from '../../src/config/config-store.js';
+import { describeStatus, maskToken } from '../../src/config/session.js';
+import { makeTempDir } from '../helpers/cli.js';
+
+let temp: ReturnType<typeof makeTempDir>;
+beforeEach(() => {
+  temp = makeTempDir();
+});
+afterEach(() => temp.remove());
+
+const modeOf = (file: string) => statSync(file).mode & 0o777;
+
+describe('ConfigStore', () => {
+  it('creates its folder 0700 and its file 0600', () => {
+    const dir = path.join(temp.dir, 'nested', 'plants');
+    const store = new ConfigStore({ dir });
+    store.setToken('http://127.0.0.1:4010', 'secret-token');
+    expect(modeOf(dir)).toBe(0o700);
+    expect(store.path).toBe(path.join(dir, 'config.json'));
+    expect(modeOf(store.path)).toBe(0o600);
+  });
+
+  it('tightens an existing folder with looser modes, and rewrites a looser file as 0600', () => {
+    const dir = path.join(temp.dir, 'loose');
+    mkdirSync(dir, { mode: 0o755 });
+    chmodSync(dir, 0o755);
+    writeFileSync(path.join(dir, 'config.json'), '{}', { mode: 0o644 });
+    chmodSync(path.join(dir, 'config.json'), 0o644);
+    const store = new ConfigStore({ dir });
+    expect(modeOf(dir)).toBe(0o700);
+    store.setToken('http://127.0.0.1:4010', 'secret-token');
+    expect(modeOf(store.path)).toBe(0o600);
+  });
+
+  it('keeps tokens per origin, with dots and colons in the key', () => {
+    const store = new ConfigStore({ dir: temp.dir });
+    store.setToken('http://127.0.0.1:4010', 'local');
+    store.setToken('https://plants.example.com', 'remote');
+    const reopened = new ConfigStore({ dir: temp.dir });
+    expect(reopened.tokenFor('http://127.0.0.1:4010')).toBe('local');
+    expect(reopened.tokenFor('https://plants.example.com')).toBe('remote');
+    expect(reopened.tokenFor('http://127.0.0.1:4011')).toBeUndefined();
+    expect(reopened.origins()).toEqual(['http://127.0.0.1:4010', 'https://plants.example.com']);
+    expect(reopened.deleteToken('http://127.0.0.1:4010')).toBe(true);
+    expect(reopened.deleteToken('http://127.0.0.1:4010')).toBe(false);
+    expect(new ConfigStore({ dir: temp.dir }).origins()).toEqual(['https://plants.example.com']);
+  });
+
+  it('writes atomically: no temporary files left, always valid JSON', () => {
+    const store = new ConfigStore({ dir: temp.dir });
+    for (let i = 0; i < 20; i++) store.setToken(`http://127.0.0.1:${4000 + i}`, `t${i}`);
+    expect(readdirSync(temp.dir)).toEqual(['config.json']);
+    expect(Object.keys(JSON.parse(readFileSync(store.path, 'utf8')).tokens)).toHaveLength(20);
+  });
+
+  it('refuses a config file that is not JSON, without overwriting it', () => {
+    writeFileSync(path.join(temp.dir, 'config.json'), '{not json');
+    expect(() => new ConfigStore({ dir: temp.dir })).toThrow(ConfigFileError);
+    expect(readFileSync(path.join(temp.dir, 'config.json'), 'utf8')).toBe('{not json');
+  });
+
+  it('does not create the file until something is stored', () => {
+    const store = new ConfigStore({ dir: temp.dir });
+    expect(store.defaultBaseUrl).toBeUndefined();
+    expect(existsSync(store.path)).toBe(false);
+  });
+});
+
+describe('maskToken', () => {
+  it.each([
+    ['abcdefghijklmnop', '********mnop'],
+    ['abcdefgh', '********gh'],
+    ['abcd', '********d'],
+    ['abc', '********'],
+  ])('masks %s as %s (at most 4 characters, at most a quarter)', (token, masked) => {
+    expect(maskToken(token)).toBe(masked);
+  });
+});
+
+describe('describeStatus', () => {
+  it('says where each setting comes from: flag, environment, config, default', () => {
+    const store = new ConfigStore({ dir: temp.dir });
+    expect(describeStatus(store, {}).defaultBaseUrlSource).toBe('default');
+    store.defaultBaseUrl = 'https://plants.example.com';
+    store.setToken('https://plants.example.com', 'stored-token-1234');
+    const fromConfig = describeStatus(store, {});
+    expect(fromConfig).toMatchObject({
+      defaultBaseUrl: 'https://plants.example.com',
+      defaultBaseUrlSource: 'config',
+      authenticated: true,
+    });
+    expect(fromConfig.origins).toEqual([
+      { origin: 'https://plants.example.com', token: '********1234', tokenSource: 'config', isDefault: true },
+    ]);
+    const fromEnv = describeStatus(store, { envBaseUrl: 'http://127.0.0.1:5000', envToken: 'env-token-00-abcd' });
+    expect(fromEnv.defaultBaseUrlSource).toBe('environment');
+    expect(fromEnv.origins).toContainEqual({
+      origin: 'http://127.0.0.1:5000',
+      token: '********abcd',
+      tokenSource: 'environment',
+      isDefault: true,
+    });
+    const fromFlag = describeStatus(store, {
+      flagBaseUrl: 'http://127.0.0.1:6000',
+      envBaseUrl: 'http://127.0.0.1:5000',
+    });
+    expect(fromFlag).toMatchObject({
+      defaultBaseUrlSource: 'flag',
+      defaultOrigin: 'http://127.0.0.1:6000',
+      authenticated: false,
+    });
+  });
+});

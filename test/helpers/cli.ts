@@ -1,0 +1,63 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const binPath = path.join(projectRoot, 'bin', 'run.js');
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface RunCliOptions {
+  /** Extra environment; the rest is a clean one (PATH, HOME, an isolated PLANTS_CONFIG_DIR). */
+  env?: Record<string, string | undefined>;
+  /** Written to stdin, which is then closed. Without it stdin is an empty closed pipe. */
+  input?: string;
+  timeoutMs?: number;
+}
+
+/** A temporary folder, removed by the returned function. */
+export function makeTempDir(prefix = 'plants-test-'): { dir: string; remove: () => void } {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * Runs the built CLI (`bin/run.js`, as `npm ci` leaves it) as a child process, the way a user's
+ * shell would: no TTY, a clean environment, an isolated config folder unless one is given.
+ */
+export function runCli(args: readonly string[], options: RunCliOptions = {}): Promise<CliResult> {
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? tmpdir(),
+    LANG: 'C.UTF-8',
+  };
+  for (const [key, value] of Object.entries(options.env ?? {})) {
+    if (value !== undefined) env[key] = value;
+  }
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [binPath, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 20_000);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+    child.stdin.on('error', () => {});
+    child.stdin.end(options.input ?? '');
+  });
+}

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { DecimalLiteral, parseJsonExact, stringifyJsonExact } from '../../src/schema/exact-json.js';
+
+describe('parseJsonExact', () => {
+  it('keeps integers beyond 2^53 digit for digit as bigint', () => {
+    expect(parseJsonExact('{"id":9223372036854775807}')).toEqual({ id: 9223372036854775807n });
+    expect(parseJsonExact('[9007199254740993,9007199254740992]')).toEqual([9007199254740993n, 9007199254740992n]);
+  });
+
+  it('gives safe integers as plain numbers', () => {
+    expect(parseJsonExact('{"id":42,"n":-7}')).toEqual({ id: 42, n: -7 });
+  });
+
+  it('marks fractions and exponents, even integral ones, as DecimalLiteral', () => {
+    const value = parseJsonExact('[1.5,1.0,1e3]') as DecimalLiteral[];
+    expect(value.map((item) => item instanceof DecimalLiteral && item.text)).toEqual(['1.5', '1.0', '1e3']);
+  });
+
+  it('keeps __proto__ as a plain key without touching the prototype', () => {
+    const value = parseJsonExact('{"__proto__":{"polluted":true}}') as Record<string, unknown>;
+    expect(Object.getPrototypeOf(value)).toBe(Object.prototype);
+    expect(Object.keys(value)).toEqual(['__proto__']);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it.each(['', '{', '{"id":1,}', 'NaN', '{"a":1,"a":2}'])('throws SyntaxError on %j', (text) => {
+    expect(() => parseJsonExact(text)).toThrow(SyntaxError);
+  });
+});
+
+describe('stringifyJsonExact', () => {
+  it('writes bigint as JSON integers', () => {
+    expect(stringifyJsonExact({ id: 9223372036854775807n, name: 'Oak' })).toBe(
+      '{"id":9223372036854775807,"name":"Oak"}',
+    );
+  });
+
+  it('round-trips the int64 edges', () => {
+    for (const id of [-(2n ** 63n), 2n ** 63n - 1n, 2n ** 53n + 1n]) {
+      expect(parseJsonExact(stringifyJsonExact({ id }))).toEqual({ id });
+    }
+  });
+});

@@ -1,0 +1,14 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    // Tests start real servers and real CLI processes; two cores here, so keep parallelism modest.
+    pool: 'forks',
+    maxWorkers: 2,
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    // The JSON report is what .ci/run reads for its closing "N passed, N failed" line.
+    reporters: ['default', ['json', { outputFile: '.vitest-report.json' }]],
+  },
+});
