@@ -69,12 +69,13 @@ export class Output {
    * `delayMs`, and only when stderr is a terminal. ora is loaded only then.
    */
   async withSpinner<T>(text: string, work: () => Promise<T>, delayMs = 300): Promise<T> {
-    if (!this.stderr.isTTY) return work();
+    // A terminal of no width (a bare pty) sends ora's line arithmetic into an endless loop.
+    if (!this.stderr.isTTY || !(this.stderr.columns > 0)) return work();
     let spinner: { stop(): void } | undefined;
     let done = false;
     const timer = setTimeout(() => {
       void import('ora').then(({ default: ora }) => {
-        if (!done) spinner = ora({ text, stream: this.stderr }).start();
+        if (!done) spinner = ora({ text, stream: this.stderr, discardStdin: false }).start();
       });
     }, delayMs);
     try {

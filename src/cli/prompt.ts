@@ -10,8 +10,9 @@ export function canPrompt(stdin: NodeJS.ReadStream, stderr: NodeJS.WriteStream):
  * shows on screen or in the scrollback. Ctrl-C cancels with exit 130.
  */
 export function promptSecret(question: string, stdin: NodeJS.ReadStream, stderr: NodeJS.WriteStream): Promise<string> {
-  stderr.write(question);
+  // Raw mode before the question, so nothing typed after it is echoed by the terminal.
   stdin.setRawMode(true);
+  stderr.write(question);
   stdin.setEncoding('utf8');
   stdin.resume();
   return new Promise((resolve, reject) => {

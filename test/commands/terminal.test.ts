@@ -1,0 +1,74 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { makeTempDir, runCli } from '../helpers/cli.js';
+import { type FixtureServer, startFixtureServer } from '../helpers/fixture-server.js';
+import { runCliInTty } from '../helpers/tty.js';
+
+// What a person at a terminal sees: a masked prompt, a spinner on slow requests, colour.
+let temp: ReturnType<typeof makeTempDir>;
+let server: FixtureServer;
+let env: Record<string, string>;
+beforeAll(async () => {
+  server = await startFixtureServer();
+});
+afterAll(() => server.close());
+beforeEach(() => {
+  temp = makeTempDir();
+  env = { PLANTS_CONFIG_DIR: path.join(temp.dir, 'config'), PLANTS_BASE_URL: server.url, PLANTS_TOKEN: 'tty-token' };
+});
+afterEach(() => temp.remove());
+
+const slowPlant = (delayMs: number) =>
+  server.respond((request, response) => {
+    setTimeout(() => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(request.body);
+    }, delayMs);
+  });
+
+describe('on a terminal', () => {
+  it('login asks for the token and echoes only stars', async () => {
+    const token = 'typed-secret-token-42';
+    const session = runCliInTty(['login'], { PLANTS_CONFIG_DIR: env.PLANTS_CONFIG_DIR as string });
+    await session.waitFor('Paste your token: ');
+    session.type(`${token}\r`);
+    expect(await session.exited).toBe(0);
+    expect(session.screen).toContain('*'.repeat(token.length));
+    expect(session.screen).not.toContain(token);
+    const config = JSON.parse(readFileSync(path.join(env.PLANTS_CONFIG_DIR as string, 'config.json'), 'utf8'));
+    expect(config.tokens['http://127.0.0.1:4010']).toBe(token);
+  });
+
+  it('Ctrl-C at the prompt cancels with exit 130 and stores nothing', async () => {
+    const session = runCliInTty(['login'], { PLANTS_CONFIG_DIR: env.PLANTS_CONFIG_DIR as string });
+    await session.waitFor('Paste your token: ');
+    session.type('abc\u0003');
+    expect(await session.exited).toBe(130);
+    expect(() => readFileSync(path.join(env.PLANTS_CONFIG_DIR as string, 'config.json'))).toThrow();
+  });
+
+  it('shows a spinner while a request is slow, and colour', async () => {
+    slowPlant(1500);
+    const session = runCliInTty(['add', '--id', '5', '--name', 'Fern'], env);
+    expect(await session.exited).toBe(0);
+    expect(session.screen).toContain('Adding plant 5');
+    expect(session.screen).toContain('\u001b[32m✓\u001b[39m Added plant 5');
+  });
+
+  it('shows no spinner for a quick request, and no colour with NO_COLOR', async () => {
+    slowPlant(0);
+    const session = runCliInTty(['add', '--id', '6', '--name', 'Fern'], { ...env, NO_COLOR: '1' });
+    expect(await session.exited).toBe(0);
+    expect(session.screen).not.toContain('Adding plant');
+    expect(session.screen).not.toContain('\u001b[3');
+    expect(session.screen).toContain('✓ Added plant 6: Fern');
+  });
+});
+
+it('never shows a spinner when stderr is not a terminal', async () => {
+  slowPlant(1500);
+  const result = await runCli(['add', '--id', '7', '--name', 'Fern'], { env });
+  expect(result.code).toBe(0);
+  expect(result.stderr).toBe('');
+});
