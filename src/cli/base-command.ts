@@ -65,5 +65,7 @@ function usageMessage(message: string): string {
   return message
     .replace(/^Parsing --\S+\s*\n\t/, '')
     .replace(/\n\s*See more help with --help\s*$/, '')
-    .trim();
+    .replace(/^The following errors? occurred:\s*/, '')
+    .trim()
+    .replace(/\s*\n\s*/g, '; ');
 }

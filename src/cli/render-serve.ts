@@ -1,0 +1,36 @@
+import type { ChalkInstance } from 'chalk';
+
+export interface ServeBanner {
+  url: string;
+  database: string;
+  durability: string;
+  /** Set only when the token was made up for this run: the one time it is ever printed. */
+  generatedToken: string | undefined;
+  clearTextWarning: boolean;
+}
+
+/** What `plants serve` tells the person who started it, on stderr: where, what, and what to try next. */
+export function renderServeBanner(banner: ServeBanner, c: ChalkInstance): string {
+  const store = banner.database === ':memory:' ? 'in memory (gone when the server stops)' : banner.database;
+  const lines = [
+    `${c.green('✓')} Plant store listening on ${c.bold(banner.url)}`,
+    `  store: ${store}, durability: ${banner.durability}`,
+  ];
+  if (banner.clearTextWarning) {
+    lines.push(
+      c.yellow(`  warning: tokens travel in clear text on ${banner.url}; anyone on the network can read them.`),
+      c.yellow('  Serve HTTPS with --tls-cert and --tls-key, or listen on 127.0.0.1.'),
+    );
+  }
+  lines.push('', 'Next, in another terminal:');
+  if (banner.generatedToken !== undefined) {
+    lines.push(
+      `  plants login --base-url ${banner.url} --token ${banner.generatedToken}`,
+      c.dim('  (a token made up for this run; choose your own with --token or PLANTS_TOKEN)'),
+    );
+  } else {
+    lines.push(`  plants login --base-url ${banner.url}   # then paste the token you gave --token or PLANTS_TOKEN`);
+  }
+  lines.push(`  plants add --id 1 --name Fern --tag herb`, '', c.dim('Ctrl-C stops the server.'));
+  return lines.join('\n');
+}

@@ -1,0 +1,115 @@
+import { readFileSync } from 'node:fs';
+import { Flags } from '@oclif/core';
+import { PlantsCommand } from '../cli/base-command.js';
+import { InvalidInputError } from '../errors.js';
+
+export class Serve extends PlantsCommand {
+  static override summary = 'Run a local plant store: the same interface, backed by SQLite.';
+  static override description =
+    `Listens on http://127.0.0.1:4010 by default and prints that URL as its first line on stdout, so scripts can read it. Accepts the tokens given with --token (repeatable), else PLANTS_TOKEN; with neither, it makes one up for this run and prints it with the exact plants login command to use it.
+
+Plants are kept in plants.db in your data folder (PLANTS_DATA_DIR, or $XDG_DATA_HOME/plants), in another file with --db, or only in memory with --memory. A 200 is sent only once the plant is committed: with --durability full (the default) it survives a power cut, with normal a crash of the process.
+
+One line per request goes to stderr (method, path, status, milliseconds), unless --quiet. Ctrl-C or SIGTERM stops accepting, finishes requests in flight, closes the database and exits 0.`;
+  static override examples = [
+    '<%= config.bin %> serve',
+    '<%= config.bin %> serve --port 0 --memory --token "$TOKEN" | head -1',
+    '<%= config.bin %> serve --db ./plants.db --durability normal --quiet',
+    '<%= config.bin %> serve --host 0.0.0.0 --tls-cert cert.pem --tls-key key.pem',
+  ];
+  static override flags = {
+    port: Flags.integer({ summary: 'TCP port; 0 picks a free one.', default: 4010, min: 0, max: 65_535 }),
+    host: Flags.string({ summary: 'Address to listen on.', default: '127.0.0.1' }),
+    db: Flags.string({
+      summary: 'SQLite database file (created if missing).',
+      helpValue: 'PATH',
+      exclusive: ['memory'],
+    }),
+    memory: Flags.boolean({ summary: 'Keep plants in memory only; they go when the server stops.', default: false }),
+    token: Flags.string({
+      summary: 'An accepted bearer token; repeat for several.',
+      helpValue: 'TOKEN',
+      multiple: true,
+    }),
+    durability: Flags.string({
+      summary: 'full: a 200 survives a power cut; normal: it survives a crash of the process, and is faster.',
+      options: ['full', 'normal'],
+      default: 'full',
+    }),
+    quiet: Flags.boolean({ char: 'q', summary: 'No request log.', default: false }),
+    'tls-cert': Flags.string({
+      summary: 'Serve HTTPS with this PEM certificate (chain).',
+      helpValue: 'PATH',
+      dependsOn: ['tls-key'],
+    }),
+    'tls-key': Flags.string({
+      summary: 'The PEM private key of --tls-cert.',
+      helpValue: 'PATH',
+      dependsOn: ['tls-cert'],
+    }),
+  };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(Serve);
+    const setup = await import('../cli/serve-setup.js');
+    const { startPlantServer } = await import('../server/start.js');
+    const { tokens, generated } = setup.serveTokens(flags.token, this.factory.env);
+    const database = flags.memory ? ':memory:' : (flags.db ?? (await setup.defaultDatabasePath(this.factory.env)));
+    const tls = flags['tls-cert'] === undefined ? undefined : readTls(flags['tls-cert'], flags['tls-key'] ?? '');
+    const c = this.output.errorColor;
+    const server = await startPlantServer({
+      host: flags.host,
+      port: flags.port,
+      database,
+      tokens,
+      durability: flags.durability as 'full' | 'normal',
+      tls,
+      log: flags.quiet ? undefined : (line) => this.output.info(c.dim(line)),
+      onInternalError: (error) => this.output.info(`${c.red('internal error:')} ${String(error)}`),
+    });
+    this.output.data(server.url);
+    const { renderServeBanner } = await import('../cli/render-serve.js');
+    this.output.info(
+      renderServeBanner(
+        {
+          url: server.url,
+          database,
+          durability: flags.durability,
+          generatedToken: generated ? tokens[0] : undefined,
+          clearTextWarning: setup.servesTokensInClear(flags.host, tls !== undefined),
+        },
+        c,
+      ),
+    );
+    await untilStopped();
+    this.output.info('Stopping: finishing requests in flight…');
+    await server.close();
+    this.output.info('Stopped.');
+  }
+}
+
+function readTls(certPath: string, keyPath: string): { cert: Buffer; key: Buffer } {
+  try {
+    return { cert: readFileSync(certPath), key: readFileSync(keyPath) };
+  } catch (error) {
+    throw new InvalidInputError(`cannot read the TLS certificate or key: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+}
+
+/** Resolves on the first SIGINT or SIGTERM; a second one ends the process at once. */
+function untilStopped(): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = () => {
+      process.once('SIGINT', () => process.exit(130));
+      process.once('SIGTERM', () => process.exit(143));
+      resolve();
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', () => {
+      process.removeListener('SIGINT', stop);
+      stop();
+    });
+  });
+}

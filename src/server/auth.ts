@@ -1,0 +1,45 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { isBearerToken } from '../schema/token.js';
+import { UnauthorizedError } from './errors.js';
+
+/** `Bearer <b64token>`; the scheme name is case-insensitive (RFC 7235 §2.1). */
+const bearerHeader = /^bearer +(\S+) *$/i;
+/** The Bearer scheme followed by something: a token was presented, however malformed. */
+const bearerWithCredentials = /^bearer +\S/i;
+
+function digest(text: string): Buffer {
+  return createHash('sha256').update(text, 'utf8').digest();
+}
+
+/**
+ * Checks `Authorization` headers against the accepted tokens. Throws UnauthorizedError; the
+ * message says what was wrong with the header and never repeats the token.
+ *
+ * The presented token is hashed and compared with every accepted token's hash by
+ * timingSafeEqual: equal lengths (so the comparison cannot short-cut on length), no early exit
+ * (so the time does not tell which token, if any, matched).
+ */
+export function createBearerAuth(tokens: readonly string[]): (authorization: string | undefined) => void {
+  const accepted = tokens.map(digest);
+  return (authorization) => {
+    if (authorization === undefined || authorization.trim() === '') {
+      throw new UnauthorizedError('missing bearer token: send Authorization: Bearer <token>', { invalidToken: false });
+    }
+    const match = bearerHeader.exec(authorization.trim());
+    if (match === null) {
+      // Another scheme (Basic, …) or a bare `Bearer` presents no token: the bare challenge, per RFC 6750 §3.1.
+      const presented = bearerWithCredentials.test(authorization.trim());
+      throw new UnauthorizedError('malformed Authorization header: expected Bearer <token>', {
+        invalidToken: presented,
+      });
+    }
+    const token = match[1] ?? '';
+    if (!isBearerToken(token)) {
+      throw new UnauthorizedError('malformed bearer token', { invalidToken: true });
+    }
+    const presented = digest(token);
+    let matched = false;
+    for (const candidate of accepted) matched = timingSafeEqual(presented, candidate) || matched;
+    if (!matched) throw new UnauthorizedError('invalid bearer token', { invalidToken: true });
+  };
+}

@@ -1,0 +1,104 @@
+import { ExitCode, PlantsError } from '../errors.js';
+
+// ---------------------------------------------------------------------------------------------
+// Errors a request can end in. Each carries its HTTP status; the app's one error handler turns
+// them into an Error body. Their messages are written for the client and so may be shown.
+// Anything else thrown while handling a request is a 500 whose message is never shown.
+// ---------------------------------------------------------------------------------------------
+
+/** A request the server refuses on purpose: `status` and `message` go to the client as they are. */
+export class HttpError extends Error {
+  readonly status: number;
+  /** Extra response headers the status calls for (`Allow`, `WWW-Authenticate`). */
+  readonly headers: Readonly<Record<string, string>>;
+
+  constructor(status: number, message: string, options: { headers?: Record<string, string>; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.status = status;
+    this.headers = options.headers ?? {};
+  }
+}
+
+/** 400: malformed JSON, a body that is not an object, a field that breaks the NewPlant schema. */
+export class BadRequestError extends HttpError {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super(400, message, options);
+  }
+}
+
+/**
+ * 401 with the RFC 6750 challenge. `invalidToken` adds `error="invalid_token"`, which the RFC
+ * reserves for requests that did present a token: a request without one gets the bare challenge.
+ */
+export class UnauthorizedError extends HttpError {
+  constructor(message: string, options: { invalidToken: boolean }) {
+    const challenge = options.invalidToken ? 'Bearer realm="plants", error="invalid_token"' : 'Bearer realm="plants"';
+    super(401, message, { headers: { 'www-authenticate': challenge } });
+  }
+}
+
+export class NotFoundError extends HttpError {
+  constructor(path: string) {
+    super(404, `no such path: ${path}`);
+  }
+}
+
+export class MethodNotAllowedError extends HttpError {
+  constructor(method: string, path: string, allowed: readonly string[]) {
+    super(405, `${method} is not allowed on ${path}; use ${allowed.join(' or ')}`, {
+      headers: { allow: allowed.join(', ') },
+    });
+  }
+}
+
+/** 409: the id is taken. The stored plant stays as it was. */
+export class ConflictError extends HttpError {
+  constructor(message: string) {
+    super(409, message);
+  }
+}
+
+export class PayloadTooLargeError extends HttpError {
+  constructor(limit: number) {
+    super(413, `request body is larger than ${limit} bytes`);
+  }
+}
+
+export class UnsupportedMediaTypeError extends HttpError {
+  constructor(message: string) {
+    super(415, message);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Errors that stop the server from starting. `plants serve` reports the message (one line, no
+// stack) and exits 2: each is something the user fixes in the command line or on the machine.
+// ---------------------------------------------------------------------------------------------
+
+/** Options that cannot work: no tokens, a token with characters a bearer token cannot have, bad limits. Exit 2. */
+export class ServerOptionsError extends PlantsError {
+  constructor(message: string) {
+    super(message, { exitCode: ExitCode.usage });
+  }
+}
+
+/** The database file cannot be used: missing folder, not writable, locked, not SQLite, too new. Exit 2. */
+export class DatabaseOpenError extends PlantsError {
+  readonly database: string;
+  constructor(message: string, options: { database: string; cause?: unknown; hints?: readonly string[] }) {
+    super(message, { exitCode: ExitCode.usage, cause: options.cause, hints: options.hints ?? [] });
+    this.database = options.database;
+  }
+}
+
+/** The server cannot listen on host:port: in use, no permission, no such address. Exit 2. */
+export class ListenError extends PlantsError {
+  readonly host: string;
+  readonly port: number;
+  constructor(message: string, options: { host: string; port: number; cause?: unknown; hints?: readonly string[] }) {
+    super(message, { exitCode: ExitCode.usage, cause: options.cause, hints: options.hints ?? [] });
+    this.host = options.host;
+    this.port = options.port;
+  }
+}

@@ -1,0 +1,168 @@
+import { MAX_TEXT_LENGTH } from '../schema/plant.js';
+
+const errorContent = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } as const;
+
+function errorResponse(description: string, headers?: Record<string, unknown>) {
+  return headers === undefined
+    ? { description, content: errorContent }
+    : { description, headers, content: errorContent };
+}
+
+/**
+ * The contract this server serves at GET /openapi.json: the seed interface (shared
+ * plant-store.openapi.yaml) with what this server really does added, so that a client can trust
+ * it. Kept as an object here rather than read from the seed at run time: the server ships alone.
+ *
+ * Additions to the seed, each true of this server and checked by its tests:
+ * - the 200 of POST /plants carries the id (StoredPlant); names and tags have length limits;
+ * - every status the server can answer, each with an Error body, POST /plants' in the operation,
+ *   the path-independent ones (404, 405, 400/408/431 from the HTTP layer) in components.responses;
+ * - GET /healthz and GET /openapi.json, which need no token;
+ * - servers is `/`: the document is served by the server it describes, wherever that listens.
+ */
+export const plantStoreOpenApi = {
+  openapi: '3.1.0',
+  info: {
+    title: 'Plant Store',
+    version: '1.0.0',
+    license: { name: 'MIT' },
+    description: [
+      'A small store of plants. A client adds a plant by sending a NewPlant record as JSON;',
+      'the service returns the stored Plant or an Error.',
+      'Every error answer, on any path, has an Error body whose `error` is the HTTP status:',
+      'an unknown path is 404; a known path with another method is 405 with an Allow header;',
+      'a request that is not valid HTTP is 400; headers or a body that arrive too slowly are 408;',
+      'headers that are too large are 431.',
+    ].join(' '),
+  },
+  servers: [{ url: '/' }],
+  security: [{ bearerAuth: [] }],
+  paths: {
+    '/plants': {
+      post: {
+        operationId: 'addPlant',
+        description: 'Creates a new plant in the store',
+        requestBody: {
+          description: 'Plant to add to the store',
+          required: true,
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/NewPlant' } } },
+        },
+        responses: {
+          '200': {
+            description: 'plant response: the plant as stored, committed to disk before this answer',
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/StoredPlant' } } },
+          },
+          '400': { $ref: '#/components/responses/BadRequest' },
+          '401': { $ref: '#/components/responses/Unauthorized' },
+          '408': { $ref: '#/components/responses/RequestTimeout' },
+          '409': { $ref: '#/components/responses/Conflict' },
+          '413': { $ref: '#/components/responses/PayloadTooLarge' },
+          '415': { $ref: '#/components/responses/UnsupportedMediaType' },
+          '431': { $ref: '#/components/responses/RequestHeaderFieldsTooLarge' },
+          '500': { $ref: '#/components/responses/InternalServerError' },
+        },
+      },
+    },
+    '/healthz': {
+      get: {
+        operationId: 'health',
+        description: 'Tells that the server is up. Needs no token.',
+        security: [],
+        responses: {
+          '200': {
+            description: 'the server is up',
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/Health' } } },
+          },
+        },
+      },
+    },
+    '/openapi.json': {
+      get: {
+        operationId: 'openapi',
+        description: 'This document. Needs no token.',
+        security: [],
+        responses: {
+          '200': {
+            description: 'the OpenAPI document',
+            content: { 'application/json': { schema: { type: 'object' } } },
+          },
+        },
+      },
+    },
+  },
+  components: {
+    schemas: {
+      Plant: {
+        required: ['name'],
+        type: 'object',
+        properties: {
+          name: { description: 'The name of the plant', type: 'string', maxLength: MAX_TEXT_LENGTH },
+          tag: { description: 'Tag to specify the type', type: 'string', maxLength: MAX_TEXT_LENGTH },
+        },
+      },
+      NewPlant: {
+        allOf: [
+          { $ref: '#/components/schemas/Plant' },
+          {
+            required: ['id'],
+            type: 'object',
+            properties: {
+              id: { description: 'Identification number of the plant', type: 'integer', format: 'int64' },
+              name: { minLength: 1 },
+            },
+          },
+        ],
+      },
+      StoredPlant: {
+        description: 'A plant as stored: the id as sent, digit for digit; tag only when it was given',
+        allOf: [
+          { $ref: '#/components/schemas/Plant' },
+          {
+            required: ['id'],
+            type: 'object',
+            properties: {
+              id: { description: 'Identification number of the plant', type: 'integer', format: 'int64' },
+            },
+          },
+        ],
+      },
+      Error: {
+        required: ['error', 'message'],
+        type: 'object',
+        properties: {
+          error: { type: 'integer', format: 'int32', description: 'The HTTP status of the answer' },
+          message: { type: 'string' },
+        },
+      },
+      Health: {
+        required: ['status'],
+        type: 'object',
+        properties: { status: { type: 'string', const: 'ok' } },
+      },
+    },
+    responses: {
+      BadRequest: errorResponse(
+        'the body is not JSON, not an object, or a field breaks NewPlant (the message names it); or the request is not valid HTTP',
+      ),
+      Unauthorized: errorResponse('no bearer token, a malformed one, or one the server does not accept', {
+        'WWW-Authenticate': {
+          description: 'Bearer realm="plants", with error="invalid_token" when a token was presented (RFC 6750)',
+          schema: { type: 'string' },
+        },
+      }),
+      NotFound: errorResponse('no such path'),
+      MethodNotAllowed: errorResponse('the path does not take this method', {
+        Allow: { description: 'the methods the path takes', schema: { type: 'string' } },
+      }),
+      RequestTimeout: errorResponse('the headers or the body arrived too slowly; the connection is closed'),
+      Conflict: errorResponse('a plant with this id is already stored; it is left unchanged'),
+      PayloadTooLarge: errorResponse('the body is larger than the server accepts'),
+      UnsupportedMediaType: errorResponse('the body is not application/json (a charset parameter must be utf-8)'),
+      RequestHeaderFieldsTooLarge: errorResponse('the request headers are too large; the connection is closed'),
+      InternalServerError: errorResponse('the server failed; the message tells nothing of why'),
+    },
+    securitySchemes: {
+      bearerAuth: { type: 'http', scheme: 'bearer' },
+    },
+  },
+} as const;

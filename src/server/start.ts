@@ -1,0 +1,214 @@
+import http from 'node:http';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { isBearerToken } from '../schema/token.js';
+import { answerClientError, createPlantApp, DEFAULT_MAX_BODY_BYTES } from './app.js';
+import { ListenError, ServerOptionsError } from './errors.js';
+import { type Durability, PlantStore } from './store.js';
+
+export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+export const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 5_000;
+export const DEFAULT_CLOSE_TIMEOUT_MS = 10_000;
+
+export interface PlantServerOptions {
+  /** Address to listen on, e.g. `127.0.0.1` (choosing a default is the caller's business). */
+  host: string;
+  /** TCP port; 0 picks a free one (read it back from `port`). */
+  port: number;
+  /** SQLite database file, created if missing; or `:memory:`. */
+  database: string;
+  /** Accepted bearer tokens: at least one, each a valid RFC 6750 b64token. */
+  tokens: readonly string[];
+  /** SQLite `synchronous` level in WAL mode; see Durability. `plants serve` should default to 'full'. */
+  durability: Durability;
+  /** Receives one line per request (`POST /plants 200 1.3ms`). Omitted: quiet. */
+  log?: (line: string) => void;
+  /** Receives the error behind each 500 (the client only gets "internal server error"). Omitted: quiet. */
+  onInternalError?: (error: unknown) => void;
+  /** Largest accepted request body; larger is 413. Default 64 KiB. */
+  maxBodyBytes?: number;
+  /** All request headers must arrive within this, or the client gets 408 and is cut. Default 10 000. */
+  headersTimeoutMs?: number;
+  /** The whole request, headers and body, must arrive within this, or 408. Default 30 000. */
+  requestTimeoutMs?: number;
+  /** An idle keep-alive connection is closed after this. Default 5 000. */
+  keepAliveTimeoutMs?: number;
+  /** At close, requests in flight get this long to finish before their connections are cut. Default 10 000. */
+  closeTimeoutMs?: number;
+  /** How long to wait for a database lock another process holds; see PlantStoreOptions. Default 5 000. */
+  busyTimeoutMs?: number;
+  /** Serve HTTPS (node:https) with this certificate chain and private key, PEM. */
+  tls?: { cert: string | Buffer; key: string | Buffer };
+}
+
+export interface RunningPlantServer {
+  /** Base URL of the store, e.g. `http://127.0.0.1:4010` (no trailing slash). */
+  url: string;
+  port: number;
+  /**
+   * Stops accepting connections, lets requests in flight finish (at most closeTimeoutMs),
+   * commits any queued plants and closes the database. Safe to call more than once.
+   */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the store and listens. Throws ServerOptionsError, DatabaseOpenError or ListenError
+ * (all exit 2), having released whatever it had taken.
+ */
+export async function startPlantServer(options: PlantServerOptions): Promise<RunningPlantServer> {
+  const headersTimeout = options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
+  const requestTimeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  checkOptions(options, headersTimeout, requestTimeout);
+
+  const store = PlantStore.open(options.database, {
+    durability: options.durability,
+    busyTimeoutMs: options.busyTimeoutMs,
+  });
+  const app = createPlantApp({
+    store,
+    tokens: options.tokens,
+    log: options.log,
+    onInternalError: options.onInternalError,
+    maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+  });
+
+  let closing = false;
+  /** Responses not yet sent: at close they are told to end their connection. */
+  const inFlight = new Set<http.ServerResponse>();
+  const serverOptions: http.ServerOptions = {
+    headersTimeout,
+    requestTimeout,
+    keepAliveTimeout: options.keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
+    // Node checks the two time-outs above only every connectionsCheckingInterval (30 s by
+    // default), so a slow client would outlive a 10 s headersTimeout by up to 30 s.
+    connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(headersTimeout / 4))),
+  };
+  const listener: http.RequestListener = (req, res) => {
+    // Once closing, finish this request and let its connection go instead of keeping it alive.
+    if (closing) res.setHeader('connection', 'close');
+    inFlight.add(res);
+    res.once('close', () => inFlight.delete(res));
+    app(req, res);
+  };
+  const server =
+    options.tls === undefined
+      ? http.createServer(serverOptions, listener)
+      : https.createServer({ ...serverOptions, cert: options.tls.cert, key: options.tls.key }, listener);
+  server.on('clientError', answerClientError);
+
+  try {
+    await listen(server, options.host, options.port);
+  } catch (error) {
+    store.close();
+    throw error;
+  }
+
+  // After listening, a server 'error' is an accept failure (EMFILE when out of file
+  // descriptors): report it, keep serving the connections there are; unhandled, it would crash.
+  server.on('error', (error) => options.onInternalError?.(error));
+
+  const port = (server.address() as AddressInfo).port;
+  const scheme = options.tls === undefined ? 'http' : 'https';
+  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  const closeTimeout = options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS;
+  let closed: Promise<void> | undefined;
+
+  return {
+    url: `${scheme}://${host}:${port}`,
+    port,
+    close() {
+      closing = true;
+      for (const res of inFlight) if (!res.headersSent) res.setHeader('connection', 'close');
+      closed ??= new Promise<void>((resolve, reject) => {
+        // server.close() closes idle keep-alive connections once; those that finish their
+        // request later would otherwise linger for keepAliveTimeout.
+        const idleSweep = setInterval(() => server.closeIdleConnections(), 25);
+        const deadline = setTimeout(() => server.closeAllConnections(), closeTimeout);
+        server.close(() => {
+          clearInterval(idleSweep);
+          clearTimeout(deadline);
+          // Every response has been sent, and every plant it acknowledged committed; this
+          // commits what is still queued (from connections cut at the deadline) and closes.
+          try {
+            store.close();
+            resolve();
+          } catch (error) {
+            reject(error);
+          }
+        });
+      });
+      return closed;
+    },
+  };
+}
+
+function checkOptions(options: PlantServerOptions, headersTimeout: number, requestTimeout: number): void {
+  if (options.tokens.length === 0) throw new ServerOptionsError('at least one access token is needed');
+  if (!options.tokens.every(isBearerToken)) {
+    throw new ServerOptionsError(
+      'an access token has characters a bearer token cannot have (A-Z a-z 0-9 - . _ ~ + / and trailing =)',
+    );
+  }
+  if (!Number.isInteger(options.port) || options.port < 0 || options.port > 65_535) {
+    throw new ServerOptionsError(`port must be a whole number from 0 to 65535 (got ${options.port})`);
+  }
+  const positive: Array<[string, number | undefined]> = [
+    ['maxBodyBytes', options.maxBodyBytes],
+    ['headersTimeoutMs', headersTimeout],
+    ['requestTimeoutMs', requestTimeout],
+    ['keepAliveTimeoutMs', options.keepAliveTimeoutMs],
+    ['closeTimeoutMs', options.closeTimeoutMs],
+  ];
+  if (options.busyTimeoutMs !== undefined && !(Number.isInteger(options.busyTimeoutMs) && options.busyTimeoutMs >= 0)) {
+    throw new ServerOptionsError(`busyTimeoutMs must be a whole number from 0 up (got ${options.busyTimeoutMs})`);
+  }
+  for (const [name, value] of positive) {
+    if (value !== undefined && !(Number.isInteger(value) && value > 0)) {
+      throw new ServerOptionsError(`${name} must be a whole number above 0 (got ${value})`);
+    }
+  }
+  if (headersTimeout > requestTimeout) {
+    throw new ServerOptionsError(
+      `headersTimeoutMs (${headersTimeout}) must not be longer than requestTimeoutMs (${requestTimeout})`,
+    );
+  }
+}
+
+function listen(server: http.Server, host: string, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException) => {
+      reject(describeListenFailure(error, host, port));
+    };
+    server.once('error', onError);
+    server.listen({ host, port }, () => {
+      server.off('error', onError);
+      resolve();
+    });
+  });
+}
+
+function describeListenFailure(error: NodeJS.ErrnoException, host: string, port: number): ListenError {
+  const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const options = { host, port, cause: error };
+  switch (error.code) {
+    case 'EADDRINUSE':
+      return new ListenError(`cannot listen on ${where}: the port is already in use`, {
+        ...options,
+        hints: ['Stop the other server, or choose another port (port 0 picks a free one).'],
+      });
+    case 'EACCES':
+      return new ListenError(
+        `cannot listen on ${where}: permission denied (ports below 1024 need privileges)`,
+        options,
+      );
+    case 'EADDRNOTAVAIL':
+      return new ListenError(`cannot listen on ${where}: this machine has no such address`, options);
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return new ListenError(`cannot listen on ${where}: the host name does not resolve`, options);
+    default:
+      return new ListenError(`cannot listen on ${where}: ${error.message.replace(/\s+/g, ' ')}`, options);
+  }
+}

@@ -1,0 +1,279 @@
+import { existsSync, statSync } from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import type { NewPlant } from '../schema/plant.js';
+import { DatabaseOpenError } from './errors.js';
+
+/**
+ * How hard a commit tries to reach the disk (SQLite `synchronous`, always in WAL mode).
+ * - `full`: the WAL is fsynced at every commit, so an acknowledged plant survives power loss
+ *   and an OS crash. This is the default `plants serve` should pick: a 200 is a promise.
+ * - `normal`: the WAL is fsynced only at checkpoints. An acknowledged plant survives the server
+ *   process dying (even `kill -9`: the write is in the OS page cache), but a power cut may lose
+ *   the last commits. The database is never corrupted either way. Faster on slow disks.
+ */
+export type Durability = 'full' | 'normal';
+
+export interface PlantStoreOptions {
+  durability: Durability;
+  /**
+   * How long SQLite waits for a lock another process holds before giving up, at start and at
+   * each commit. Default 5000. better-sqlite3 is synchronous, so this wait blocks the server:
+   * it only happens when some other program writes to our database file.
+   */
+  busyTimeoutMs?: number;
+  /** Most plants committed in one transaction; more wait for the next one. Default 1000. */
+  maxBatchSize?: number;
+}
+
+/** What an add came to: stored, or refused because the id is taken (the stored plant is unchanged). */
+export type AddResult = { added: true; plant: NewPlant } | { added: false; id: bigint };
+
+/** One step of the schema. Step `version` brings a database from `version - 1` to `version`. */
+export interface Migration {
+  readonly version: number;
+  readonly description: string;
+  up(db: Database.Database): void;
+}
+
+/**
+ * The schema of the store, oldest first; `PRAGMA user_version` records how many have run.
+ * Append new steps, never edit old ones: databases in the field have run them.
+ */
+export const PLANT_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: 'create the plants table',
+    up(db) {
+      // INTEGER PRIMARY KEY is the 64-bit rowid: the id is stored exactly over the whole int64
+      // range. STRICT makes SQLite refuse a value of the wrong type instead of coercing it.
+      db.exec('CREATE TABLE plants (id INTEGER PRIMARY KEY, name TEXT NOT NULL, tag TEXT NULL) STRICT');
+    },
+  },
+];
+
+interface PlantRow {
+  id: bigint;
+  name: string;
+  tag: string | null;
+}
+
+interface PendingAdd {
+  plant: NewPlant;
+  resolve(result: AddResult): void;
+  reject(error: unknown): void;
+}
+
+/** The store is closed: the server is shutting down. */
+export class StoreClosedError extends Error {
+  constructor() {
+    super('the plant store is closed');
+    this.name = 'StoreClosedError';
+  }
+}
+
+/**
+ * The plants, in one SQLite file (or `:memory:`), through better-sqlite3.
+ *
+ * Adds are group-committed: each `add` joins a queue that is written in one transaction on the
+ * next turn of the event loop (or at once when the queue is full), and its promise settles only
+ * after COMMIT returned, that is, once the plant is in the database file as `durability` says.
+ * So a burst of concurrent requests costs one fsync, not one each.
+ */
+export class PlantStore {
+  readonly #db: Database.Database;
+  readonly #insert: Database.Statement<[bigint, string, string | null]>;
+  readonly #select: Database.Statement<[bigint], PlantRow>;
+  readonly #insertBatch: (plants: readonly NewPlant[]) => boolean[];
+  readonly #maxBatchSize: number;
+  #queue: PendingAdd[] = [];
+  #scheduled: NodeJS.Immediate | undefined;
+  #commits = 0;
+  #closed = false;
+
+  private constructor(db: Database.Database, options: PlantStoreOptions) {
+    this.#db = db;
+    this.#maxBatchSize = options.maxBatchSize ?? 1000;
+    // ON CONFLICT DO NOTHING rather than a failing INSERT: a taken id (in the table or earlier in
+    // the same batch) must refuse that one plant, not roll back everyone else's.
+    this.#insert = db.prepare('INSERT INTO plants (id, name, tag) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING');
+    this.#select = db.prepare('SELECT id, name, tag FROM plants WHERE id = ?');
+    // IMMEDIATE takes the write lock at BEGIN, so a busy database fails before any work is done.
+    this.#insertBatch = db.transaction((plants: readonly NewPlant[]) =>
+      plants.map((plant) => this.#insert.run(plant.id, plant.name, plant.tag ?? null).changes === 1),
+    ).immediate;
+  }
+
+  /**
+   * Opens (creating if needed) and migrates the database. Throws DatabaseOpenError, having
+   * changed nothing, when the file is not a SQLite database, belongs to something else, comes
+   * from a newer plants, is locked, or cannot be written.
+   */
+  static open(file: string, options: PlantStoreOptions): PlantStore {
+    const fail = (message: string, cause?: unknown, hints?: readonly string[]) =>
+      new DatabaseOpenError(message, { database: file, cause, hints });
+    if (file !== ':memory:' && file !== '') {
+      // better-sqlite3 says only "unable to open database file" for these; name the folder instead.
+      const folder = path.dirname(path.resolve(file));
+      if (!existsSync(folder)) throw fail(`cannot open database ${file}: the folder ${folder} does not exist`);
+      if (!statSync(folder).isDirectory()) throw fail(`cannot open database ${file}: ${folder} is not a folder`);
+    }
+    let db: Database.Database;
+    try {
+      db = new Database(file, { timeout: options.busyTimeoutMs ?? 5000 });
+    } catch (error) {
+      throw describeOpenFailure(error, file, fail);
+    }
+    try {
+      db.defaultSafeIntegers(true);
+      // Read before writing anything: a file that is not SQLite, or another program's database,
+      // must be refused untouched (switching to WAL already rewrites the header).
+      const version = Number(db.pragma('user_version', { simple: true }));
+      const objects = Number(db.prepare('SELECT count(*) FROM sqlite_schema').pluck().get());
+      const latest = PLANT_MIGRATIONS.length;
+      if (version > latest) {
+        throw fail(
+          `database ${file} has schema version ${version}, newer than this plants knows (${latest}); refusing to use it`,
+          undefined,
+          ['Upgrade plants, or point it at another database file.'],
+        );
+      }
+      if (version === 0 && objects > 0) {
+        throw fail(`database ${file} is a SQLite database of some other program (it has tables but no plants schema)`);
+      }
+      const mode = String(db.pragma('journal_mode = WAL', { simple: true }));
+      if (mode !== 'wal' && mode !== 'memory')
+        throw fail(`database ${file} cannot use a write-ahead log (got ${mode})`);
+      db.pragma(`synchronous = ${options.durability === 'full' ? 'FULL' : 'NORMAL'}`);
+      migrate(db, PLANT_MIGRATIONS);
+      return new PlantStore(db, options);
+    } catch (error) {
+      db.close();
+      if (error instanceof DatabaseOpenError) throw error;
+      throw describeOpenFailure(error, file, fail);
+    }
+  }
+
+  /** Adds a plant; resolves once it is committed, or with `added: false` when the id is taken. */
+  add(plant: NewPlant): Promise<AddResult> {
+    if (this.#closed) return Promise.reject(new StoreClosedError());
+    return new Promise<AddResult>((resolve, reject) => {
+      this.#queue.push({ plant, resolve, reject });
+      if (this.#queue.length >= this.#maxBatchSize) this.flush();
+      else this.#scheduled ??= setImmediate(() => this.flush());
+    });
+  }
+
+  /** Commits every queued add now. The server calls it at close; tests may call it too. */
+  flush(): void {
+    if (this.#scheduled !== undefined) clearImmediate(this.#scheduled);
+    this.#scheduled = undefined;
+    while (this.#queue.length > 0) {
+      const batch = this.#queue.splice(0, this.#maxBatchSize);
+      let added: boolean[];
+      try {
+        added = this.#insertBatch(batch.map((pending) => pending.plant));
+        this.#commits += 1;
+      } catch (error) {
+        // The whole transaction rolled back: nobody in this batch was stored, everybody hears so.
+        for (const pending of batch) pending.reject(error);
+        continue;
+      }
+      batch.forEach((pending, index) => {
+        pending.resolve(added[index] ? { added: true, plant: pending.plant } : { added: false, id: pending.plant.id });
+      });
+    }
+  }
+
+  get(id: bigint): NewPlant | undefined {
+    const row = this.#select.get(id);
+    return row === undefined ? undefined : fromRow(row);
+  }
+
+  /** Every plant, by id. For tests and small stores: it reads the whole table. */
+  list(): NewPlant[] {
+    return this.#db.prepare<[], PlantRow>('SELECT id, name, tag FROM plants ORDER BY id').all().map(fromRow);
+  }
+
+  /** The journal settings in force on the store's connection (`synchronous` is per connection). */
+  get journal(): { journalMode: string; synchronous: string } {
+    const levels = ['off', 'normal', 'full', 'extra'];
+    const level = Number(this.#db.pragma('synchronous', { simple: true }));
+    return {
+      journalMode: String(this.#db.pragma('journal_mode', { simple: true })),
+      synchronous: levels[level] ?? String(level),
+    };
+  }
+
+  /** Transactions committed by group commit so far. */
+  get commits(): number {
+    return this.#commits;
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Commits what is queued, then closes the database (checkpointing the WAL). Safe to call twice. */
+  close(): void {
+    if (this.#closed) return;
+    this.flush();
+    this.#closed = true;
+    this.#db.close();
+  }
+}
+
+function fromRow(row: PlantRow): NewPlant {
+  return row.tag === null ? { id: row.id, name: row.name } : { id: row.id, name: row.name, tag: row.tag };
+}
+
+/**
+ * Brings the schema up to the last step, each step and its `user_version` in one transaction.
+ * BEGIN IMMEDIATE even when there is nothing to do: it proves at start that we can take the
+ * write lock, so a database another process holds is refused now rather than failing every add.
+ */
+export function migrate(db: Database.Database, migrations: readonly Migration[]): { from: number; to: number } {
+  const begin = db.transaction(() => Number(db.pragma('user_version', { simple: true })));
+  const from = begin.immediate();
+  for (const step of migrations) {
+    if (step.version <= from) continue;
+    db.transaction(() => {
+      step.up(db);
+      // PRAGMA takes no parameters; the version is an integer of ours, not input.
+      db.pragma(`user_version = ${step.version}`);
+    }).immediate();
+  }
+  return { from, to: Math.max(from, migrations.at(-1)?.version ?? 0) };
+}
+
+function describeOpenFailure(
+  error: unknown,
+  file: string,
+  fail: (message: string, cause?: unknown, hints?: readonly string[]) => DatabaseOpenError,
+): DatabaseOpenError {
+  const code = error instanceof Database.SqliteError ? error.code : undefined;
+  switch (code) {
+    case 'SQLITE_NOTADB':
+      return fail(`${file} is not a SQLite database; refusing to use it (the file was left unchanged)`, error);
+    case 'SQLITE_BUSY':
+    case 'SQLITE_LOCKED':
+      return fail(`database ${file} is locked by another process`, error, [
+        'Is another `plants serve` using it? Stop it, or use another database file.',
+      ]);
+    case 'SQLITE_CORRUPT':
+      return fail(`database ${file} is damaged (SQLite reports it as corrupt)`, error);
+    case 'SQLITE_FULL':
+      return fail(`cannot write database ${file}: the disk is full`, error);
+    case 'SQLITE_CANTOPEN':
+      return fail(`cannot open database ${file}: check that it is a file in a folder you can write to`, error);
+    default:
+      if (code?.startsWith('SQLITE_READONLY') || code === 'SQLITE_PERM' || code === 'SQLITE_AUTH') {
+        return fail(`cannot write database ${file}: permission denied or read-only`, error);
+      }
+      return fail(`cannot open database ${file}: ${oneLine(error)}`, error);
+  }
+}
+
+function oneLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').trim();
+}

@@ -1,0 +1,139 @@
+import { existsSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeTempDir, runCli } from '../helpers/cli.js';
+import { type ServeProcess, startServeProcess } from '../helpers/serve-process.js';
+import { readStoredPlants } from '../helpers/store-server.js';
+
+let temp: ReturnType<typeof makeTempDir>;
+let running: ServeProcess | undefined;
+beforeEach(() => {
+  temp = makeTempDir();
+});
+afterEach(async () => {
+  if (running !== undefined && running.child.exitCode === null) await running.stop('SIGKILL');
+  running = undefined;
+  temp.remove();
+});
+
+const dataEnv = () => ({
+  PLANTS_DATA_DIR: path.join(temp.dir, 'data'),
+  PLANTS_CONFIG_DIR: path.join(temp.dir, 'config'),
+});
+
+describe('plants serve', () => {
+  it('README flow: serve, login with the printed command, add; the plant is in the default database', async () => {
+    const env = dataEnv();
+    running = await startServeProcess(['--port', '0'], env);
+    expect(running.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    await running.waitForStderr('Ctrl-C stops the server');
+    const loginLine = running.stderr.split('\n').find((line) => line.includes('plants login'));
+    const printed = loginLine?.trim().split(/\s+/);
+    expect(printed?.slice(0, 4)).toEqual(['plants', 'login', '--base-url', running.url]);
+    const login = await runCli(printed?.slice(1) ?? [], { env });
+    expect(login.code).toBe(0);
+    const add = await runCli(['add', '--id', '9223372036854775807', '--name', 'Fern', '--tag', 'herb', '--json'], {
+      env,
+    });
+    expect(add.code).toBe(0);
+    expect(add.stdout).toBe('{"id":9223372036854775807,"name":"Fern","tag":"herb"}\n');
+    const again = await runCli(['plant', 'add', '--id', '9223372036854775807', '--name', 'Other'], { env });
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('409');
+    expect(await running.stop('SIGINT')).toBe(0);
+    expect(readStoredPlants(path.join(env.PLANTS_DATA_DIR, 'plants.db'))).toEqual([
+      { id: 9223372036854775807n, name: 'Fern', tag: 'herb' },
+    ]);
+    expect(running.stderr).toMatch(/POST \/plants 200 \d+(\.\d+)?ms/);
+    expect(running.stderr).toMatch(/POST \/plants 409 \d+(\.\d+)?ms/);
+  });
+
+  it('accepts each --token, prints none of them, and logs nothing with --quiet', async () => {
+    const db = path.join(temp.dir, 'own.db');
+    running = await startServeProcess([
+      '--port',
+      '0',
+      '--db',
+      db,
+      '--token',
+      'first-token',
+      '--token',
+      'second-token',
+      '--quiet',
+    ]);
+    for (const [id, token] of [
+      ['1', 'first-token'],
+      ['2', 'second-token'],
+    ] as const) {
+      const add = await runCli(['add', '--id', id, '--name', 'x', '--base-url', running.url], {
+        env: { PLANTS_TOKEN: token, PLANTS_CONFIG_DIR: temp.dir },
+      });
+      expect(add.code).toBe(0);
+    }
+    const refused = await runCli(['add', '--id', '3', '--name', 'x', '--base-url', running.url], {
+      env: { PLANTS_TOKEN: 'wrong-token', PLANTS_CONFIG_DIR: temp.dir },
+    });
+    expect(refused.code).toBe(4);
+    expect(await running.stop('SIGTERM')).toBe(0);
+    expect(running.stdout + running.stderr).not.toMatch(/first-token|second-token/);
+    expect(running.stderr).not.toContain('POST /plants');
+    expect(readStoredPlants(db).map((row) => row.id)).toEqual([1n, 2n]);
+  });
+
+  it('takes PLANTS_TOKEN when no --token is given', async () => {
+    running = await startServeProcess(['--port', '0', '--memory'], { PLANTS_TOKEN: 'env-serve-token' });
+    const add = await runCli(['add', '--id', '1', '--name', 'x', '--base-url', running.url], {
+      env: { PLANTS_TOKEN: 'env-serve-token', PLANTS_CONFIG_DIR: temp.dir },
+    });
+    expect(add.code).toBe(0);
+    expect(running.stderr).not.toContain('env-serve-token');
+    expect(running.stderr).toContain('in memory');
+  });
+
+  it('warns that tokens travel in clear text on a non-loopback host', async () => {
+    running = await startServeProcess(['--port', '0', '--memory', '--host', '0.0.0.0', '--token', 'abc']);
+    await running.waitForStderr('Ctrl-C stops the server');
+    expect(running.stderr).toContain('tokens travel in clear text');
+  });
+
+  it('refuses a file that is not SQLite without touching it (exit 2)', async () => {
+    const db = path.join(temp.dir, 'notes.txt');
+    writeFileSync(db, 'my precious notes, not a database\n'.repeat(100));
+    const result = await runCli(['serve', '--port', '0', '--db', db, '--token', 'abc']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(db);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+    const { readFileSync } = await import('node:fs');
+    expect(readFileSync(db, 'utf8')).toBe('my precious notes, not a database\n'.repeat(100));
+  });
+
+  it('refuses a port in use (exit 2), naming it', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const address = blocker.address();
+    const port = typeof address === 'object' && address !== null ? address.port : 0;
+    try {
+      const result = await runCli(['serve', '--port', String(port), '--memory', '--token', 'abc']);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(`127.0.0.1:${port}`);
+      expect(result.stderr).toContain('already in use');
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it.each([
+    [['--db', 'x.db', '--memory'], '--memory=true cannot also be provided when using --db'],
+    [['--durability', 'sometimes'], 'Expected --durability=sometimes to be one of: full, normal'],
+    [['--token', 'has space'], 'bearer token'],
+    [['--port', '70000'], 'Expected an integer less than or equal to 65535'],
+  ])('refuses %j (exit 2)', async (args, message) => {
+    const result = await runCli(['serve', ...(args.includes('--port') ? [] : ['--port', '0']), ...args], {
+      env: dataEnv(),
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(message);
+    expect(existsSync(path.join(temp.dir, 'data', 'plants.db'))).toBe(false);
+  });
+});

@@ -1,0 +1,79 @@
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { binPath } from './cli.js';
+
+export interface ServeProcess {
+  /** The URL `plants serve` printed as its first line. */
+  url: string;
+  child: ChildProcessWithoutNullStreams;
+  readonly stdout: string;
+  readonly stderr: string;
+  /** Resolves once stderr shows `text` (stderr and stdout arrive independently). */
+  waitForStderr(text: string): Promise<void>;
+  /** Sends the signal and resolves with the exit code (or the signal that ended it). */
+  stop(signal?: NodeJS.Signals): Promise<number | NodeJS.Signals | null>;
+}
+
+/**
+ * Starts the built `plants serve` as a child process, as a user would, and resolves once it
+ * printed its URL. Rejects with what it printed if it exits first.
+ */
+export function startServeProcess(args: readonly string[], env: Record<string, string> = {}): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [binPath, 'serve', ...args], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  const exited = new Promise<number | NodeJS.Signals | null>((resolve) =>
+    child.on('exit', (code, signal) => resolve(code ?? signal)),
+  );
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`plants serve printed no URL in time:\n${stderr}`));
+    }, 20_000);
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+      const newline = stdout.indexOf('\n');
+      if (newline === -1) return;
+      clearTimeout(timer);
+      resolve({
+        url: stdout.slice(0, newline),
+        child,
+        get stdout() {
+          return stdout;
+        },
+        get stderr() {
+          return stderr;
+        },
+        waitForStderr(text) {
+          return new Promise<void>((resolveWait, rejectWait) => {
+            const check = () => {
+              if (!stderr.includes(text)) return false;
+              child.stderr.off('data', check);
+              clearTimeout(waitTimer);
+              resolveWait();
+              return true;
+            };
+            const waitTimer = setTimeout(() => {
+              child.stderr.off('data', check);
+              rejectWait(new Error(`stderr never showed ${JSON.stringify(text)}:\n${stderr}`));
+            }, 10_000);
+            if (!check()) child.stderr.on('data', check);
+          });
+        },
+        stop(signal = 'SIGTERM') {
+          child.kill(signal);
+          return exited;
+        },
+      });
+    });
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`plants serve exited (${code}) before printing its URL:\n${stderr}`));
+    });
+  });
+}

@@ -1,0 +1,393 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { Agent, request } from 'undici';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { PlantsError } from '../../src/errors.js';
+import { DatabaseOpenError, ListenError, ServerOptionsError } from '../../src/server/errors.js';
+import { type PlantServerOptions, type RunningPlantServer, startPlantServer } from '../../src/server/start.js';
+import { PlantStore } from '../../src/server/store.js';
+import { makeTempDir, projectRoot } from '../helpers/cli.js';
+import { readStoredPlants, startStoreServer, TEST_TOKEN } from '../helpers/store-server.js';
+import { postPlant, RawConnection, send, sleep, waitUntil } from './http-client.js';
+
+let dir: string;
+let removeDir: () => void;
+const cleanups: Array<() => unknown> = [];
+
+beforeEach(() => {
+  ({ dir, remove: removeDir } = makeTempDir('plants-start-'));
+});
+
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  removeDir();
+});
+
+function options(overrides: Partial<PlantServerOptions> = {}): PlantServerOptions {
+  return {
+    host: '127.0.0.1',
+    port: 0,
+    database: path.join(dir, 'plants.db'),
+    tokens: [TEST_TOKEN],
+    durability: 'full',
+    ...overrides,
+  };
+}
+
+async function start(overrides: Partial<PlantServerOptions> = {}): Promise<RunningPlantServer> {
+  const server = await startPlantServer(options(overrides));
+  cleanups.push(() => server.close());
+  return server;
+}
+
+/** The error startPlantServer rejects with (the test fails if it starts). */
+async function startFailure(overrides: Partial<PlantServerOptions>): Promise<PlantsError> {
+  let server: RunningPlantServer | undefined;
+  try {
+    server = await startPlantServer(options(overrides));
+  } catch (error) {
+    expect(error).toBeInstanceOf(PlantsError);
+    expect((error as PlantsError).exitCode).toBe(2);
+    expect((error as Error).message).not.toContain('\n');
+    return error as PlantsError;
+  }
+  await server.close();
+  throw new Error('the server started');
+}
+
+const plant = (id: number | string, name = `plant ${id}`) => `{"id":${id},"name":"${name}"}`;
+
+/** Runs a node script that holds a lock on `file` until killed; resolves once it holds it. */
+async function holdLock(file: string, statement: 'BEGIN EXCLUSIVE' | 'BEGIN IMMEDIATE', wal: boolean) {
+  const script = `
+    const Database = require('better-sqlite3');
+    const db = new Database(${JSON.stringify(file)});
+    ${wal ? "db.pragma('journal_mode = WAL');" : ''}
+    db.exec('CREATE TABLE IF NOT EXISTS lock_holder (x)');
+    db.exec(${JSON.stringify(statement)});
+    db.exec('INSERT INTO lock_holder VALUES (1)');
+    process.stdout.write('locked\\n');
+    setInterval(() => {}, 1000);
+  `;
+  const child: ChildProcess = spawn(process.execPath, ['-e', script], {
+    cwd: projectRoot,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  cleanups.push(
+    () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGKILL');
+      }),
+  );
+  await new Promise<void>((resolve, reject) => {
+    child.stdout?.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes('locked')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`lock holder exited with ${code}`)));
+  });
+}
+
+describe('start-up refusals (exit 2, nothing overwritten)', () => {
+  it('refuses a database in a folder that does not exist', async () => {
+    const database = path.join(dir, 'missing', 'plants.db');
+    const error = await startFailure({ database });
+    expect(error).toBeInstanceOf(DatabaseOpenError);
+    expect(error.message).toBe(`cannot open database ${database}: the folder ${path.dirname(database)} does not exist`);
+  });
+
+  it('refuses a database whose folder is a file', async () => {
+    writeFileSync(path.join(dir, 'afile'), 'x');
+    const database = path.join(dir, 'afile', 'plants.db');
+    const error = await startFailure({ database });
+    expect(error).toBeInstanceOf(DatabaseOpenError);
+    expect(error.message).toBe(`cannot open database ${database}: ${path.join(dir, 'afile')} is not a folder`);
+  });
+
+  it('refuses a database path that is a folder', async () => {
+    const error = await startFailure({ database: dir });
+    expect(error).toBeInstanceOf(DatabaseOpenError);
+    expect(error.message).toMatch(/^cannot open database /);
+  });
+
+  // Root writes through permission bits, so this can only be seen as another user.
+  it.skipIf(process.getuid?.() === 0)('refuses a database in a folder it cannot write', async () => {
+    const locked = path.join(dir, 'read-only');
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(locked, { mode: 0o555 });
+    cleanups.push(() => chmodSync(locked, 0o755));
+    const error = await startFailure({ database: path.join(locked, 'plants.db') });
+    expect(error).toBeInstanceOf(DatabaseOpenError);
+    expect(readdirSync(locked)).toEqual([]);
+  });
+
+  it('refuses a database in a folder nobody may write, root included (/proc)', async () => {
+    const error = await startFailure({ database: '/proc/plants.db' });
+    expect(error).toBeInstanceOf(DatabaseOpenError);
+    expect(error.message).toContain('/proc/plants.db');
+  });
+
+  it('refuses a file that is not a SQLite database and leaves its bytes unchanged', async () => {
+    const database = path.join(dir, 'important.txt');
+    const bytes = Buffer.from('Dear diary, today I planted a fern.\n'.repeat(100));
+    writeFileSync(database, bytes);
+    const error = await startFailure({ database });
+    expect(error).toBeInstanceOf(DatabaseOpenError);
+    expect(error.message).toBe(
+      `${database} is not a SQLite database; refusing to use it (the file was left unchanged)`,
+    );
+    expect(readFileSync(database).equals(bytes)).toBe(true);
+    expect(readdirSync(dir)).toEqual(['important.txt']);
+  });
+
+  it('refuses a database another process holds an exclusive lock on', async () => {
+    const database = path.join(dir, 'held.db');
+    await holdLock(database, 'BEGIN EXCLUSIVE', false);
+    const before = readFileSync(database);
+    const error = await startFailure({ database, busyTimeoutMs: 200 });
+    expect(error).toBeInstanceOf(DatabaseOpenError);
+    expect(error.message).toBe(`database ${database} is locked by another process`);
+    expect(readFileSync(database).equals(before)).toBe(true);
+  });
+
+  it('refuses a WAL database another process is writing to (readers would not block it)', async () => {
+    const database = path.join(dir, 'busy.db');
+    // A plants database first, so only the lock can be the problem.
+    (await startPlantServer(options({ database }))).close();
+    await waitUntil(() => !existsSync(`${database}-wal`), 2000, 'the first server to close');
+    await holdLock(database, 'BEGIN IMMEDIATE', true);
+    const error = await startFailure({ database, busyTimeoutMs: 200 });
+    expect(error.message).toBe(`database ${database} is locked by another process`);
+  });
+
+  it('refuses a port in use, naming host:port, and releases the database', async () => {
+    const blocker = net.createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise((resolve) => blocker.close(resolve)));
+    const port = (blocker.address() as net.AddressInfo).port;
+    const database = path.join(dir, 'plants.db');
+    const error = await startFailure({ port, database });
+    expect(error).toBeInstanceOf(ListenError);
+    expect(error.message).toBe(`cannot listen on 127.0.0.1:${port}: the port is already in use`);
+    // Released: another connection can take the write lock at once.
+    const db = new Database(database, { timeout: 0 });
+    expect(() => db.exec('BEGIN EXCLUSIVE; COMMIT')).not.toThrow();
+    db.close();
+  });
+
+  it('refuses an address this machine does not have', async () => {
+    const error = await startFailure({ host: '192.0.2.1', port: 4010 });
+    expect(error).toBeInstanceOf(ListenError);
+    expect(error.message).toBe('cannot listen on 192.0.2.1:4010: this machine has no such address');
+  });
+
+  it.each([
+    [{ tokens: [] }, 'at least one access token is needed'],
+    [{ tokens: ['has space'] }, /^an access token has characters a bearer token cannot have/],
+    [{ port: 70_000 }, 'port must be a whole number from 0 to 65535 (got 70000)'],
+    [{ maxBodyBytes: 0 }, 'maxBodyBytes must be a whole number above 0 (got 0)'],
+    [
+      { headersTimeoutMs: 5000, requestTimeoutMs: 1000 },
+      'headersTimeoutMs (5000) must not be longer than requestTimeoutMs (1000)',
+    ],
+  ] as Array<[Partial<PlantServerOptions>, string | RegExp]>)(
+    'refuses options %o before touching the disk',
+    async (bad, message) => {
+      const error = await startFailure(bad);
+      expect(error).toBeInstanceOf(ServerOptionsError);
+      if (typeof message === 'string') expect(error.message).toBe(message);
+      else expect(error.message).toMatch(message);
+      expect(readdirSync(dir)).toEqual([]);
+    },
+  );
+});
+
+describe('persistence', () => {
+  it('keeps plants across a restart on the same file', async () => {
+    const database = path.join(dir, 'plants.db');
+    const first = await startPlantServer(options({ database }));
+    expect((await postPlant(first.url, TEST_TOKEN, plant('9223372036854775807', 'max'))).status).toBe(200);
+    await first.close();
+
+    const second = await start({ database });
+    const again = await postPlant(second.url, TEST_TOKEN, plant('9223372036854775807', 'other'));
+    expect(again.status).toBe(409);
+    await second.close();
+
+    const store = PlantStore.open(database, { durability: 'full' });
+    try {
+      expect(store.list()).toEqual([{ id: 9223372036854775807n, name: 'max' }]);
+    } finally {
+      store.close();
+    }
+  });
+
+  it('serves from memory with database :memory:', async () => {
+    const server = await start({ database: ':memory:' });
+    expect((await postPlant(server.url, TEST_TOKEN, plant(1))).status).toBe(200);
+    expect((await postPlant(server.url, TEST_TOKEN, plant(1))).status).toBe(409);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+});
+
+describe('graceful close', () => {
+  it('stops accepting, lets a request in flight finish and be stored, then closes the database', async () => {
+    const database = path.join(dir, 'plants.db');
+    const lines: string[] = [];
+    const server = await start({ database, log: (line) => lines.push(line) });
+    const body = plant(77, 'in flight');
+    const connection = new RawConnection(server.port);
+    cleanups.push(() => connection.destroy());
+    await connection.write(
+      `POST /plants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_TOKEN}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`,
+    );
+    await sleep(100);
+
+    let closed = false;
+    const closing = server.close().then(() => {
+      closed = true;
+    });
+    await sleep(100);
+    await expect(send(`${server.url}/healthz`)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    expect(closed).toBe(false);
+
+    await connection.write(body.slice(10));
+    const answer = await connection.waitForResponse();
+    expect(answer?.status).toBe(200);
+    expect(answer?.body).toBe('{"id":77,"name":"in flight"}');
+    expect(answer?.headers.connection).toBe('close');
+    await closing;
+    expect(lines).toEqual([expect.stringMatching(/^POST \/plants 200 /)]);
+    // Closed cleanly: the WAL was checkpointed into the file and removed.
+    expect(existsSync(`${database}-wal`)).toBe(false);
+    expect(readStoredPlants(database)).toEqual([{ id: 77n, name: 'in flight', tag: null }]);
+  });
+
+  it('does not wait for idle keep-alive connections', async () => {
+    const server = await start({ keepAliveTimeoutMs: 60_000 });
+    const agent = new Agent({ keepAliveTimeout: 60_000 });
+    cleanups.push(() => agent.close());
+    const answer = await request(`${server.url}/healthz`, { dispatcher: agent });
+    await answer.body.text();
+    const closing = server.close();
+    // Without closing idle connections this would hang for the 60 s keep-alive.
+    await expect(Promise.race([closing.then(() => 'closed'), sleep(5000).then(() => 'hung')])).resolves.toBe('closed');
+  });
+
+  it('cuts a request that does not finish within closeTimeoutMs, and still closes', async () => {
+    const server = await start({ closeTimeoutMs: 200 });
+    const connection = new RawConnection(server.port);
+    await connection.write(
+      `POST /plants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_TOKEN}\r\n` +
+        'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"id":',
+    );
+    await sleep(50);
+    await server.close();
+    expect(await connection.waitForClose(2000)).toBe(true);
+  });
+
+  it('can be closed twice', async () => {
+    const server = await start();
+    await Promise.all([server.close(), server.close()]);
+    await server.close();
+  });
+});
+
+describe('slow and vanishing clients', () => {
+  it('cuts a client trickling headers with a 408 while serving another client', async () => {
+    const server = await startStoreServer({ headersTimeoutMs: 400, requestTimeoutMs: 800 });
+    cleanups.push(() => server.close());
+    const slow = new RawConnection(server.port);
+    cleanups.push(() => slow.destroy());
+    await slow.write('POST /plants HTTP/1.1\r\nHost: x\r\n');
+    let trickled = 0;
+    const trickle = (async () => {
+      while (!slow.closed && trickled < 50) {
+        await sleep(100);
+        await slow.write(`X-Slow-${trickled}: 1\r\n`).catch(() => {});
+        trickled += 1;
+      }
+    })();
+    // Served meanwhile.
+    expect((await postPlant(server.url, server.token, plant(1))).status).toBe(200);
+    expect(slow.closed).toBe(false);
+
+    expect(await slow.waitForClose(5000)).toBe(true);
+    await trickle;
+    expect(trickled).toBeLessThan(50);
+    const answer = await slow.waitForResponse(0);
+    expect(answer?.status).toBe(408);
+    expect(JSON.parse(answer?.body ?? '')).toEqual({
+      error: 408,
+      message: 'request timed out: the headers or the body arrived too slowly',
+    });
+    expect((await postPlant(server.url, server.token, plant(2))).status).toBe(200);
+  });
+
+  it('cuts a client trickling its body with a 408 and stores nothing', async () => {
+    const server = await startStoreServer({ headersTimeoutMs: 400, requestTimeoutMs: 800 });
+    cleanups.push(() => server.close());
+    const body = plant(5, 'slowpoke');
+    const slow = new RawConnection(server.port);
+    cleanups.push(() => slow.destroy());
+    await slow.write(
+      `POST /plants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.token}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+    );
+    let sent = 0;
+    while (!slow.closed && sent < body.length - 1) {
+      await slow.write(body[sent] ?? '').catch(() => {});
+      sent += 1;
+      await sleep(100);
+    }
+    expect(await slow.waitForClose(5000)).toBe(true);
+    expect(sent).toBeLessThan(body.length - 1);
+    expect((await slow.waitForResponse(0))?.status).toBe(408);
+    await waitUntil(() => server.logLines.length > 0, 2000, 'the log line');
+    expect(server.logLines).toEqual([expect.stringMatching(/^POST \/plants 408 /)]);
+    expect(readStoredPlants(server.dbPath)).toEqual([]);
+  });
+
+  it('stores nothing when the client disconnects in the middle of the body', async () => {
+    const server = await startStoreServer();
+    cleanups.push(() => server.close());
+    const body = plant(6, 'half');
+    const connection = new RawConnection(server.port);
+    // The JSON is whole, but the declared length says more is coming: the request is incomplete.
+    await connection.write(
+      `POST /plants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.token}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${body.length + 10}\r\n\r\n${body}`,
+    );
+    await sleep(50);
+    connection.destroy();
+    await waitUntil(() => server.logLines.length > 0, 2000, 'the log line');
+    expect(server.logLines).toEqual([expect.stringMatching(/^POST \/plants 499 /)]);
+    expect(readStoredPlants(server.dbPath)).toEqual([]);
+    expect((await postPlant(server.url, server.token, plant(7))).status).toBe(200);
+  });
+});
+
+describe('TLS', () => {
+  it('serves HTTPS with the given certificate', async () => {
+    const fixtures = path.join(projectRoot, 'test', 'server', 'fixtures');
+    const cert = readFileSync(path.join(fixtures, 'test-tls-cert.pem'));
+    const key = readFileSync(path.join(fixtures, 'test-tls-key.pem'));
+    const server = await start({ tls: { cert, key } });
+    expect(server.url).toBe(`https://127.0.0.1:${server.port}`);
+    const agent = new Agent({ connect: { ca: cert } });
+    cleanups.push(() => agent.close());
+    const response = await request(`${server.url}/plants`, {
+      method: 'POST',
+      dispatcher: agent,
+      headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json' },
+      body: plant('9007199254740993', 'secure'),
+    });
+    expect(response.statusCode).toBe(200);
+    expect(await response.body.text()).toBe('{"id":9007199254740993,"name":"secure"}');
+  });
+});
