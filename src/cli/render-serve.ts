@@ -7,6 +7,8 @@ export interface ServeBanner {
   /** Set only when the token was made up for this run: the one time it is ever printed. */
   generatedToken: string | undefined;
   clearTextWarning: boolean;
+  /** How to call plants in the suggested commands: `plants`, or `./bin/run.js` in a clone. */
+  command: string;
 }
 
 /** What `plants serve` tells the person who started it, on stderr: where, what, and what to try next. */
@@ -25,12 +27,14 @@ export function renderServeBanner(banner: ServeBanner, c: ChalkInstance): string
   lines.push('', 'Next, in another terminal:');
   if (banner.generatedToken !== undefined) {
     lines.push(
-      `  plants login --base-url ${banner.url} --token ${banner.generatedToken}`,
+      `  ${banner.command} login --base-url ${banner.url} --token ${banner.generatedToken}`,
       c.dim('  (a token made up for this run; choose your own with --token or PLANTS_TOKEN)'),
     );
   } else {
-    lines.push(`  plants login --base-url ${banner.url}   # then paste the token you gave --token or PLANTS_TOKEN`);
+    lines.push(
+      `  ${banner.command} login --base-url ${banner.url}   # then paste the token you gave --token or PLANTS_TOKEN`,
+    );
   }
-  lines.push(`  plants add --id 1 --name Fern --tag herb`, '', c.dim('Ctrl-C stops the server.'));
+  lines.push(`  ${banner.command} add --id 1 --name Fern --tag herb`, '', c.dim('Ctrl-C stops the server.'));
   return lines.join('\n');
 }

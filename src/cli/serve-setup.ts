@@ -29,3 +29,14 @@ export async function defaultDatabasePath(env: PlantsEnv): Promise<string> {
 export function servesTokensInClear(host: string, tls: boolean): boolean {
   return !tls && !isLoopbackHost(host);
 }
+
+/**
+ * How the person ran plants, so that the commands the banner suggests can be pasted as they
+ * are: `plants` when it is on the PATH under that name, else the script's path (`./bin/run.js`
+ * after `npm ci && npm start` in a clone).
+ */
+export function invocationName(script: string | undefined, cwd: string): string {
+  if (script === undefined || path.basename(script) === 'plants') return 'plants';
+  const relative = path.relative(cwd, script);
+  return relative.startsWith('..') || path.isAbsolute(relative) ? script : `./${relative}`;
+}

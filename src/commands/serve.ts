@@ -77,6 +77,7 @@ One line per request goes to stderr (method, path, status, milliseconds), unless
           durability: flags.durability,
           generatedToken: generated ? tokens[0] : undefined,
           clearTextWarning: setup.servesTokensInClear(flags.host, tls !== undefined),
+          command: setup.invocationName(process.argv[1], process.cwd()),
         },
         c,
       ),

@@ -28,9 +28,10 @@ describe('plants serve', () => {
     running = await startServeProcess(['--port', '0'], env);
     expect(running.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     await running.waitForStderr('Ctrl-C stops the server');
-    const loginLine = running.stderr.split('\n').find((line) => line.includes('plants login'));
+    // Started as `node bin/run.js` in the clone (as `npm start` does), it names the script so.
+    const loginLine = running.stderr.split('\n').find((line) => line.includes(' login '));
     const printed = loginLine?.trim().split(/\s+/);
-    expect(printed?.slice(0, 4)).toEqual(['plants', 'login', '--base-url', running.url]);
+    expect(printed?.slice(0, 4)).toEqual(['./bin/run.js', 'login', '--base-url', running.url]);
     const login = await runCli(printed?.slice(1) ?? [], { env });
     expect(login.code).toBe(0);
     const add = await runCli(['add', '--id', '9223372036854775807', '--name', 'Fern', '--tag', 'herb', '--json'], {

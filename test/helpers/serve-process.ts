@@ -1,5 +1,5 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { binPath } from './cli.js';
+import { binPath, projectRoot } from './cli.js';
 
 export interface ServeProcess {
   /** The URL `plants serve` printed as its first line. */
@@ -19,6 +19,7 @@ export interface ServeProcess {
  */
 export function startServeProcess(args: readonly string[], env: Record<string, string> = {}): Promise<ServeProcess> {
   const child = spawn(process.execPath, [binPath, 'serve', ...args], {
+    cwd: projectRoot,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
