@@ -20,6 +20,8 @@ export interface ClientRequest {
   insecure?: boolean;
   /** `--timeout` in seconds. */
   timeoutSeconds?: number;
+  /** Most connections to the store at once (bulk adds keep this many requests in flight). */
+  connections?: number;
 }
 
 /**
@@ -68,11 +70,15 @@ export class Factory {
     return resolveBaseUrl(this.settingInputs(flagBaseUrl), await this.config());
   }
 
-  /** One dispatcher per process, honouring HTTP_PROXY, HTTPS_PROXY and NO_PROXY. */
-  async dispatcher(): Promise<Dispatcher> {
+  /**
+   * One dispatcher per process, honouring HTTP_PROXY, HTTPS_PROXY and NO_PROXY, keeping its
+   * connections alive across requests.
+   */
+  async dispatcher(connections = 1): Promise<Dispatcher> {
     if (this.#dispatcher === undefined) {
       const { EnvHttpProxyAgent } = await import('undici');
       this.#dispatcher = new EnvHttpProxyAgent({
+        connections,
         httpProxy: this.env.httpProxy ?? '',
         httpsProxy: this.env.httpsProxy ?? this.env.httpProxy ?? '',
         noProxy: this.env.noProxy ?? '',
@@ -96,7 +102,7 @@ export class Factory {
     return new PlantClient({
       baseUrl,
       token: token?.value,
-      dispatcher: await this.dispatcher(),
+      dispatcher: await this.dispatcher(request.connections),
       userAgent: this.userAgent,
       timeoutMs: (request.timeoutSeconds ?? 30) * 1000,
     });

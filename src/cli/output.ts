@@ -24,6 +24,13 @@ export function sanitizeForTerminal(text: string): string {
   return text.replace(controlCharacters, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
+/** A progress line that stays out of the way of the data written while it shows. */
+export interface Progress {
+  data(line: string): void;
+  update(text: string): void;
+  stop(): void;
+}
+
 /**
  * Where everything a command prints goes: data on stdout, messages on stderr, colour only on
  * terminals. Commands never call console.log.
@@ -64,13 +71,49 @@ export class Output {
     this.info(`${c.red('plants:')} ${sanitizeForTerminal(message)}`);
   }
 
+  /** True when a spinner can be drawn on stderr: a terminal with a width. */
+  get canAnimate(): boolean {
+    // A terminal of no width (a bare pty) sends ora's line arithmetic into an endless loop.
+    return this.stderr.isTTY === true && this.stderr.columns > 0;
+  }
+
+  /**
+   * A progress line on stderr (ora), only on a terminal; elsewhere every call is a no-op.
+   * Data lines go through `data`, which lifts the spinner out of the way when stdout shares
+   * the terminal.
+   */
+  progress(text: string): Progress {
+    if (!this.canAnimate) return { data: (line) => this.data(line), update: () => {}, stop: () => {} };
+    let spinner: { text: string; clear(): unknown; render(): unknown; stop(): unknown } | undefined;
+    let stopped = false;
+    let latest = text;
+    void import('ora').then(({ default: ora }) => {
+      if (!stopped) spinner = ora({ text: latest, stream: this.stderr, discardStdin: false }).start();
+    });
+    const sharesTerminal = this.stdout.isTTY === true;
+    return {
+      data: (line) => {
+        if (spinner !== undefined && sharesTerminal) spinner.clear();
+        this.data(line);
+        if (spinner !== undefined && sharesTerminal) spinner.render();
+      },
+      update: (next) => {
+        latest = next;
+        if (spinner !== undefined) spinner.text = next;
+      },
+      stop: () => {
+        stopped = true;
+        spinner?.stop();
+      },
+    };
+  }
+
   /**
    * Runs `work` with an ora spinner on stderr that appears only if it takes longer than
    * `delayMs`, and only when stderr is a terminal. ora is loaded only then.
    */
   async withSpinner<T>(text: string, work: () => Promise<T>, delayMs = 300): Promise<T> {
-    // A terminal of no width (a bare pty) sends ora's line arithmetic into an endless loop.
-    if (!this.stderr.isTTY || !(this.stderr.columns > 0)) return work();
+    if (!this.canAnimate) return work();
     let spinner: { stop(): void } | undefined;
     let done = false;
     const timer = setTimeout(() => {

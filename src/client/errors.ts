@@ -10,6 +10,8 @@ export class ResponseError extends PlantsError {
   readonly status: number;
   readonly body: ErrorBody;
   readonly rawBody: string | undefined;
+  /** How many times the request was sent before this answer. */
+  attempts = 1;
 
   constructor(
     message: string,
@@ -28,6 +30,8 @@ export class AuthRejectedError extends ResponseError {}
 /** The server did not answer: connection refused, DNS, TLS, reset, time-out. Exit 3. */
 export class UnreachableError extends PlantsError {
   readonly url: string;
+  /** How many times the request was sent before giving up. */
+  attempts = 1;
   constructor(message: string, options: { url: string; cause?: unknown; hints?: readonly string[] }) {
     super(message, { exitCode: ExitCode.unreachable, cause: options.cause, hints: options.hints ?? [] });
     this.url = options.url;

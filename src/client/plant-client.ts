@@ -29,62 +29,118 @@ export interface AddedPlant {
   status: number;
   plant: Plant;
   rawBody: string;
+  /** How many times the request was sent (more than 1 after a transient failure). */
+  attempts: number;
 }
+
+/**
+ * When a failed POST is sent again. Only where it cannot have been applied (the connection
+ * was refused; the server answered 429 or 503 with Retry-After), or where a repeat is harmless
+ * because the store refuses a duplicate id with 409 (the connection dropped before any answer):
+ * a 409 after such a retry is reported as possibly the first attempt's doing.
+ */
+export interface RetryPolicy {
+  /** Sends at most this many times in all. Default 1: no retry. */
+  attempts: number;
+  /** Back-off before the second attempt, doubled each time (with jitter). Default 200. */
+  baseDelayMs?: number;
+  /** Longest wait, Retry-After included: a longer Retry-After is not waited for. Default 10 000. */
+  maxDelayMs?: number;
+}
+
+/** Why a request may be sent again, or why not. */
+type Retryable = 'not-applied' | 'maybe-applied' | false;
 
 /** Speaks the plant store interface over undici. Knows nothing of config, flags or terminals. */
 export class PlantClient {
   readonly #options: PlantClientOptions & { timeoutMs: number };
   readonly #plantsUrl: URL;
+  readonly #headers: Record<string, string>;
 
   constructor(options: PlantClientOptions) {
     this.#options = { timeoutMs: 30_000, ...options };
     this.#plantsUrl = new URL(`${formatBaseUrl(options.baseUrl)}/plants`);
+    this.#headers = {
+      'content-type': 'application/json',
+      accept: 'application/json',
+      'user-agent': options.userAgent,
+      ...(options.token === undefined ? {} : { authorization: `Bearer ${options.token}` }),
+    };
   }
 
-  /** POST /plants. Resolves with the Plant; rejects with ResponseError, AuthRejectedError or UnreachableError. */
-  async addPlant(newPlant: NewPlant, options: { signal?: AbortSignal } = {}): Promise<AddedPlant> {
-    const { status, contentType, text } = await this.#send(
-      'POST',
-      this.#plantsUrl,
-      stringifyJsonExact(newPlant),
-      options.signal,
-    );
-    if (status === 200 || status === 201) {
-      const json = tryParseJson(text, contentType);
-      const plant = json.ok ? Plant.safeParse(json.value) : undefined;
-      if (plant?.success) return { status, plant: plant.data, rawBody: text };
-      throw new ResponseError(`the server answered ${status} but ${describeBody(text, contentType, 'a Plant')}`, {
-        status,
-        body: { error: status, message: `response is not a Plant: ${describeBody(text, contentType, 'a Plant')}` },
-      });
+  /**
+   * POST /plants. Resolves with the Plant; rejects with ResponseError, AuthRejectedError or
+   * UnreachableError, whose `attempts` says how often it was sent.
+   */
+  async addPlant(newPlant: NewPlant, options: { retry?: RetryPolicy } = {}): Promise<AddedPlant> {
+    const body = stringifyJsonExact(newPlant);
+    const policy = options.retry ?? { attempts: 1 };
+    let mayHaveBeenApplied = false;
+    for (let attempt = 1; ; attempt++) {
+      let retryable: Retryable = false;
+      let retryAfterMs: number | undefined;
+      try {
+        const answer = await this.#send('POST', this.#plantsUrl, body);
+        if (answer.status === 200 || answer.status === 201) return { ...this.#plant(answer), attempts: attempt };
+        const error = this.#errorFor(answer.status, answer.contentType, answer.text);
+        retryAfterMs = answer.status === 429 || answer.status === 503 ? parseRetryAfter(answer.retryAfter) : undefined;
+        if (retryAfterMs !== undefined) retryable = 'not-applied';
+        if (attempt >= policy.attempts || retryable === false || (retryAfterMs ?? 0) > (policy.maxDelayMs ?? 10_000)) {
+          throw withAttempts(answer.status === 409 && mayHaveBeenApplied ? duplicateAfterRetry(error) : error, attempt);
+        }
+      } catch (error) {
+        if (!(error instanceof SendError)) throw error;
+        retryable = error.retryable;
+        if (attempt >= policy.attempts || retryable === false) throw withAttempts(error.reported, attempt);
+      }
+      if (retryable === 'maybe-applied') mayHaveBeenApplied = true;
+      await sleep(retryAfterMs ?? backoff(attempt, policy));
     }
-    throw this.#errorFor(status, contentType, text);
   }
 
-  async #send(method: string, url: URL, body: string, signal: AbortSignal | undefined) {
-    const deadline = AbortSignal.timeout(this.#options.timeoutMs);
-    const combined = signal === undefined ? deadline : AbortSignal.any([deadline, signal]);
+  #plant(answer: Answer): Omit<AddedPlant, 'attempts'> {
+    const { status, contentType, text } = answer;
+    const json = tryParseJson(text, contentType);
+    const plant = json.ok ? Plant.safeParse(json.value) : undefined;
+    if (plant?.success) return { status, plant: plant.data, rawBody: text };
+    throw new ResponseError(`the server answered ${status} but ${describeBody(text, contentType, 'a Plant')}`, {
+      status,
+      body: { error: status, message: `response is not a Plant: ${describeBody(text, contentType, 'a Plant')}` },
+    });
+  }
+
+  async #send(method: string, url: URL, body: string): Promise<Answer> {
+    // One timer for the whole exchange, headers and body; cheaper than AbortSignal.timeout/any
+    // when thousands of requests are in flight.
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), this.#options.timeoutMs);
+    let answered = false;
     try {
       const response = await this.#options.dispatcher.request({
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
         method: method as Dispatcher.HttpMethod,
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json',
-          'user-agent': this.#options.userAgent,
-          ...(this.#options.token === undefined ? {} : { authorization: `Bearer ${this.#options.token}` }),
-        },
+        headers: this.#headers,
         body,
-        signal: combined,
+        signal: deadline.signal,
         headersTimeout: this.#options.timeoutMs,
         bodyTimeout: this.#options.timeoutMs,
       });
+      answered = true;
       const text = await readLimited(response.body);
       const contentType = String(response.headers['content-type'] ?? '');
-      return { status: response.statusCode, contentType, text };
+      const retryAfter = response.headers['retry-after'];
+      return {
+        status: response.statusCode,
+        contentType,
+        text,
+        retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined,
+      };
     } catch (error) {
-      throw this.#unreachable(error, deadline.aborted);
+      const reported = this.#unreachable(error, deadline.signal.aborted);
+      throw new SendError(reported, deadline.signal.aborted || answered ? false : retryableFailure(error));
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -206,4 +262,70 @@ function describeNetworkError(error: unknown): string {
     current = current.cause;
   }
   return String(error);
+}
+
+interface Answer {
+  status: number;
+  contentType: string;
+  text: string;
+  retryAfter: string | undefined;
+}
+
+/** A failure to get an answer, with whether sending again is allowed. Internal to the client. */
+class SendError extends Error {
+  constructor(
+    readonly reported: UnreachableError,
+    readonly retryable: Retryable,
+  ) {
+    super(reported.message);
+  }
+}
+
+/** Connection refused: nothing reached the server. Dropped before any answer: it may have been applied. */
+function retryableFailure(error: unknown): Retryable {
+  const code = errorCode(error);
+  if (code === 'ECONNREFUSED') return 'not-applied';
+  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE') return 'maybe-applied';
+  return false;
+}
+
+function errorCode(error: unknown): string | undefined {
+  for (let current = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && code !== 'UND_ERR_REQ_RETRY') return code;
+  }
+  return undefined;
+}
+
+/** Retry-After in milliseconds: delta-seconds or an HTTP date (RFC 9110 §10.2.3); undefined when absent or unreadable. */
+export function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
+  if (value === undefined) return undefined;
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  // An HTTP date names its day and month (`Sun, 06 Nov 1994 08:49:37 GMT`); bare numbers are not dates.
+  if (!/[a-z]/i.test(text)) return undefined;
+  const date = Date.parse(text);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+function backoff(attempt: number, policy: RetryPolicy): number {
+  const base = (policy.baseDelayMs ?? 200) * 2 ** (attempt - 1);
+  return Math.min(policy.maxDelayMs ?? 10_000, base / 2 + Math.random() * (base / 2));
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function withAttempts<T extends ResponseError | UnreachableError>(error: T, attempts: number): T {
+  error.attempts = attempts;
+  return error;
+}
+
+/** A 409 for a POST sent again after the connection dropped: most likely our own first attempt. */
+function duplicateAfterRetry(error: ResponseError): ResponseError {
+  return new ResponseError(
+    `${error.message} (after a retry: the first attempt may have added it before the connection dropped)`,
+    { status: error.status, body: error.body, rawBody: error.rawBody, exitCode: error.exitCode, hints: error.hints },
+  );
 }

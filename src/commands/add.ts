@@ -3,17 +3,19 @@ import { connectionFlags, jsonFlag, PlantsCommand } from '../cli/base-command.js
 import { requestFlags } from '../cli/request-flags.js';
 
 export class Add extends PlantsCommand {
-  static override summary = 'Add a plant to the store.';
+  static override summary = 'Add a plant, or many from a file.';
   static override description =
-    `Builds a NewPlant from --id, --name and --tag, or from a JSON file (--file PATH, or - for stdin) whose fields the flags override, checks it, and sends it to POST {base_url}/plants.
+    `Builds a NewPlant from --id, --name and --tag, or reads --file (a path, or - for stdin), checks it with the same schema the server uses, and sends it to POST {base_url}/plants. The id is a 64-bit integer and is sent digit for digit, up to 9223372036854775807.
 
-The id is a 64-bit integer and is sent digit for digit, up to 9223372036854775807.`;
+--file holds one NewPlant object (the flags override its fields), a JSON array of them, or NDJSON (one per line), recognised from the content and streamed, however large. For many records, stdout gets one NDJSON line per record, in input order: {"line":N,"sent":true,"status":200,"plant":{...}}, or the Error (and, for a record never sent, the fields at fault). --name and --tag then apply to every record. Exit 0 when every record was added, 1 when some were not, 2 when the input cannot be read; Ctrl-C stops reading, lets requests in flight finish and exits 130.`;
   static override aliases = ['plant:add'];
   static override examples = [
     '<%= config.bin %> add --id 1 --name Fern --tag herb',
     '<%= config.bin %> plant add --id 9223372036854775807 --name Oak',
     '<%= config.bin %> add --file plant.json --tag shade',
     `echo '{"id": 2, "name": "Ivy"}' | <%= config.bin %> add --file - --json`,
+    '<%= config.bin %> add --file plants.ndjson --concurrency 32 > results.ndjson',
+    `jq -c '.[]' plants.json | <%= config.bin %> add --file - --fail-fast`,
   ];
   static override flags = {
     id: Flags.string({ summary: 'Id of the plant (a 64-bit integer).', helpValue: 'ID' }),
@@ -21,8 +23,21 @@ The id is a 64-bit integer and is sent digit for digit, up to 922337203685477580
     tag: Flags.string({ summary: 'Tag that says what type of plant it is.', helpValue: 'TAG' }),
     file: Flags.string({
       char: 'f',
-      summary: 'Read the NewPlant as JSON from a file, or - for stdin.',
+      summary: 'Read a NewPlant, a JSON array of them, or NDJSON from a file, or - for stdin.',
       helpValue: 'PATH',
+    }),
+    concurrency: Flags.integer({
+      summary: 'With many records: most requests in flight at once.',
+      default: 16,
+      min: 1,
+      max: 256,
+    }),
+    'fail-fast': Flags.boolean({ summary: 'With many records: stop at the first one not added.', default: false }),
+    retries: Flags.integer({
+      summary: 'Send again after a dropped connection, or a 429/503 with Retry-After, this many times.',
+      default: 3,
+      min: 0,
+      max: 10,
     }),
     ...connectionFlags,
     ...requestFlags,
@@ -31,19 +46,37 @@ The id is a 64-bit integer and is sent digit for digit, up to 922337203685477580
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Add);
-    const { readNewPlant } = await import('../cli/plant-input.js');
-    const newPlant = await readNewPlant(flags, process.stdin);
-    const client = await this.factory.plantClient({
-      flagBaseUrl: flags['base-url'],
-      insecure: flags.insecure,
-      timeoutSeconds: flags.timeout,
-    });
-    const added = await this.output.withSpinner(`Adding plant ${newPlant.id}`, () => client.addPlant(newPlant));
+    const { readPlantInput } = await import('../cli/plant-input.js');
+    const input = await readPlantInput(flags, process.stdin);
+    const retry = { attempts: flags.retries + 1 };
+    const clientFor = (connections: number) =>
+      this.factory.plantClient({
+        flagBaseUrl: flags['base-url'],
+        insecure: flags.insecure,
+        timeoutSeconds: flags.timeout,
+        connections,
+      });
+    if (input.kind === 'bulk') {
+      const bulk = await import('../cli/bulk-session.js');
+      bulk.tuneMemoryForStreaming();
+      process.exitCode = await bulk.addPlantsInBulk({
+        ...input,
+        client: await clientFor(flags.concurrency),
+        output: this.output,
+        retry,
+        concurrency: flags.concurrency,
+        failFast: flags['fail-fast'],
+      });
+      return;
+    }
+    const client = await clientFor(1);
+    const plant = input.plant;
+    const added = await this.output.withSpinner(`Adding plant ${plant.id}`, () => client.addPlant(plant, { retry }));
     if (flags.json) {
       this.output.data(added.rawBody.trim());
       return;
     }
     const { renderAddedPlant } = await import('../cli/render-plant.js');
-    this.output.data(renderAddedPlant(added.plant, newPlant.id, this.output.color));
+    this.output.data(renderAddedPlant(added.plant, plant.id, this.output.color));
   }
 }

@@ -61,7 +61,14 @@ export function describeIssues(error: z.ZodError): string {
     .join('; ');
 }
 
-export class InvalidPlantError extends InvalidInputError {}
+/** A NewPlant that breaks the schema; `fields` names the fields at fault (empty: the whole value). */
+export class InvalidPlantError extends InvalidInputError {
+  readonly fields: readonly string[];
+  constructor(message: string, options: { fields?: readonly string[]; cause?: unknown } = {}) {
+    super(message, { cause: options.cause });
+    this.fields = options.fields ?? [];
+  }
+}
 
 /** Validates a NewPlant from parsed JSON (exact) or built from flags; throws InvalidPlantError. */
 export function toNewPlant(value: unknown): NewPlant {
@@ -69,7 +76,10 @@ export function toNewPlant(value: unknown): NewPlant {
     throw new InvalidPlantError('a NewPlant must be a JSON object with id, name and optional tag');
   }
   const result = NewPlant.safeParse(value);
-  if (!result.success) throw new InvalidPlantError(`invalid plant: ${describeIssues(result.error)}`);
+  if (!result.success) {
+    const fields = [...new Set(result.error.issues.map((issue) => issue.path.map(String).join('.')))];
+    throw new InvalidPlantError(`invalid plant: ${describeIssues(result.error)}`, { fields });
+  }
   return result.data;
 }
 
@@ -87,6 +97,8 @@ export function parseNewPlantJson(text: string): NewPlant {
 /** Reads an id typed by a user (a flag, a URL path segment). */
 export function parsePlantIdText(text: string): bigint {
   const id = toInt64(text, { fromText: true });
-  if (id === undefined) throw new InvalidPlantError(`invalid id: ${INT64_RANGE_MESSAGE} (got ${JSON.stringify(text)})`);
+  if (id === undefined) {
+    throw new InvalidPlantError(`invalid id: ${INT64_RANGE_MESSAGE} (got ${JSON.stringify(text)})`, { fields: ['id'] });
+  }
   return id;
 }

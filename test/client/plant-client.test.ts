@@ -2,7 +2,7 @@ import { createServer as createNetServer, type Server as NetServer } from 'node:
 import { Agent } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AuthRejectedError, ResponseError, UnreachableError } from '../../src/client/errors.js';
-import { PlantClient } from '../../src/client/plant-client.js';
+import { PlantClient, parseRetryAfter } from '../../src/client/plant-client.js';
 import type { NewPlant } from '../../src/schema/plant.js';
 import { type FixtureServer, reply, startFixtureServer } from '../helpers/fixture-server.js';
 
@@ -124,6 +124,69 @@ describe('PlantClient.addPlant', () => {
     expect(error.message).toBe(`cannot reach ${url}: connection refused`);
   });
 
+  describe('retries', () => {
+    const retry = { attempts: 3, baseDelayMs: 1, maxDelayMs: 2000 };
+
+    it('sends again after the connection drops before any answer, and says so on a 409', async () => {
+      let calls = 0;
+      server.respond((request, response) => {
+        calls++;
+        if (calls === 1) {
+          response.socket?.destroy();
+          return;
+        }
+        reply(409, '{"error":409,"message":"a plant with id 1 already exists"}')(request, response);
+      });
+      const error = (await failure(clientFor(server.url).addPlant(fern, { retry }))) as ResponseError;
+      expect(calls).toBe(2);
+      expect(error.status).toBe(409);
+      expect(error.attempts).toBe(2);
+      expect(error.message).toContain('after a retry: the first attempt may have added it');
+    });
+
+    it('waits out a 429 or 503 with Retry-After, then succeeds', async () => {
+      let calls = 0;
+      server.respond((request, response) => {
+        calls++;
+        if (calls <= 2) {
+          response.writeHead(calls === 1 ? 429 : 503, { 'retry-after': '0', 'content-type': 'application/json' });
+          response.end('{"error":503,"message":"busy"}');
+          return;
+        }
+        reply(200, '{"name":"Fern"}')(request, response);
+      });
+      const added = await clientFor(server.url).addPlant(fern, { retry });
+      expect(added.attempts).toBe(3);
+      expect(calls).toBe(3);
+    });
+
+    it('does not retry a 503 without Retry-After, a Retry-After beyond the limit, or without a policy', async () => {
+      server.respond((_request, response) => {
+        response.writeHead(503, { 'content-type': 'application/json' });
+        response.end('{"error":503,"message":"down"}');
+      });
+      expect(((await failure(clientFor(server.url).addPlant(fern, { retry }))) as ResponseError).attempts).toBe(1);
+      server.respond((_request, response) => {
+        response.writeHead(503, { 'retry-after': '3600', 'content-type': 'application/json' });
+        response.end('{"error":503,"message":"down"}');
+      });
+      expect(((await failure(clientFor(server.url).addPlant(fern, { retry }))) as ResponseError).attempts).toBe(1);
+      server.requests.length = 0;
+      server.respond((_request, response) => response.socket?.destroy());
+      const error = (await failure(clientFor(server.url).addPlant(fern))) as UnreachableError;
+      expect(error).toBeInstanceOf(UnreachableError);
+      expect(server.requests).toHaveLength(1);
+    });
+
+    it('gives up after the last attempt with exit 3 and the count', async () => {
+      server.respond((_request, response) => response.socket?.destroy());
+      const error = (await failure(clientFor(server.url).addPlant(fern, { retry }))) as UnreachableError;
+      expect(error).toBeInstanceOf(UnreachableError);
+      expect(error.attempts).toBe(3);
+      expect(server.requests).toHaveLength(3);
+    });
+  });
+
   describe('servers that misbehave at the socket level', () => {
     let raw: NetServer;
     let rawUrl: string;
@@ -160,5 +223,17 @@ describe('PlantClient.addPlant', () => {
       expect(error.exitCode).toBe(3);
       expect(error.message).toContain(`cannot reach ${rawUrl}`);
     });
+  });
+});
+
+describe('parseRetryAfter', () => {
+  it('reads seconds and HTTP dates, and nothing else', () => {
+    const now = Date.parse('2026-11-22T10:00:00Z');
+    expect(parseRetryAfter('5', now)).toBe(5000);
+    expect(parseRetryAfter('Sun, 22 Nov 2026 10:00:30 GMT', now)).toBe(30_000);
+    expect(parseRetryAfter('Sun, 22 Nov 2026 09:00:00 GMT', now)).toBe(0);
+    expect(parseRetryAfter(undefined, now)).toBeUndefined();
+    expect(parseRetryAfter('soon', now)).toBeUndefined();
+    expect(parseRetryAfter('-1', now)).toBeUndefined();
   });
 });

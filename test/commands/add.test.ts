@@ -99,7 +99,7 @@ describe('plants add', () => {
       ['{"id":9223372036854775808,"name":"x"}', 'id: must be a whole number'],
       ['{"id":1}', 'name: is required'],
       ['{"id":1,"name":', 'stdin is not valid JSON'],
-      ['[1,2]', 'must hold one JSON object'],
+      ['"just a string"', 'must hold a JSON object, an array of them, or NDJSON'],
     ])('refuses %s: exit 2, named, nothing sent', async (text, message) => {
       const result = await runCli(['add', '--file', '-'], { env, input: text });
       expect(result.code).toBe(2);

@@ -34,7 +34,14 @@ export function runCliInTty(args: readonly string[], env: Record<string, string>
   };
   child.stdout.on('data', onData);
   child.stderr.on('data', onData);
-  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  // A CLI that hangs must not outlive its test (nor keep burning a core after it).
+  const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+  const exited = new Promise<number | null>((resolve) =>
+    child.on('close', (code) => {
+      clearTimeout(killer);
+      resolve(code);
+    }),
+  );
   return {
     get screen() {
       return screen;

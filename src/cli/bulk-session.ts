@@ -1,0 +1,79 @@
+import v8 from 'node:v8';
+import { bulkExitCode, type RecordOutcome, runBulkAdd } from '../bulk/bulk-add.js';
+import type { InputRecord } from '../bulk/json-records.js';
+import type { PlantClient, RetryPolicy } from '../client/plant-client.js';
+import type { ExitCode } from '../errors.js';
+import type { NewPlant } from '../schema/plant.js';
+import type { Output } from './output.js';
+import { outcomeLine, progressText, renderBulkSummary } from './render-bulk.js';
+
+/**
+ * Trades a little speed for a small, flat footprint on long inputs (measured on 160,000
+ * records: peak RSS 177 MB → 118 MB). V8 otherwise grows the heap with the allocation rate,
+ * and TurboFan-compiling undici's llhttp WASM parser alone costs ~35 MB; the baseline
+ * compiler parses a few hundred bytes of answer just as well. Call before the first request.
+ */
+export function tuneMemoryForStreaming(): void {
+  for (const flag of ['--optimize-for-size', '--liftoff-only']) {
+    try {
+      v8.setFlagsFromString(flag);
+    } catch {
+      // An engine without the flag just keeps its defaults.
+    }
+  }
+}
+
+export interface BulkSessionOptions {
+  records: AsyncIterable<InputRecord>;
+  toPlant: (value: unknown) => NewPlant;
+  client: PlantClient;
+  output: Output;
+  concurrency: number;
+  failFast: boolean;
+  retry: RetryPolicy;
+}
+
+/**
+ * A bulk add as the user sees it: NDJSON results on stdout, a progress line and a summary on
+ * stderr, and Ctrl-C to stop reading (requests in flight still finish and are reported; a
+ * second Ctrl-C ends at once). Resolves with the exit code.
+ */
+export async function addPlantsInBulk(options: BulkSessionOptions): Promise<ExitCode> {
+  const { output } = options;
+  const interrupt = new AbortController();
+  const onSigint = () => {
+    interrupt.abort();
+    process.once('SIGINT', () => process.exit(130));
+  };
+  process.once('SIGINT', onSigint);
+  const progress = output.progress(progressText(0, 0));
+  const started = performance.now();
+  let done = 0;
+  let lastUpdate = 0;
+  try {
+    const summary = await runBulkAdd({
+      records: options.records,
+      toPlant: options.toPlant,
+      send: (plant) => options.client.addPlant(plant, { retry: options.retry }),
+      concurrency: options.concurrency,
+      failFast: options.failFast,
+      signal: interrupt.signal,
+      onOutcome: (outcome: RecordOutcome) => {
+        progress.data(outcomeLine(outcome));
+        done++;
+        const now = performance.now();
+        if (now - lastUpdate > 100) {
+          lastUpdate = now;
+          progress.update(progressText(done, now - started));
+        }
+      },
+    });
+    progress.stop();
+    const exitCode = bulkExitCode(summary);
+    if (output.canAnimate || exitCode !== 0) output.info(renderBulkSummary(summary, output.errorColor));
+    return exitCode;
+  } finally {
+    progress.stop();
+    process.removeListener('SIGINT', onSigint);
+  }
+}

@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest';
+import { type InputRecord, JsonRecordReader } from '../../src/bulk/json-records.js';
+
+async function* chunksOf(text: string, size: number): AsyncGenerator<string> {
+  for (let index = 0; index < text.length; index += size) yield text.slice(index, index + size);
+}
+
+async function read(text: string, size = 7): Promise<{ shape: string | undefined; records: InputRecord[] }> {
+  const reader = new JsonRecordReader(chunksOf(text, size));
+  const records: InputRecord[] = [];
+  for await (const record of reader.records()) records.push(record);
+  return { shape: reader.shape, records };
+}
+
+const values = (records: InputRecord[]) => records.map((record) => ('value' in record ? record.value : record.error));
+const lines = (records: InputRecord[]) => records.map((record) => record.line);
+
+describe('JsonRecordReader', () => {
+  it.each([1, 3, 7, 1000])('reads one pretty-printed object as one document (chunks of %i)', async (size) => {
+    const { shape, records } = await read('\n\n{\n  "id": 9223372036854775807,\n  "name": "Fern"\n}\n', size);
+    expect(shape).toBe('document');
+    expect(records).toEqual([{ line: 3, value: { id: 9223372036854775807n, name: 'Fern' } }]);
+  });
+
+  it.each([1, 5, 1000])(
+    'reads NDJSON line by line with line numbers, skipping blank lines (chunks of %i)',
+    async (size) => {
+      const { shape, records } = await read(
+        '{"id":1,"name":"a"}\r\n\n{"id":2,"name":"b"}\n   \n{"id":3,"name":"c"}',
+        size,
+      );
+      expect(shape).toBe('lines');
+      expect(lines(records)).toEqual([1, 3, 5]);
+      expect(values(records)).toEqual([
+        { id: 1, name: 'a' },
+        { id: 2, name: 'b' },
+        { id: 3, name: 'c' },
+      ]);
+    },
+  );
+
+  it('reports a broken NDJSON line and goes on with the next, even when it is the first', async () => {
+    const { shape, records } = await read('{"id":1,"name":\n{"id":2,"name":"b"}\nnot json\n{"id":4,"name":"d"}\n');
+    expect(shape).toBe('lines');
+    expect(lines(records)).toEqual([1, 2, 3, 4]);
+    expect('error' in (records[0] as InputRecord)).toBe(true);
+    expect(values(records)[1]).toEqual({ id: 2, name: 'b' });
+    expect('error' in (records[2] as InputRecord)).toBe(true);
+    expect(values(records)[3]).toEqual({ id: 4, name: 'd' });
+  });
+
+  it.each([1, 4, 1000])(
+    'streams the elements of a JSON array, multi-line ones included (chunks of %i)',
+    async (size) => {
+      const text = '[\n  {"id": 1, "name": "a, [b]"},\n  {\n    "id": 2,\n    "name": "c\\"}"\n  },\n  3\n]\n';
+      const { shape, records } = await read(text, size);
+      expect(shape).toBe('array');
+      expect(lines(records)).toEqual([2, 3, 7]);
+      expect(values(records)).toEqual([{ id: 1, name: 'a, [b]' }, { id: 2, name: 'c"}' }, 3]);
+    },
+  );
+
+  it('reports a bad element of an array and goes on', async () => {
+    const { records } = await read('[{"id":1,"name":"a"},{"id":,},,{"id":3,"name":"c"}]');
+    expect(values(records)[0]).toEqual({ id: 1, name: 'a' });
+    expect((records[1] as { error: string }).error).toMatch(/^not valid JSON/);
+    expect((records[2] as { error: string }).error).toBe('an empty element in the JSON array');
+    expect(values(records)[3]).toEqual({ id: 3, name: 'c' });
+  });
+
+  it('reports an array that never closes, and content after one that does', async () => {
+    const open = await read('[{"id":1,"name":"a"},\n{"id":2');
+    expect(values(open.records)[0]).toEqual({ id: 1, name: 'a' });
+    expect((open.records[1] as { error: string }).error).toContain('missing "]"');
+    const trailing = await read('[{"id":1,"name":"a"}]\n{"id":2}');
+    expect(trailing.records).toHaveLength(2);
+    expect((trailing.records[1] as { error: string }).error).toContain('after the end of the JSON array');
+  });
+
+  it('yields nothing for empty or blank input, and an error for a broken document', async () => {
+    expect((await read('')).records).toEqual([]);
+    expect((await read(' \n\t\n')).records).toEqual([]);
+    const broken = await read('{\n  "id": 1,\n  "name": \n');
+    expect(broken.shape).toBe('document');
+    expect((broken.records[0] as { error: string }).error).toMatch(/^not valid JSON/);
+  });
+
+  it('streams a long array element by element', async () => {
+    const count = 20_000;
+    async function* big(): AsyncGenerator<string> {
+      yield '[';
+      for (let index = 0; index < count; index++) yield `${index === 0 ? '' : ','}{"id":${index},"name":"p${index}"}`;
+      yield ']';
+    }
+    const reader = new JsonRecordReader(big());
+    let seen = 0;
+    for await (const record of reader.records()) {
+      expect(record).toEqual({ line: 1, value: { id: seen, name: `p${seen}` } });
+      seen++;
+    }
+    expect(seen).toBe(count);
+  });
+});
