@@ -1,10 +1,13 @@
 #!/usr/bin/env node
-import { execute } from '@oclif/core';
-
 // A reader that goes away (`plants status | head -1`) is not an error worth a stack trace.
 process.stdout.on('error', (error) => {
   if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
   throw error;
 });
 
-await execute({ dir: import.meta.url });
+const argv = process.argv.slice(2);
+const { runFastPath } = await import(new URL('../dist/fast/fast-path.js', import.meta.url).href);
+if (!(await runFastPath(argv, new URL('../package.json', import.meta.url)))) {
+  const { execute } = await import('@oclif/core');
+  await execute({ dir: import.meta.url });
+}

@@ -1,8 +1,9 @@
 import { Command, Errors, Flags } from '@oclif/core';
-import { ExitCode, InvalidInputError, PlantsError } from '../errors.js';
+import { InvalidInputError, PlantsError } from '../errors.js';
 import { readEnv } from './env.js';
 import { Factory } from './factory.js';
-import { errorDocument, Output } from './output.js';
+import { Output } from './output.js';
+import { reportError } from './report-error.js';
 
 /** Flags every command that talks to a store shares. */
 export const connectionFlags = {
@@ -41,17 +42,13 @@ export abstract class PlantsCommand extends Command {
   protected override async catch(error: Error & { exitCode?: number }): Promise<void> {
     if (error instanceof Errors.ExitError) throw error;
     const output = this.output ?? new Output({ stdout: process.stdout, stderr: process.stderr }, { noColor: true });
-    const known =
-      error instanceof PlantsError
-        ? error
-        : error instanceof Errors.CLIError
-          ? new InvalidInputError(usageMessage(error.message), {
-              hints: [`See \`plants ${this.id?.replaceAll(':', ' ') ?? ''} --help\`.`],
-            })
-          : undefined;
-    if (this.wantsJson()) output.data(errorDocument(known ?? error));
-    output.error(known ?? new PlantsError(`unexpected error: ${error.message}`, { exitCode: ExitCode.serverError }));
-    process.exitCode = known?.exitCode ?? ExitCode.serverError;
+    const usage =
+      error instanceof Errors.CLIError && !(error instanceof PlantsError)
+        ? new InvalidInputError(usageMessage(error.message), {
+            hints: [`See \`plants ${this.id?.replaceAll(':', ' ') ?? ''} --help\`.`],
+          })
+        : undefined;
+    process.exitCode = reportError(usage ?? error, output, { json: this.wantsJson() });
   }
 
   protected override async finally(error: Error | undefined): Promise<void> {

@@ -9,17 +9,14 @@ import { outcomeLine, progressText, renderBulkSummary } from './render-bulk.js';
 
 /**
  * Trades a little speed for a small, flat footprint on long inputs (measured on 160,000
- * records: peak RSS 177 MB → 118 MB). V8 otherwise grows the heap with the allocation rate,
- * and TurboFan-compiling undici's llhttp WASM parser alone costs ~35 MB; the baseline
- * compiler parses a few hundred bytes of answer just as well. Call before the first request.
+ * records: peak RSS 177 MB → 118 MB, with the baseline WASM compiler the agent asks for):
+ * V8 otherwise grows the heap with the allocation rate.
  */
 export function tuneMemoryForStreaming(): void {
-  for (const flag of ['--optimize-for-size', '--liftoff-only']) {
-    try {
-      v8.setFlagsFromString(flag);
-    } catch {
-      // An engine without the flag just keeps its defaults.
-    }
+  try {
+    v8.setFlagsFromString('--optimize-for-size');
+  } catch {
+    // An engine without the flag just keeps its defaults.
   }
 }
 

@@ -57,7 +57,7 @@ export class Factory {
   async config(): Promise<ConfigStore> {
     if (this.#config === undefined) {
       const { ConfigStore } = await import('../config/config-store.js');
-      this.#config = new ConfigStore({ dir: await this.configDir() });
+      this.#config = ConfigStore.open({ dir: await this.configDir() });
     }
     return this.#config;
   }
@@ -76,8 +76,8 @@ export class Factory {
    */
   async dispatcher(connections = 1): Promise<Dispatcher> {
     if (this.#dispatcher === undefined) {
-      const { EnvHttpProxyAgent } = await import('undici');
-      this.#dispatcher = new EnvHttpProxyAgent({
+      const { createProxyAgent } = await import('../client/undici-agent.js');
+      this.#dispatcher = createProxyAgent({
         connections,
         httpProxy: this.env.httpProxy ?? '',
         httpsProxy: this.env.httpsProxy ?? this.env.httpProxy ?? '',

@@ -1,14 +1,15 @@
 import { Errors, Flags } from '@oclif/core';
+import { DEFAULT_TIMEOUT_SECONDS, parseTimeoutSeconds } from './defaults.js';
 
 /** Flags of commands that send requests. */
 export const requestFlags = {
   timeout: Flags.custom<number>({
     summary: 'Give up on a request after this many seconds.',
     helpValue: 'SECONDS',
-    default: 30,
+    default: DEFAULT_TIMEOUT_SECONDS,
     parse: async (input) => {
-      const seconds = Number(input);
-      if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 86_400) {
+      const seconds = parseTimeoutSeconds(input);
+      if (seconds === undefined) {
         throw new Errors.CLIError(`--timeout must be a number of seconds above 0 (got ${JSON.stringify(input)})`);
       }
       return seconds;

@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
 import { connectionFlags, jsonFlag, PlantsCommand } from '../cli/base-command.js';
+import { DEFAULT_CONCURRENCY, DEFAULT_RETRIES, MAX_RETRIES } from '../cli/defaults.js';
 import { requestFlags } from '../cli/request-flags.js';
 
 export class Add extends PlantsCommand {
@@ -28,16 +29,16 @@ export class Add extends PlantsCommand {
     }),
     concurrency: Flags.integer({
       summary: 'With many records: most requests in flight at once.',
-      default: 16,
+      default: DEFAULT_CONCURRENCY,
       min: 1,
       max: 256,
     }),
     'fail-fast': Flags.boolean({ summary: 'With many records: stop at the first one not added.', default: false }),
     retries: Flags.integer({
       summary: 'Send again after a dropped connection, or a 429/503 with Retry-After, this many times.',
-      default: 3,
+      default: DEFAULT_RETRIES,
       min: 0,
-      max: 10,
+      max: MAX_RETRIES,
     }),
     ...connectionFlags,
     ...requestFlags,
@@ -48,35 +49,37 @@ export class Add extends PlantsCommand {
     const { flags } = await this.parse(Add);
     const { readPlantInput } = await import('../cli/plant-input.js');
     const input = await readPlantInput(flags, process.stdin);
-    const retry = { attempts: flags.retries + 1 };
-    const clientFor = (connections: number) =>
-      this.factory.plantClient({
-        flagBaseUrl: flags['base-url'],
-        insecure: flags.insecure,
-        timeoutSeconds: flags.timeout,
-        connections,
-      });
-    if (input.kind === 'bulk') {
-      const bulk = await import('../cli/bulk-session.js');
-      bulk.tuneMemoryForStreaming();
-      process.exitCode = await bulk.addPlantsInBulk({
-        ...input,
-        client: await clientFor(flags.concurrency),
-        output: this.output,
-        retry,
-        concurrency: flags.concurrency,
-        failFast: flags['fail-fast'],
-      });
+    if (input.kind === 'single') {
+      const { addSinglePlant } = await import('../cli/add-single.js');
+      await addSinglePlant(
+        input.plant,
+        {
+          json: flags.json,
+          baseUrl: flags['base-url'],
+          insecure: flags.insecure,
+          timeoutSeconds: flags.timeout,
+          retries: flags.retries,
+        },
+        this.factory,
+        this.output,
+      );
       return;
     }
-    const client = await clientFor(1);
-    const plant = input.plant;
-    const added = await this.output.withSpinner(`Adding plant ${plant.id}`, () => client.addPlant(plant, { retry }));
-    if (flags.json) {
-      this.output.data(added.rawBody.trim());
-      return;
-    }
-    const { renderAddedPlant } = await import('../cli/render-plant.js');
-    this.output.data(renderAddedPlant(added.plant, plant.id, this.output.color));
+    const bulk = await import('../cli/bulk-session.js');
+    bulk.tuneMemoryForStreaming();
+    const client = await this.factory.plantClient({
+      flagBaseUrl: flags['base-url'],
+      insecure: flags.insecure,
+      timeoutSeconds: flags.timeout,
+      connections: flags.concurrency,
+    });
+    process.exitCode = await bulk.addPlantsInBulk({
+      ...input,
+      client,
+      output: this.output,
+      retry: { attempts: flags.retries + 1 },
+      concurrency: flags.concurrency,
+      failFast: flags['fail-fast'],
+    });
   }
 }

@@ -34,7 +34,11 @@ Give the token with --with-token on stdin to keep it out of shell history and th
     const { login } = await import('../config/session.js');
     const config = await this.factory.config();
     const baseUrl = await this.factory.baseUrl(flags['base-url']);
-    const result = login(config, { token, baseUrl: baseUrl.value, explicitBaseUrl: flags['base-url'] !== undefined });
+    const result = await login(config, {
+      token,
+      baseUrl: baseUrl.value,
+      explicitBaseUrl: flags['base-url'] !== undefined,
+    });
     const c = this.output.errorColor;
     this.output.info(
       `${c.green('✓')} Logged in to ${result.origin}${result.madeDefault ? ` (now the default: ${result.baseUrl})` : ''}`,

@@ -15,7 +15,7 @@ export class Logout extends PlantsCommand {
     const { logout } = await import('../config/session.js');
     const config = await this.factory.config();
     const baseUrl = await this.factory.baseUrl(flags['base-url']);
-    const result = logout(config, baseUrl.value);
+    const result = await logout(config, baseUrl.value);
     const c = this.output.errorColor;
     this.output.info(
       result.removed ? `${c.green('✓')} Logged out of ${result.origin}` : `No token was stored for ${result.origin}`,

@@ -1,6 +1,6 @@
-import { chmodSync, mkdirSync, statSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import Conf from 'conf';
+import type Conf from 'conf';
 import { InvalidInputError } from '../errors.js';
 
 /** What is kept in config.json. Tokens are keyed by origin (`https://host:port`), like gh keys them by host. */
@@ -20,57 +20,38 @@ export interface ConfigStoreOptions {
 export class ConfigFileError extends InvalidInputError {}
 
 /**
- * The user's plants config over `conf`: atomic writes, file 0600, folder 0700.
- * A folder that already exists with looser modes is tightened to 0700, since it holds tokens.
+ * The user's plants config. Writes go through `conf` (atomic, file 0600) into a folder made
+ * 0700; a folder that already exists with looser modes is tightened, since it holds tokens.
+ * Reads are a plain JSON read of the same file, so that `plants add` does not pay for
+ * loading conf (and its JSON-schema validator) just to look up a token.
  */
 export class ConfigStore {
   readonly path: string;
-  readonly #conf: Conf<ConfigData>;
+  readonly #dir: string;
+  #data: ConfigData;
+  #conf: Conf<ConfigData> | undefined;
 
-  constructor(options: ConfigStoreOptions) {
-    ensurePrivateDir(options.dir);
-    try {
-      this.#conf = new Conf<ConfigData>({
-        cwd: options.dir,
-        configName: 'config',
-        projectName: 'plants',
-        configFileMode: 0o600,
-        accessPropertiesByDotNotation: false,
-      });
-    } catch (error) {
-      throw new ConfigFileError(
-        `the config file ${path.join(options.dir, 'config.json')} cannot be read: ${(error as Error).message}`,
-        { cause: error, hints: ['Fix it by hand, or delete it and run `plants login` again.'] },
-      );
-    }
-    this.path = this.#conf.path;
+  private constructor(dir: string, file: string, data: ConfigData) {
+    this.#dir = dir;
+    this.path = file;
+    this.#data = data;
+  }
+
+  /** Opens the config in `dir` (nothing is created until something is stored). */
+  static open(options: ConfigStoreOptions): ConfigStore {
+    const file = path.join(options.dir, 'config.json');
+    return new ConfigStore(options.dir, file, readConfigFile(file));
   }
 
   get defaultBaseUrl(): string | undefined {
-    const value = this.#conf.get('defaultBaseUrl');
+    const value = this.#data.defaultBaseUrl;
     return typeof value === 'string' ? value : undefined;
   }
 
-  set defaultBaseUrl(value: string) {
-    this.#conf.set('defaultBaseUrl', value);
-  }
-
   tokenFor(origin: string): string | undefined {
-    const token = this.#tokens()[origin];
-    return typeof token === 'string' ? token : undefined;
-  }
-
-  setToken(origin: string, token: string): void {
-    this.#conf.set('tokens', { ...this.#tokens(), [origin]: token });
-  }
-
-  /** Forgets the token of an origin; false when there was none. */
-  deleteToken(origin: string): boolean {
     const tokens = this.#tokens();
-    if (!(origin in tokens)) return false;
-    const { [origin]: _removed, ...rest } = tokens;
-    this.#conf.set('tokens', rest);
-    return true;
+    const token = Object.hasOwn(tokens, origin) ? tokens[origin] : undefined;
+    return typeof token === 'string' ? token : undefined;
   }
 
   /** Origins that have a token stored, sorted. */
@@ -78,10 +59,74 @@ export class ConfigStore {
     return Object.keys(this.#tokens()).sort();
   }
 
+  async setDefaultBaseUrl(value: string): Promise<void> {
+    await this.#write('defaultBaseUrl', value);
+  }
+
+  async setToken(origin: string, token: string): Promise<void> {
+    await this.#write('tokens', { ...this.#tokens(), [origin]: token });
+  }
+
+  /** Forgets the token of an origin; false when there was none. */
+  async deleteToken(origin: string): Promise<boolean> {
+    const tokens = this.#tokens();
+    if (!Object.hasOwn(tokens, origin)) return false;
+    const { [origin]: _removed, ...rest } = tokens;
+    await this.#write('tokens', rest);
+    return true;
+  }
+
   #tokens(): Record<string, string> {
-    const tokens = this.#conf.get('tokens');
+    const tokens = this.#data.tokens;
     return typeof tokens === 'object' && tokens !== null ? tokens : {};
   }
+
+  async #write<K extends keyof ConfigData>(key: K, value: NonNullable<ConfigData[K]>): Promise<void> {
+    if (this.#conf === undefined) {
+      ensurePrivateDir(this.#dir);
+      const { default: ConfConstructor } = await import('conf');
+      try {
+        this.#conf = new ConfConstructor<ConfigData>({
+          cwd: this.#dir,
+          configName: 'config',
+          projectName: 'plants',
+          configFileMode: 0o600,
+          accessPropertiesByDotNotation: false,
+        });
+      } catch (error) {
+        throw unreadable(this.path, error);
+      }
+    }
+    this.#conf.set(key, value);
+    this.#data = { ...this.#data, [key]: value };
+  }
+}
+
+function readConfigFile(file: string): ConfigData {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    throw unreadable(file, error);
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    throw unreadable(file, error);
+  }
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) {
+    throw unreadable(file, new Error('it does not hold a JSON object'));
+  }
+  return data as ConfigData;
+}
+
+function unreadable(file: string, cause: unknown): ConfigFileError {
+  return new ConfigFileError(`the config file ${file} cannot be read: ${(cause as Error).message}`, {
+    cause,
+    hints: ['Fix it by hand, or delete it and run `plants login` again.'],
+  });
 }
 
 function ensurePrivateDir(dir: string): void {

@@ -12,23 +12,23 @@ export interface LoginResult {
 }
 
 /** Stores a token for the origin of `baseUrl`; with an explicit base URL, also makes it the default. */
-export function login(
+export async function login(
   config: ConfigStore,
   options: { token: string; baseUrl: URL; explicitBaseUrl: boolean },
-): LoginResult {
+): Promise<LoginResult> {
   const token = options.token;
   if (!isBearerToken(token)) throw new InvalidInputError(`token refused: ${describeBadToken(token)}`);
   const origin = options.baseUrl.origin;
-  config.setToken(origin, token);
+  await config.setToken(origin, token);
   const baseUrl = formatBaseUrl(options.baseUrl);
-  if (options.explicitBaseUrl) config.defaultBaseUrl = baseUrl;
+  if (options.explicitBaseUrl) await config.setDefaultBaseUrl(baseUrl);
   return { origin, baseUrl, madeDefault: options.explicitBaseUrl };
 }
 
 /** Forgets the token of the origin of `baseUrl`; `removed` is false when none was stored. */
-export function logout(config: ConfigStore, baseUrl: URL): { origin: string; removed: boolean } {
+export async function logout(config: ConfigStore, baseUrl: URL): Promise<{ origin: string; removed: boolean }> {
   const origin = baseUrl.origin;
-  return { origin, removed: config.deleteToken(origin) };
+  return { origin, removed: await config.deleteToken(origin) };
 }
 
 /** Shows at most the last 4 characters, and never more than a quarter of the token. */

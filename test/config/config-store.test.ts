@@ -14,56 +14,58 @@ afterEach(() => temp.remove());
 const modeOf = (file: string) => statSync(file).mode & 0o777;
 
 describe('ConfigStore', () => {
-  it('creates its folder 0700 and its file 0600', () => {
+  it('creates its folder 0700 and its file 0600', async () => {
     const dir = path.join(temp.dir, 'nested', 'plants');
-    const store = new ConfigStore({ dir });
-    store.setToken('http://127.0.0.1:4010', 'secret-token');
+    const store = ConfigStore.open({ dir });
+    await store.setToken('http://127.0.0.1:4010', 'secret-token');
     expect(modeOf(dir)).toBe(0o700);
     expect(store.path).toBe(path.join(dir, 'config.json'));
     expect(modeOf(store.path)).toBe(0o600);
   });
 
-  it('tightens an existing folder with looser modes, and rewrites a looser file as 0600', () => {
+  it('tightens an existing folder with looser modes, and rewrites a looser file as 0600', async () => {
     const dir = path.join(temp.dir, 'loose');
     mkdirSync(dir, { mode: 0o755 });
     chmodSync(dir, 0o755);
     writeFileSync(path.join(dir, 'config.json'), '{}', { mode: 0o644 });
     chmodSync(path.join(dir, 'config.json'), 0o644);
-    const store = new ConfigStore({ dir });
+    const store = ConfigStore.open({ dir });
+    await store.setToken('http://127.0.0.1:4010', 'secret-token');
     expect(modeOf(dir)).toBe(0o700);
-    store.setToken('http://127.0.0.1:4010', 'secret-token');
     expect(modeOf(store.path)).toBe(0o600);
   });
 
-  it('keeps tokens per origin, with dots and colons in the key', () => {
-    const store = new ConfigStore({ dir: temp.dir });
-    store.setToken('http://127.0.0.1:4010', 'local');
-    store.setToken('https://plants.example.com', 'remote');
-    const reopened = new ConfigStore({ dir: temp.dir });
+  it('keeps tokens per origin, with dots and colons in the key', async () => {
+    const store = ConfigStore.open({ dir: temp.dir });
+    await store.setToken('http://127.0.0.1:4010', 'local');
+    await store.setToken('https://plants.example.com', 'remote');
+    const reopened = ConfigStore.open({ dir: temp.dir });
     expect(reopened.tokenFor('http://127.0.0.1:4010')).toBe('local');
     expect(reopened.tokenFor('https://plants.example.com')).toBe('remote');
     expect(reopened.tokenFor('http://127.0.0.1:4011')).toBeUndefined();
     expect(reopened.origins()).toEqual(['http://127.0.0.1:4010', 'https://plants.example.com']);
-    expect(reopened.deleteToken('http://127.0.0.1:4010')).toBe(true);
-    expect(reopened.deleteToken('http://127.0.0.1:4010')).toBe(false);
-    expect(new ConfigStore({ dir: temp.dir }).origins()).toEqual(['https://plants.example.com']);
+    expect(await reopened.deleteToken('http://127.0.0.1:4010')).toBe(true);
+    expect(await reopened.deleteToken('http://127.0.0.1:4010')).toBe(false);
+    expect(ConfigStore.open({ dir: temp.dir }).origins()).toEqual(['https://plants.example.com']);
   });
 
-  it('writes atomically: no temporary files left, always valid JSON', () => {
-    const store = new ConfigStore({ dir: temp.dir });
-    for (let i = 0; i < 20; i++) store.setToken(`http://127.0.0.1:${4000 + i}`, `t${i}`);
+  it('writes atomically: no temporary files left, always valid JSON', async () => {
+    const store = ConfigStore.open({ dir: temp.dir });
+    for (let i = 0; i < 20; i++) await store.setToken(`http://127.0.0.1:${4000 + i}`, `t${i}`);
     expect(readdirSync(temp.dir)).toEqual(['config.json']);
     expect(Object.keys(JSON.parse(readFileSync(store.path, 'utf8')).tokens)).toHaveLength(20);
   });
 
-  it('refuses a config file that is not JSON, without overwriting it', () => {
+  it('refuses a config file that is not JSON, without overwriting it', async () => {
     writeFileSync(path.join(temp.dir, 'config.json'), '{not json');
-    expect(() => new ConfigStore({ dir: temp.dir })).toThrow(ConfigFileError);
+    expect(() => ConfigStore.open({ dir: temp.dir })).toThrow(ConfigFileError);
     expect(readFileSync(path.join(temp.dir, 'config.json'), 'utf8')).toBe('{not json');
+    writeFileSync(path.join(temp.dir, 'config.json'), '[1]');
+    expect(() => ConfigStore.open({ dir: temp.dir })).toThrow('it does not hold a JSON object');
   });
 
-  it('does not create the file until something is stored', () => {
-    const store = new ConfigStore({ dir: temp.dir });
+  it('does not create the file until something is stored', async () => {
+    const store = ConfigStore.open({ dir: temp.dir });
     expect(store.defaultBaseUrl).toBeUndefined();
     expect(existsSync(store.path)).toBe(false);
   });
@@ -81,11 +83,11 @@ describe('maskToken', () => {
 });
 
 describe('describeStatus', () => {
-  it('says where each setting comes from: flag, environment, config, default', () => {
-    const store = new ConfigStore({ dir: temp.dir });
+  it('says where each setting comes from: flag, environment, config, default', async () => {
+    const store = ConfigStore.open({ dir: temp.dir });
     expect(describeStatus(store, {}).defaultBaseUrlSource).toBe('default');
-    store.defaultBaseUrl = 'https://plants.example.com';
-    store.setToken('https://plants.example.com', 'stored-token-1234');
+    await store.setDefaultBaseUrl('https://plants.example.com');
+    await store.setToken('https://plants.example.com', 'stored-token-1234');
     const fromConfig = describeStatus(store, {});
     expect(fromConfig).toMatchObject({
       defaultBaseUrl: 'https://plants.example.com',

@@ -20,6 +20,11 @@ export interface RunCliOptions {
   /** Written to stdin, which is then closed. Without it stdin is an empty closed pipe. */
   input?: string;
   timeoutMs?: number;
+  /**
+   * Run through oclif alone, as if bin/run.js had no fast path, so that tests can check that
+   * both ways behave the same.
+   */
+  viaOclif?: boolean;
 }
 
 /** A temporary folder, removed by the returned function. */
@@ -42,7 +47,19 @@ export function runCli(args: readonly string[], options: RunCliOptions = {}): Pr
     if (value !== undefined) env[key] = value;
   }
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [binPath, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const entry = options.viaOclif
+      ? [
+          '--input-type=module',
+          '-e',
+          `import { execute } from '@oclif/core'; await execute({ dir: ${JSON.stringify(binPath)}, args: process.argv.slice(1) });`,
+          '--',
+        ]
+      : [binPath];
+    const child = spawn(process.execPath, [...entry, ...args], {
+      cwd: projectRoot,
+      env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {

@@ -1,0 +1,15 @@
+// The undici files createProxyAgent loads directly (see undici-agent.ts); typed from undici's own types.
+declare module 'undici/lib/api/index.js' {
+  const api: object;
+  export default api;
+}
+declare module 'undici/lib/dispatcher/dispatcher.js' {
+  const Dispatcher: { prototype: object };
+  export default Dispatcher;
+}
+declare module 'undici/lib/dispatcher/env-http-proxy-agent.js' {
+  import type { EnvHttpProxyAgent } from 'undici';
+
+  const EnvHttpProxyAgentClass: typeof EnvHttpProxyAgent;
+  export default EnvHttpProxyAgentClass;
+}
