@@ -42,6 +42,8 @@ export interface BulkAddOptions {
   failFast: boolean;
   /** Called once per record, in input order. */
   onOutcome: (outcome: RecordOutcome) => void;
+  /** Called once the whole input has been read, with the number of records: the total is known. */
+  onInputEnd?: (records: number) => void;
   /** Aborted (SIGINT): stop reading, let requests in flight finish and be reported. */
   signal?: AbortSignal;
   /** How many first failures the summary keeps. Default 5. */
@@ -115,7 +117,10 @@ export async function runBulkAdd(options: BulkAddOptions): Promise<BulkSummary> 
     if (options.signal?.aborted) stop('interrupted');
     if (summary.stopped !== undefined) break;
     const next = await iterator.next();
-    if (next.done === true) break;
+    if (next.done === true) {
+      options.onInputEnd?.(summary.records);
+      break;
+    }
     const record = next.value;
     const current = index++;
     summary.records++;

@@ -46,6 +46,7 @@ export async function addPlantsInBulk(options: BulkSessionOptions): Promise<Exit
   const progress = output.progress(progressText(0, 0));
   const started = performance.now();
   let done = 0;
+  let total: number | undefined;
   let lastUpdate = 0;
   try {
     const summary = await runBulkAdd({
@@ -55,13 +56,16 @@ export async function addPlantsInBulk(options: BulkSessionOptions): Promise<Exit
       concurrency: options.concurrency,
       failFast: options.failFast,
       signal: interrupt.signal,
+      onInputEnd: (records) => {
+        total = records;
+      },
       onOutcome: (outcome: RecordOutcome) => {
         progress.data(outcomeLine(outcome));
         done++;
         const now = performance.now();
         if (now - lastUpdate > 100) {
           lastUpdate = now;
-          progress.update(progressText(done, now - started));
+          progress.update(progressText(done, now - started, total));
         }
       },
     });

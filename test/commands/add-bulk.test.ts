@@ -1,8 +1,7 @@
-import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { binPath, makeTempDir, runCli } from '../helpers/cli.js';
+import { makeTempDir, runCli, spawnCli } from '../helpers/cli.js';
 import { reply, startFixtureServer } from '../helpers/fixture-server.js';
 import { readStoredPlants, type StoreServer, startStoreServer } from '../helpers/store-server.js';
 
@@ -158,19 +157,8 @@ describe('plants add --file with many records', () => {
 
   it('SIGINT: stops reading, reports what was in flight, prints the summary, exits 130', async () => {
     const ids = freshIds(100_000);
-    const child = spawn(process.execPath, [binPath, 'add', '--file', '-', '--concurrency', '8'], {
-      env: { PATH: process.env.PATH ?? '', HOME: temp.dir, ...env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    child.stdin.on('error', () => {});
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr += chunk;
-    });
+    const running = spawnCli(['add', '--file', '-', '--concurrency', '8'], { env, timeoutMs: 60_000 });
+    const { child } = running;
     // Feed the first half, keep stdin open (a producer still running), interrupt once results flow.
     child.stdin.write(
       `${ids
@@ -178,9 +166,9 @@ describe('plants add --file with many records', () => {
         .map((id) => `{"id":${id},"name":"s"}`)
         .join('\n')}\n`,
     );
-    while (stdout.split('\n').length < 200) await new Promise((resolve) => setTimeout(resolve, 20));
+    while (running.stdout.split('\n').length < 200) await new Promise((resolve) => setTimeout(resolve, 20));
     child.kill('SIGINT');
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    const { code, stdout, stderr } = await running.exited;
     child.stdin.destroy();
     expect(code).toBe(130);
     expect(stderr).toContain('Interrupted');
@@ -200,16 +188,8 @@ describe('plants add --file with many records', () => {
     const file = path.join(temp.dir, 'big.ndjson');
     const ids = freshIds(count);
     writeFileSync(file, `${ids.map((id) => `{"id":${id},"name":"plant ${id}","tag":"bulk"}`).join('\n')}\n`);
-    const child = spawn(process.execPath, [binPath, 'add', '--file', file], {
-      env: { PATH: process.env.PATH ?? '', HOME: temp.dir, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let lines = 0;
-    let last = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      lines += chunk.split('\n').length - 1;
-      last = chunk;
-    });
+    const running = spawnCli(['add', '--file', file], { env, timeoutMs: 120_000 });
+    const { child } = running;
     let peakKb = 0;
     const sampler = setInterval(() => {
       try {
@@ -219,11 +199,12 @@ describe('plants add --file with many records', () => {
         // The process has just ended.
       }
     }, 25);
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    const { code, stdout } = await running.exited;
     clearInterval(sampler);
     expect(code).toBe(0);
-    expect(lines).toBe(count);
-    expect(last).toContain(`"line":${count},`);
+    const lines = stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(count);
+    expect(lines[count - 1]).toContain(`"line":${count},`);
     // The file is ~3 MB of records and ~5 MB of results; held whole they would show. Flat: well under 120 MB.
     expect(peakKb).toBeGreaterThan(0);
     expect(peakKb / 1024).toBeLessThan(120);

@@ -72,3 +72,17 @@ it('never shows a spinner when stderr is not a terminal', async () => {
   expect(result.code).toBe(0);
   expect(result.stderr).toBe('');
 });
+
+it('a bulk add on a terminal shows progress and a summary on stderr, results on stdout', async () => {
+  slowPlant(0);
+  const file = path.join(temp.dir, 'plants.ndjson');
+  const { writeFileSync } = await import('node:fs');
+  writeFileSync(file, `${Array.from({ length: 3000 }, (_, index) => `{"id":${index + 1},"name":"p"}`).join('\n')}\n`);
+  const session = runCliInTty(['add', '--file', file, '--concurrency', '4'], env);
+  expect(await session.exited).toBe(0);
+  expect(session.screen).toContain('{"line":3000,"sent":true,"status":200');
+  expect(session.screen).toMatch(/Adding plants: \d+/);
+  expect(session.screen).toMatch(
+    /Added 3000 of 3000 plants in [\d.]+ s \(\d+\/s\): 0 rejected by the server, 0 invalid, 0 not sent/,
+  );
+});

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -33,11 +33,21 @@ export function makeTempDir(prefix = 'plants-test-'): { dir: string; remove: () 
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
+export interface CliProcess {
+  child: ChildProcessWithoutNullStreams;
+  /** What it printed so far. */
+  readonly stdout: string;
+  readonly stderr: string;
+  /** Resolves when it has ended and its output is complete. */
+  exited: Promise<CliResult>;
+}
+
 /**
- * Runs the built CLI (`bin/run.js`, as `npm ci` leaves it) as a child process, the way a user's
- * shell would: no TTY, a clean environment, an isolated config folder unless one is given.
+ * Starts the built CLI (`bin/run.js`, as `npm ci` leaves it) as a child process, the way a
+ * user's shell would: no TTY, a clean environment (PATH, HOME, LANG and what `env` adds).
+ * Its stdin stays open for the test to write to.
  */
-export function runCli(args: readonly string[], options: RunCliOptions = {}): Promise<CliResult> {
+export function spawnCli(args: readonly string[], options: Omit<RunCliOptions, 'input'> = {}): CliProcess {
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? tmpdir(),
@@ -46,35 +56,52 @@ export function runCli(args: readonly string[], options: RunCliOptions = {}): Pr
   for (const [key, value] of Object.entries(options.env ?? {})) {
     if (value !== undefined) env[key] = value;
   }
-  return new Promise((resolve, reject) => {
-    const entry = options.viaOclif
-      ? [
-          '--input-type=module',
-          '-e',
-          `import { execute } from '@oclif/core'; await execute({ dir: ${JSON.stringify(binPath)}, args: process.argv.slice(1) });`,
-          '--',
-        ]
-      : [binPath];
-    const child = spawn(process.execPath, [...entry, ...args], {
-      cwd: projectRoot,
-      env,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr += chunk;
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 20_000);
+  const entry = options.viaOclif
+    ? [
+        '--input-type=module',
+        '-e',
+        `import { execute } from '@oclif/core'; await execute({ dir: ${JSON.stringify(binPath)}, args: process.argv.slice(1) });`,
+        '--',
+      ]
+    : [binPath];
+  const child = spawn(process.execPath, [...entry, ...args], {
+    cwd: projectRoot,
+    env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  // A test may stop writing to a CLI that has already ended.
+  child.stdin.on('error', () => {});
+  const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 20_000);
+  const exited = new Promise<CliResult>((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       resolve({ code, signal, stdout, stderr });
     });
-    child.stdin.on('error', () => {});
-    child.stdin.end(options.input ?? '');
   });
+  return {
+    child,
+    get stdout() {
+      return stdout;
+    },
+    get stderr() {
+      return stderr;
+    },
+    exited,
+  };
+}
+
+/** Runs the built CLI to its end (see spawnCli), with `input` on stdin. */
+export function runCli(args: readonly string[], options: RunCliOptions = {}): Promise<CliResult> {
+  const running = spawnCli(args, options);
+  running.child.stdin.end(options.input ?? '');
+  return running.exited;
 }
