@@ -17,9 +17,13 @@ function colorFor(stream: NodeJS.WriteStream, noColor: boolean): ChalkInstance {
 }
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
-const controlCharacters = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+const controlCharacters = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/g;
 
-/** Terminal control characters from a server could rewrite the screen; show them as escapes. */
+/**
+ * Text from a server or a file, made safe to print as part of one line: control characters
+ * (line breaks included) could rewrite the screen or pass for lines of our own, so they are
+ * shown as escapes.
+ */
 export function sanitizeForTerminal(text: string): string {
   return text.replace(controlCharacters, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

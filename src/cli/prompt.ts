@@ -44,3 +44,22 @@ export function promptSecret(question: string, stdin: NodeJS.ReadStream, stderr:
     stdin.on('data', onData);
   });
 }
+
+/** Asks a yes/no question on a terminal; only `y` or `yes` is yes. Ctrl-C cancels with exit 130. */
+export async function confirm(
+  question: string,
+  stdin: NodeJS.ReadStream,
+  stderr: NodeJS.WriteStream,
+): Promise<boolean> {
+  const { createInterface } = await import('node:readline');
+  const prompt = createInterface({ input: stdin, output: stderr });
+  try {
+    return await new Promise<boolean>((resolve, reject) => {
+      prompt.on('SIGINT', () => reject(new PlantsError('cancelled', { exitCode: ExitCode.interrupted })));
+      prompt.on('close', () => resolve(false));
+      prompt.question(question, (answer) => resolve(/^y(es)?$/i.test(answer.trim())));
+    });
+  } finally {
+    prompt.close();
+  }
+}

@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { ExitCode } from '../errors.js';
 import { parseJsonExact, stringifyJsonExact } from '../schema/exact-json.js';
-import { ErrorBody, type NewPlant, Plant } from '../schema/plant.js';
+import { ErrorBody, type NewPlant, Plant, StoredPlant } from '../schema/plant.js';
 import { DEFAULT_BASE_URL, formatBaseUrl } from './base-url.js';
 import { AuthRejectedError, ResponseError, UnreachableError } from './errors.js';
 
@@ -98,6 +98,73 @@ export class PlantClient {
     }
   }
 
+  /**
+   * One page of GET /plants (a `plants serve` extension): plants in id order, and the URL of
+   * the next page from the `Link: <…>; rel="next"` header, if there is more.
+   */
+  async listPage(page: { limit?: number; after?: bigint } | URL): Promise<PlantPage> {
+    const url = page instanceof URL ? page : new URL(this.#plantsUrl);
+    if (!(page instanceof URL)) {
+      if (page.limit !== undefined) url.searchParams.set('limit', String(page.limit));
+      if (page.after !== undefined) url.searchParams.set('after', String(page.after));
+    }
+    const answer = await this.#send('GET', url);
+    if (answer.status !== 200) throw this.#errorFor(answer.status, answer.contentType, answer.text);
+    const json = tryParseJson(answer.text, answer.contentType);
+    const plants = json.ok && Array.isArray(json.value) ? StoredPlant.array().safeParse(json.value) : undefined;
+    if (plants?.success !== true) {
+      const what = describeBody(answer.text, answer.contentType, 'a list of plants');
+      throw new ResponseError(`the server answered 200 but ${what}`, {
+        status: 200,
+        body: { error: 200, message: `response is not a list of plants: ${what}` },
+      });
+    }
+    const next = nextLink(answer.link, url);
+    if (next !== undefined && next.origin !== this.#plantsUrl.origin) {
+      // Following it would send the token to another origin.
+      throw new ResponseError(`the server's next page is on another origin (${next.origin}); not following it`, {
+        status: 200,
+        body: { error: 200, message: 'next page on another origin' },
+      });
+    }
+    return { plants: plants.data, next };
+  }
+
+  /** Every plant, page after page, in flat memory: one page is held at a time. */
+  async *listAll(limit?: number): AsyncGenerator<StoredPlant> {
+    let page: PlantPage = await this.listPage({ limit });
+    for (;;) {
+      yield* page.plants;
+      if (page.next === undefined) return;
+      page = await this.listPage(page.next);
+    }
+  }
+
+  /** GET /plants/{id}: the plant, or ResponseError (404 when there is none). */
+  async getPlant(id: bigint): Promise<{ plant: StoredPlant; rawBody: string }> {
+    const answer = await this.#send('GET', this.#plantUrl(id));
+    if (answer.status !== 200) throw this.#errorFor(answer.status, answer.contentType, answer.text);
+    const json = tryParseJson(answer.text, answer.contentType);
+    const plant = json.ok ? StoredPlant.safeParse(json.value) : undefined;
+    if (plant?.success) return { plant: plant.data, rawBody: answer.text };
+    const what = describeBody(answer.text, answer.contentType, 'a Plant');
+    throw new ResponseError(`the server answered 200 but ${what}`, {
+      status: 200,
+      body: { error: 200, message: `response is not a Plant: ${what}` },
+    });
+  }
+
+  /** DELETE /plants/{id}: resolves once deleted; ResponseError (404 when there is none). */
+  async deletePlant(id: bigint): Promise<void> {
+    const answer = await this.#send('DELETE', this.#plantUrl(id));
+    if (answer.status !== 204 && answer.status !== 200)
+      throw this.#errorFor(answer.status, answer.contentType, answer.text);
+  }
+
+  #plantUrl(id: bigint): URL {
+    return new URL(`${this.#plantsUrl.pathname}/${id}`, this.#plantsUrl);
+  }
+
   #plant(answer: Answer): Omit<AddedPlant, 'attempts'> {
     const { status, contentType, text } = answer;
     const json = tryParseJson(text, contentType);
@@ -109,7 +176,7 @@ export class PlantClient {
     });
   }
 
-  async #send(method: string, url: URL, body: string): Promise<Answer> {
+  async #send(method: string, url: URL, body?: string): Promise<Answer> {
     // One timer for the whole exchange, headers and body; cheaper than AbortSignal.timeout/any
     // when thousands of requests are in flight.
     const deadline = new AbortController();
@@ -129,12 +196,13 @@ export class PlantClient {
       answered = true;
       const text = await readLimited(response.body);
       const contentType = String(response.headers['content-type'] ?? '');
-      const retryAfter = response.headers['retry-after'];
+      const { 'retry-after': retryAfter, link } = response.headers;
       return {
         status: response.statusCode,
         contentType,
         text,
         retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined,
+        link: typeof link === 'string' ? link : undefined,
       };
     } catch (error) {
       const reported = this.#unreachable(error, deadline.signal.aborted);
@@ -269,6 +337,34 @@ interface Answer {
   contentType: string;
   text: string;
   retryAfter: string | undefined;
+  link: string | undefined;
+}
+
+/** A page of plants, and where the next one is. */
+export interface PlantPage {
+  plants: StoredPlant[];
+  next: URL | undefined;
+}
+
+/** The `rel="next"` target of a Link header (RFC 8288), resolved against the page's URL. */
+export function nextLink(header: string | undefined, base: URL): URL | undefined {
+  if (header === undefined) return undefined;
+  for (const part of header.split(/,(?=\s*<)/)) {
+    const match = /^\s*<([^>]*)>(.*)$/.exec(part);
+    if (match === null) continue;
+    const rels =
+      /;\s*rel\s*=\s*"?([^";]+)"?/i
+        .exec(match[2] ?? '')?.[1]
+        ?.toLowerCase()
+        .split(/\s+/) ?? [];
+    if (!rels.includes('next')) continue;
+    try {
+      return new URL(match[1] ?? '', base);
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
 }
 
 /** A failure to get an answer, with whether sending again is allowed. Internal to the client. */

@@ -57,6 +57,9 @@ One line per request goes to stderr (method, path, status, milliseconds), unless
     const database = flags.memory ? ':memory:' : (flags.db ?? (await setup.defaultDatabasePath(this.factory.env)));
     const tls = flags['tls-cert'] === undefined ? undefined : readTls(flags['tls-cert'], flags['tls-key'] ?? '');
     const c = this.output.errorColor;
+    // Listen for SIGINT/SIGTERM before anything can send one: a script may stop the server as
+    // soon as it has read the URL, and that must be the graceful stop too.
+    const stopped = untilStopped();
     const server = await startPlantServer({
       host: flags.host,
       port: flags.port,
@@ -82,7 +85,7 @@ One line per request goes to stderr (method, path, status, milliseconds), unless
         c,
       ),
     );
-    await untilStopped();
+    await stopped;
     this.output.info('Stopping: finishing requests in flight…');
     await server.close();
     this.output.info('Stopped.');

@@ -36,6 +36,10 @@ export const Plant = z.object({
 });
 export type Plant = z.output<typeof Plant>;
 
+/** A plant as `plants serve` lists and returns it: the Plant with its id. */
+export const StoredPlant = Plant.extend({ id: PlantId });
+export type StoredPlant = z.output<typeof StoredPlant>;
+
 /** The request body of POST /plants. Unknown fields are dropped. */
 export const NewPlant = z.object({
   id: PlantId,

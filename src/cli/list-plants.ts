@@ -1,0 +1,41 @@
+import type { PlantClient } from '../client/plant-client.js';
+import type { Output } from './output.js';
+import { plantJsonLine, renderPlantRows } from './render-list.js';
+
+export interface ListOptions {
+  limit: number;
+  after: bigint | undefined;
+  /** Follow the pages to the end. */
+  all: boolean;
+  /** NDJSON even on a terminal. */
+  json: boolean;
+}
+
+/**
+ * Prints plants: a table on a terminal, NDJSON when piped or with --json. With --all the
+ * pages are followed and printed as they come, so any number of plants lists in flat memory.
+ */
+export async function printPlantList(client: PlantClient, output: Output, options: ListOptions): Promise<void> {
+  const table = !options.json && output.stdout.isTTY === true;
+  let page = await client.listPage({ limit: options.limit, after: options.after });
+  let first = true;
+  for (;;) {
+    if (table) {
+      if (first && page.plants.length === 0) output.info('No plants.');
+      else if (page.plants.length > 0) {
+        for (const row of renderPlantRows(page.plants, output.stdout.columns || 80, output.color, first))
+          output.data(row);
+      }
+    } else {
+      for (const plant of page.plants) output.data(plantJsonLine(plant));
+    }
+    first = false;
+    if (page.next === undefined) return;
+    if (!options.all) {
+      const last = page.plants.at(-1);
+      if (table && last !== undefined) output.info(output.errorColor.dim(`More: --all, or --after ${last.id}`));
+      return;
+    }
+    page = await client.listPage(page.next);
+  }
+}

@@ -1,0 +1,30 @@
+import { Args } from '@oclif/core';
+import { connectionFlags, jsonFlag, PlantsCommand } from '../cli/base-command.js';
+import { requestFlags } from '../cli/request-flags.js';
+
+export class Get extends PlantsCommand {
+  static override summary = 'Show one plant.';
+  static override description = 'Exit 1 with a clear message when there is no plant with that id.';
+  static override aliases = ['plant:get'];
+  static override examples = ['<%= config.bin %> get 1', '<%= config.bin %> get 9223372036854775807 --json'];
+  static override args = { id: Args.string({ description: 'Id of the plant (a 64-bit integer).', required: true }) };
+  static override flags = { ...connectionFlags, ...requestFlags, ...jsonFlag };
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(Get);
+    const { parsePlantIdText } = await import('../schema/plant.js');
+    const id = parsePlantIdText(args.id);
+    const client = await this.factory.plantClient({
+      flagBaseUrl: flags['base-url'],
+      insecure: flags.insecure,
+      timeoutSeconds: flags.timeout,
+    });
+    const found = await client.getPlant(id);
+    if (flags.json) {
+      this.output.data(found.rawBody.trim());
+      return;
+    }
+    const { renderPlant } = await import('../cli/render-list.js');
+    this.output.data(renderPlant(found.plant, this.output.color));
+  }
+}

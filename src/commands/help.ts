@@ -1,0 +1,31 @@
+import { Args, loadHelpClass } from '@oclif/core';
+import { PlantsCommand } from '../cli/base-command.js';
+
+export class Help extends PlantsCommand {
+  static override summary = 'Show help for plants, a command, or a topic (environment, exit-codes).';
+  static override strict = false;
+  static override examples = [
+    '<%= config.bin %> help add',
+    '<%= config.bin %> help environment',
+    '<%= config.bin %> help exit-codes',
+  ];
+  static override args = { topic: Args.string({ description: 'A command or a topic.', required: false }) };
+
+  async run(): Promise<void> {
+    const { argv } = await this.parse(Help);
+    const words = argv.map(String);
+    const { helpTopics } = await import('../cli/help-topics.js');
+    const topic = helpTopics[words.join(' ')];
+    if (topic !== undefined) {
+      this.output.data(topic.text);
+      return;
+    }
+    const HelpClass = await loadHelpClass(this.config);
+    await new HelpClass(this.config, this.config.pjson.oclif.helpOptions ?? {}).showHelp(words);
+    if (words.length === 0) {
+      this.output.data('TOPICS');
+      for (const [name, { summary }] of Object.entries(helpTopics)) this.output.data(`  ${name.padEnd(14)}${summary}`);
+      this.output.data('\nRun `plants help TOPIC` for one of them.');
+    }
+  }
+}

@@ -1,0 +1,37 @@
+import { Flags } from '@oclif/core';
+import { connectionFlags, jsonFlag, PlantsCommand } from '../cli/base-command.js';
+import { requestFlags } from '../cli/request-flags.js';
+
+export class List extends PlantsCommand {
+  static override summary = 'List the plants in the store, by id.';
+  static override description =
+    `A table on a terminal; NDJSON (one plant a line, ids digit for digit) when piped or with --json. --all follows the pages to the end and prints them as they come, so a store of any size lists in flat memory:
+  plants list --all --json | plants add --file - --base-url OTHER   # copies a store`;
+  static override aliases = ['plant:list'];
+  static override examples = [
+    '<%= config.bin %> list',
+    '<%= config.bin %> list --limit 10 --after 42',
+    '<%= config.bin %> list --all --json > plants.ndjson',
+  ];
+  static override flags = {
+    limit: Flags.integer({ summary: 'Plants per page (the server caps it at 1000).', default: 100, min: 1, max: 1000 }),
+    after: Flags.string({ summary: 'Start after this id (the cursor of the next page).', helpValue: 'ID' }),
+    all: Flags.boolean({ summary: 'Follow the pages to the end.', default: false }),
+    ...connectionFlags,
+    ...requestFlags,
+    ...jsonFlag,
+  };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(List);
+    const { parsePlantIdText } = await import('../schema/plant.js');
+    const after = flags.after === undefined ? undefined : parsePlantIdText(flags.after);
+    const client = await this.factory.plantClient({
+      flagBaseUrl: flags['base-url'],
+      insecure: flags.insecure,
+      timeoutSeconds: flags.timeout,
+    });
+    const { printPlantList } = await import('../cli/list-plants.js');
+    await printPlantList(client, this.output, { limit: flags.limit, after, all: flags.all, json: flags.json });
+  }
+}
