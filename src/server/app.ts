@@ -12,15 +12,16 @@ import {
   PayloadTooLargeError,
   UnsupportedMediaTypeError,
 } from './errors.js';
+import { nextPageLink, parseListQuery, parsePathId, plantIdSegment } from './listing.js';
 import { plantStoreOpenApi } from './openapi.js';
-import type { PlantStore } from './store.js';
+import type { AddResult, PlantStore } from './store.js';
 
 /** Largest request body accepted by default: a NewPlant is well under 3 KiB. */
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
 
 export interface PlantAppOptions {
   /** Where plants go. Only `add` is used. */
-  store: Pick<PlantStore, 'add'>;
+  store: Pick<PlantStore, 'add' | 'page' | 'get' | 'remove'>;
   /** Accepted bearer tokens. */
   tokens: readonly string[];
   /** Receives one line per request: `METHOD /path STATUS 1.2ms`. Never the token, never the body. */
@@ -33,7 +34,8 @@ export interface PlantAppOptions {
 
 export type PlantRequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
-type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void> | void;
+/** Answers, or throws (synchronously) for the one error handler; later failures go to it by callback. */
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
 /**
  * Logged for a request the client gave up on before it was answered (nginx's convention):
@@ -47,8 +49,17 @@ class ClientGoneError extends Error {}
 /**
  * The response each connection is working on, so that an error the HTTP layer raises for the
  * connection (a time-out while the body trickles in) can be answered through it and logged.
+ * Kept on the socket itself (cheaper than a WeakMap per request); a response that has closed
+ * (finished, or its connection gone) counts as none.
  */
-const responseOnSocket = new WeakMap<Duplex, ServerResponse>();
+const kResponse = Symbol('plants.response');
+type TrackedSocket = Duplex & { [kResponse]?: ServerResponse };
+
+function responseInFlight(socket: Duplex): ServerResponse | undefined {
+  const res = (socket as TrackedSocket)[kResponse];
+  // node sets `destroyed` on a response just before it emits 'close'.
+  return res === undefined || res.destroyed ? undefined : res;
+}
 
 /**
  * The plant store as a request handler for node:http or node:https. It never listens: start.ts
@@ -59,51 +70,113 @@ export function createPlantApp(options: PlantAppOptions): PlantRequestHandler {
   const authorize = createBearerAuth(options.tokens);
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const openapi = JSON.stringify(plantStoreOpenApi);
+  const { store, log } = options;
 
-  const addPlant: Handler = async (req, res) => {
+  // This is the hot path of the server: callbacks and one promise (the store's) per request
+  // rather than a chain of async functions, and nothing done for the log when there is none.
+  const fail = (req: IncomingMessage, res: ServerResponse, error: unknown): void => {
+    if (error instanceof ClientGoneError) return;
+    if (!(error instanceof HttpError)) safely(options.onInternalError, error);
+    sendError(req, res, error, maxBodyBytes);
+  };
+
+  const addPlant: Handler = (req, res) => {
     // Auth first, before a byte of the body is read: a client without a token learns nothing more.
     authorize(req.headers.authorization);
     checkContentType(req.headers['content-type']);
-    const body = await readBody(req, maxBodyBytes);
-    const plant = parsePlant(body);
-    const result = await options.store.add(plant);
-    if (!result.added) throw new ConflictError(`a plant with id ${result.id} already exists`);
-    sendJson(res, 200, stringifyJsonExact(toWire(result.plant)));
+    readBody(req, maxBodyBytes, (error, body) => {
+      if (error !== undefined) return fail(req, res, error);
+      let added: Promise<AddResult>;
+      try {
+        added = store.add(parsePlant(body));
+      } catch (parseError) {
+        return fail(req, res, parseError);
+      }
+      added.then(
+        (result) => {
+          try {
+            if (!result.added) throw new ConflictError(`a plant with id ${result.id} already exists`);
+            sendJson(res, 200, stringifyJsonExact(toWire(result.plant)));
+          } catch (sendFailure) {
+            fail(req, res, sendFailure);
+          }
+        },
+        (storeError: unknown) => fail(req, res, storeError),
+      );
+    });
+  };
+  // GET /plants, GET and DELETE /plants/{id}: plants serve's own routes, in the shape the
+  // published plant store uses (the seed interface names them without showing them).
+  const listPlants: Handler = (req, res) => {
+    authorize(req.headers.authorization);
+    const { limit, after } = parseListQuery(searchOf(req.url));
+    const plants = store.page(after, limit + 1);
+    const more = plants.length > limit;
+    const shown = more ? plants.slice(0, limit) : plants;
+    const last = shown.at(-1);
+    if (more && last !== undefined) res.setHeader('link', nextPageLink(limit, last.id));
+    sendJson(res, 200, `[${shown.map((plant) => stringifyJsonExact(toWire(plant))).join(',')}]`);
+  };
+  const getPlant: Handler = (req, res) => {
+    authorize(req.headers.authorization);
+    const id = parsePathId(plantIdSegment(pathOf(req.url)) ?? '');
+    const plant = store.get(id);
+    if (plant === undefined) throw new NotFoundError(`/plants/${id}`, `no plant with id ${id}`);
+    sendJson(res, 200, stringifyJsonExact(toWire(plant)));
+  };
+  const deletePlant: Handler = (req, res) => {
+    authorize(req.headers.authorization);
+    const id = parsePathId(plantIdSegment(pathOf(req.url)) ?? '');
+    if (!store.remove(id)) throw new NotFoundError(`/plants/${id}`, `no plant with id ${id}`);
+    res.statusCode = 204;
+    res.end();
   };
   const health: Handler = (_req, res) => sendJson(res, 200, '{"status":"ok"}');
   const contract: Handler = (_req, res) => sendJson(res, 200, openapi);
 
   const routes: Record<string, Record<string, Handler>> = {
-    '/plants': { POST: addPlant },
+    '/plants': { POST: addPlant, GET: listPlants },
     '/healthz': { GET: health, HEAD: health },
     '/openapi.json': { GET: contract, HEAD: contract },
   };
 
+  const onePlantRoute: Record<string, Handler> = { GET: getPlant, DELETE: deletePlant };
+
   return (req, res) => {
-    const started = performance.now();
     const method = req.method ?? 'GET';
     const path = pathOf(req.url);
-    responseOnSocket.set(req.socket, res);
-    res.once('close', () => {
-      if (responseOnSocket.get(req.socket) === res) responseOnSocket.delete(req.socket);
-      const status = res.writableFinished ? res.statusCode : CLIENT_CLOSED_REQUEST;
-      const ms = (performance.now() - started).toFixed(1);
-      safely(options.log, `${method} ${path} ${status} ${ms}ms`);
-    });
-
-    const run = async () => {
-      const route = Object.hasOwn(routes, path) ? routes[path] : undefined;
+    (req.socket as TrackedSocket)[kResponse] = res;
+    if (log !== undefined) {
+      const started = performance.now();
+      res.once('close', () => {
+        const status = res.writableFinished ? res.statusCode : CLIENT_CLOSED_REQUEST;
+        const ms = (performance.now() - started).toFixed(1);
+        safely(log, `${method} ${path} ${status} ${ms}ms`);
+      });
+    }
+    try {
+      const route = Object.hasOwn(routes, path)
+        ? routes[path]
+        : plantIdSegment(path) !== undefined
+          ? onePlantRoute
+          : undefined;
       if (route === undefined) throw new NotFoundError(path);
       const handler = Object.hasOwn(route, method) ? route[method] : undefined;
       if (handler === undefined) throw new MethodNotAllowedError(method, path, Object.keys(route));
-      await handler(req, res);
-    };
-    run().catch((error: unknown) => {
-      if (error instanceof ClientGoneError) return;
-      if (!(error instanceof HttpError)) safely(options.onInternalError, error);
-      sendError(req, res, error, maxBodyBytes);
-    });
+      handler(req, res);
+    } catch (error) {
+      fail(req, res, error);
+    }
   };
+}
+
+/**
+ * For a graceful close: if the request a connection is working on has not started its answer,
+ * that answer ends the connection (Connection: close).
+ */
+export function closeAfterAnswer(socket: Duplex): void {
+  const res = responseInFlight(socket);
+  if (res !== undefined && !res.headersSent) res.setHeader('connection', 'close');
 }
 
 /**
@@ -112,7 +185,7 @@ export function createPlantApp(options: PlantAppOptions): PlantRequestHandler {
  */
 export function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
   const [status, message] = clientErrorStatus(error.code);
-  const inFlight = responseOnSocket.get(socket);
+  const inFlight = responseInFlight(socket);
   if (inFlight !== undefined && !inFlight.headersSent && !inFlight.destroyed && status === 408) {
     // The request is in our hands, its body still arriving: answer through its response, so the
     // request log shows the 408. Connection: close makes node close the socket once it is sent.
@@ -149,12 +222,20 @@ function clientErrorStatus(code: string | undefined): [number, string] {
 }
 
 /** The path without the query, cut short: it goes into the log and into 404 messages. */
+/** The query of a request URL, without the `?`. */
+function searchOf(url: string | undefined): string {
+  const index = url?.indexOf('?') ?? -1;
+  return index === -1 || url === undefined ? '' : url.slice(index + 1);
+}
+
 function pathOf(url: string | undefined): string {
+  if (url === '/plants') return url;
   const path = (url ?? '/').split('?', 1)[0] ?? '/';
   return path.length > 200 ? `${path.slice(0, 200)}…` : path;
 }
 
 function checkContentType(header: string | undefined): void {
+  if (header === 'application/json') return;
   if (header === undefined || header.trim() === '') {
     throw new UnsupportedMediaTypeError('content-type must be application/json');
   }
@@ -178,43 +259,51 @@ function checkContentType(header: string | undefined): void {
 
 /**
  * Reads the body into memory, refusing (413) past `limit` bytes: up front from Content-Length,
- * or as soon as a chunked body grows past it, without keeping what comes after.
+ * or as soon as a chunked body grows past it, without keeping what comes after. Calls `done`
+ * exactly once.
  */
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+function readBody(
+  req: IncomingMessage,
+  limit: number,
+  done: (...result: [error: Error, body: undefined] | [error: undefined, body: Buffer]) => void,
+): void {
   const declared = req.headers['content-length'];
-  if (declared !== undefined && Number(declared) > limit) return Promise.reject(new PayloadTooLargeError(limit));
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const cleanup = () => {
+  if (declared !== undefined && Number(declared) > limit) {
+    done(new PayloadTooLargeError(limit), undefined);
+    return;
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let settled = false;
+  // Once the body is in, the listeners may stay: 'data' cannot come again, and a later 'close'
+  // (node destroys every request once read) finds the answer settled. Only a refusal in the
+  // middle of the body takes them off, so that the rest of the body can be thrown away.
+  const onData = (chunk: Buffer) => {
+    if (settled) return;
+    size += chunk.length;
+    if (size > limit) {
+      settled = true;
       req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('close', onClose);
-      req.off('error', onClose);
-    };
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        cleanup();
-        req.pause();
-        reject(new PayloadTooLargeError(limit));
-        return;
-      }
-      chunks.push(chunk);
-    };
-    const onEnd = () => {
-      cleanup();
-      resolve(Buffer.concat(chunks, size));
-    };
-    const onClose = () => {
-      cleanup();
-      reject(new ClientGoneError());
-    };
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('close', onClose);
-    req.on('error', onClose);
-  });
+      req.pause();
+      done(new PayloadTooLargeError(limit), undefined);
+      return;
+    }
+    chunks.push(chunk);
+  };
+  const onEnd = () => {
+    if (settled) return;
+    settled = true;
+    done(undefined, chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
+  };
+  const onClose = () => {
+    if (settled) return;
+    settled = true;
+    done(new ClientGoneError(), undefined);
+  };
+  req.on('data', onData);
+  req.on('end', onEnd);
+  req.on('close', onClose);
+  req.on('error', onClose);
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -246,11 +335,13 @@ function errorBody(status: number, message: string): string {
 }
 
 function sendJson(res: ServerResponse, status: number, body: string): void {
-  res.statusCode = status;
-  res.setHeader('content-type', 'application/json');
-  res.setHeader('content-length', Buffer.byteLength(body));
-  res.setHeader('cache-control', 'no-store');
-  res.setHeader('x-content-type-options', 'nosniff');
+  // writeHead with an object: one validation pass, where four setHeader calls would make two.
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+  });
   res.end(body);
 }
 

@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import { isBearerToken } from '../schema/token.js';
 import { UnauthorizedError } from './errors.js';
 
@@ -8,7 +8,8 @@ const bearerHeader = /^bearer +(\S+) *$/i;
 const bearerWithCredentials = /^bearer +\S/i;
 
 function digest(text: string): Buffer {
-  return createHash('sha256').update(text, 'utf8').digest();
+  // The one-shot crypto.hash: half the cost of createHash().update().digest() per request.
+  return hash('sha256', text, 'buffer');
 }
 
 /**

@@ -38,9 +38,10 @@ export class UnauthorizedError extends HttpError {
   }
 }
 
+/** 404: an unknown path, or (with a message of its own) a plant that is not there. */
 export class NotFoundError extends HttpError {
-  constructor(path: string) {
-    super(404, `no such path: ${path}`);
+  constructor(path: string, message = `no such path: ${path}`) {
+    super(404, message);
   }
 }
 

@@ -62,6 +62,75 @@ export const plantStoreOpenApi = {
           '500': { $ref: '#/components/responses/InternalServerError' },
         },
       },
+      get: {
+        operationId: 'listPlants',
+        description:
+          'Lists plants in id order, a page at a time. A Link header with rel="next" points to the next page when there is more.',
+        parameters: [
+          {
+            name: 'limit',
+            in: 'query',
+            description: 'Plants a page (default 100; more than 1000 is taken as 1000)',
+            schema: { type: 'integer', minimum: 1, default: 100 },
+          },
+          {
+            name: 'after',
+            in: 'query',
+            description: 'Only plants whose id is above this one: the cursor of the next page',
+            schema: { type: 'integer', format: 'int64' },
+          },
+        ],
+        responses: {
+          '200': {
+            description: 'a page of plants, by id',
+            headers: {
+              Link: { description: 'RFC 8288: <…>; rel="next" when there is more', schema: { type: 'string' } },
+            },
+            content: {
+              'application/json': { schema: { type: 'array', items: { $ref: '#/components/schemas/StoredPlant' } } },
+            },
+          },
+          '400': { $ref: '#/components/responses/BadRequest' },
+          '401': { $ref: '#/components/responses/Unauthorized' },
+          '500': { $ref: '#/components/responses/InternalServerError' },
+        },
+      },
+    },
+    '/plants/{id}': {
+      parameters: [
+        {
+          name: 'id',
+          in: 'path',
+          required: true,
+          description: 'Id of the plant, checked like an id in a body (int64, exact)',
+          schema: { type: 'integer', format: 'int64' },
+        },
+      ],
+      get: {
+        operationId: 'getPlant',
+        description: 'One plant',
+        responses: {
+          '200': {
+            description: 'the plant',
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/StoredPlant' } } },
+          },
+          '400': { $ref: '#/components/responses/BadRequest' },
+          '401': { $ref: '#/components/responses/Unauthorized' },
+          '404': errorResponse('no plant with that id'),
+          '500': { $ref: '#/components/responses/InternalServerError' },
+        },
+      },
+      delete: {
+        operationId: 'deletePlant',
+        description: 'Deletes one plant; committed to disk before the answer',
+        responses: {
+          '204': { description: 'deleted' },
+          '400': { $ref: '#/components/responses/BadRequest' },
+          '401': { $ref: '#/components/responses/Unauthorized' },
+          '404': errorResponse('no plant with that id'),
+          '500': { $ref: '#/components/responses/InternalServerError' },
+        },
+      },
     },
     '/healthz': {
       get: {

@@ -1,8 +1,9 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { isBearerToken } from '../schema/token.js';
-import { answerClientError, createPlantApp, DEFAULT_MAX_BODY_BYTES } from './app.js';
+import { answerClientError, closeAfterAnswer, createPlantApp, DEFAULT_MAX_BODY_BYTES } from './app.js';
 import { ListenError, ServerOptionsError } from './errors.js';
 import { type Durability, PlantStore } from './store.js';
 
@@ -75,8 +76,11 @@ export async function startPlantServer(options: PlantServerOptions): Promise<Run
   });
 
   let closing = false;
-  /** Responses not yet sent: at close they are told to end their connection. */
-  const inFlight = new Set<http.ServerResponse>();
+  /**
+   * Open connections: at close, the one request each is working on is told to end its
+   * connection. Tracked per connection rather than per request, to keep the request path light.
+   */
+  const connections = new Set<Duplex>();
   const serverOptions: http.ServerOptions = {
     headersTimeout,
     requestTimeout,
@@ -88,14 +92,16 @@ export async function startPlantServer(options: PlantServerOptions): Promise<Run
   const listener: http.RequestListener = (req, res) => {
     // Once closing, finish this request and let its connection go instead of keeping it alive.
     if (closing) res.setHeader('connection', 'close');
-    inFlight.add(res);
-    res.once('close', () => inFlight.delete(res));
     app(req, res);
   };
   const server =
     options.tls === undefined
       ? http.createServer(serverOptions, listener)
       : https.createServer({ ...serverOptions, cert: options.tls.cert, key: options.tls.key }, listener);
+  server.on(options.tls === undefined ? 'connection' : 'secureConnection', (socket: Duplex) => {
+    connections.add(socket);
+    socket.once('close', () => connections.delete(socket));
+  });
   server.on('clientError', answerClientError);
 
   try {
@@ -120,7 +126,7 @@ export async function startPlantServer(options: PlantServerOptions): Promise<Run
     port,
     close() {
       closing = true;
-      for (const res of inFlight) if (!res.headersSent) res.setHeader('connection', 'close');
+      for (const socket of connections) closeAfterAnswer(socket);
       closed ??= new Promise<void>((resolve, reject) => {
         // server.close() closes idle keep-alive connections once; those that finish their
         // request later would otherwise linger for keepAliveTimeout.

@@ -2,6 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { NewPlant } from '../schema/plant.js';
+import { type BatchOutcome, CommitWorker } from './commit-worker.js';
 import { DatabaseOpenError } from './errors.js';
 
 /**
@@ -24,6 +25,15 @@ export interface PlantStoreOptions {
   busyTimeoutMs?: number;
   /** Most plants committed in one transaction; more wait for the next one. Default 1000. */
   maxBatchSize?: number;
+  /**
+   * Where commits run. `worker` (the default for a `full` store in a file): on a thread of their
+   * own, with a connection of their own (same `synchronous`), so that the event loop goes on
+   * while a commit waits for its fsync; the next batch gathers meanwhile. `main` (the default
+   * for `normal`, whose commits do not wait for the disk: handing batches to a thread would cost
+   * more than it saves): on the calling thread. A `:memory:` store always commits on the main
+   * thread. Either way, an add resolves only after its COMMIT returned.
+   */
+  commitThread?: 'main' | 'worker';
 }
 
 /** What an add came to: stored, or refused because the id is taken (the stored plant is unchanged). */
@@ -72,35 +82,41 @@ export class StoreClosedError extends Error {
   }
 }
 
+/** ON CONFLICT DO NOTHING rather than a failing INSERT: a taken id (in the table or earlier in
+ * the same batch) must refuse that one plant, not roll back everyone else's. */
+const INSERT_PLANT = 'INSERT INTO plants (id, name, tag) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING';
+
 /**
  * The plants, in one SQLite file (or `:memory:`), through better-sqlite3.
  *
  * Adds are group-committed: each `add` joins a queue that is written in one transaction on the
- * next turn of the event loop (or at once when the queue is full), and its promise settles only
- * after COMMIT returned, that is, once the plant is in the database file as `durability` says.
- * So a burst of concurrent requests costs one fsync, not one each.
+ * next turn of the event loop, and its promise settles only after COMMIT returned, that is, once
+ * the plant is in the database file as `durability` says. So a burst of concurrent requests
+ * costs one fsync, not one each. A `full` store in a file commits on a worker thread (see
+ * `commitThread`): while one batch waits for its fsync, the next one gathers.
  */
 export class PlantStore {
   readonly #db: Database.Database;
   readonly #insert: Database.Statement<[bigint, string, string | null]>;
   readonly #select: Database.Statement<[bigint], PlantRow>;
-  readonly #insertBatch: (plants: readonly NewPlant[]) => boolean[];
+  readonly #insertBatch: (plants: readonly NewPlant[]) => number[];
   readonly #maxBatchSize: number;
+  readonly #worker: CommitWorker | undefined;
   #queue: PendingAdd[] = [];
   #scheduled: NodeJS.Immediate | undefined;
   #commits = 0;
   #closed = false;
+  #flushing = false;
 
-  private constructor(db: Database.Database, options: PlantStoreOptions) {
+  private constructor(db: Database.Database, options: PlantStoreOptions, worker: CommitWorker | undefined) {
     this.#db = db;
+    this.#worker = worker;
     this.#maxBatchSize = options.maxBatchSize ?? 1000;
-    // ON CONFLICT DO NOTHING rather than a failing INSERT: a taken id (in the table or earlier in
-    // the same batch) must refuse that one plant, not roll back everyone else's.
-    this.#insert = db.prepare('INSERT INTO plants (id, name, tag) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING');
+    this.#insert = db.prepare(INSERT_PLANT);
     this.#select = db.prepare('SELECT id, name, tag FROM plants WHERE id = ?');
     // IMMEDIATE takes the write lock at BEGIN, so a busy database fails before any work is done.
     this.#insertBatch = db.transaction((plants: readonly NewPlant[]) =>
-      plants.map((plant) => this.#insert.run(plant.id, plant.name, plant.tag ?? null).changes === 1),
+      plants.map((plant) => this.#insert.run(plant.id, plant.name, plant.tag ?? null).changes),
     ).immediate;
   }
 
@@ -146,7 +162,18 @@ export class PlantStore {
         throw fail(`database ${file} cannot use a write-ahead log (got ${mode})`);
       db.pragma(`synchronous = ${options.durability === 'full' ? 'FULL' : 'NORMAL'}`);
       migrate(db, PLANT_MIGRATIONS);
-      return new PlantStore(db, options);
+      const inMemory = file === ':memory:' || file === '';
+      const commitThread = options.commitThread ?? (options.durability === 'full' ? 'worker' : 'main');
+      const worker =
+        commitThread === 'worker' && !inMemory
+          ? new CommitWorker({
+              file,
+              insertSql: INSERT_PLANT,
+              busyTimeoutMs: options.busyTimeoutMs ?? 5000,
+              synchronous: options.durability === 'full' ? 'FULL' : 'NORMAL',
+            })
+          : undefined;
+      return new PlantStore(db, options, worker);
     } catch (error) {
       db.close();
       if (error instanceof DatabaseOpenError) throw error;
@@ -159,35 +186,102 @@ export class PlantStore {
     if (this.#closed) return Promise.reject(new StoreClosedError());
     return new Promise<AddResult>((resolve, reject) => {
       this.#queue.push({ plant, resolve, reject });
-      if (this.#queue.length >= this.#maxBatchSize) this.flush();
-      else this.#scheduled ??= setImmediate(() => this.flush());
+      // On the main thread a full queue is committed at once; the worker takes it in slices.
+      if (this.#queue.length >= this.#maxBatchSize && this.#worker?.ready !== true) this.flush();
+      else this.#scheduled ??= setImmediate(this.#commitNext);
     });
   }
 
-  /** Commits every queued add now. The server calls it at close; tests may call it too. */
+  /**
+   * Commits every queued add now, on this thread, after the batch the worker has in flight (if
+   * any) is done. Blocking. The server calls it at close; tests may call it too.
+   */
   flush(): void {
     if (this.#scheduled !== undefined) clearImmediate(this.#scheduled);
     this.#scheduled = undefined;
-    while (this.#queue.length > 0) {
-      const batch = this.#queue.splice(0, this.#maxBatchSize);
-      let added: boolean[];
-      try {
-        added = this.#insertBatch(batch.map((pending) => pending.plant));
-        this.#commits += 1;
-      } catch (error) {
-        // The whole transaction rolled back: nobody in this batch was stored, everybody hears so.
-        for (const pending of batch) pending.reject(error);
-        continue;
-      }
-      batch.forEach((pending, index) => {
-        pending.resolve(added[index] ? { added: true, plant: pending.plant } : { added: false, id: pending.plant.id });
-      });
+    this.#flushing = true;
+    try {
+      this.#worker?.settle();
+      while (this.#queue.length > 0) this.#commitHere(this.#queue.splice(0, this.#maxBatchSize));
+    } finally {
+      this.#flushing = false;
     }
+  }
+
+  /** The next turn of the event loop: hands the queue to the worker when it is free, or commits here. */
+  readonly #commitNext = (): void => {
+    this.#scheduled = undefined;
+    const worker = this.#worker;
+    if (worker === undefined || !worker.ready || this.#closed) {
+      this.flush();
+      return;
+    }
+    // Busy: the queue goes when the batch in flight is done (see below), gathering meanwhile.
+    if (worker.busy || this.#queue.length === 0) return;
+    const batch = this.#queue.splice(0, this.#maxBatchSize);
+    const ids = new BigInt64Array(batch.length);
+    const names: string[] = [];
+    const tags: Array<string | null> = [];
+    for (const [index, { plant }] of batch.entries()) {
+      ids[index] = plant.id;
+      names.push(plant.name);
+      tags.push(plant.tag ?? null);
+    }
+    worker.send({ ids, names, tags }, (outcome) => {
+      this.#settle(batch, outcome);
+      // What gathered meanwhile goes at once, unless a flush is taking it on this thread.
+      if (this.#queue.length > 0 && !this.#closed && !this.#flushing) this.#commitNext();
+    });
+  };
+
+  #commitHere(batch: PendingAdd[]): void {
+    let outcome: BatchOutcome;
+    try {
+      outcome = { added: this.#insertBatch(batch.map((pending) => pending.plant)) };
+    } catch (error) {
+      outcome = { error: error as Error };
+    }
+    this.#settle(batch, outcome);
+  }
+
+  #settle(batch: PendingAdd[], outcome: BatchOutcome): void {
+    if ('error' in outcome) {
+      // The whole transaction rolled back: nobody in this batch was stored, everybody hears so.
+      for (const pending of batch) pending.reject(outcome.error);
+      return;
+    }
+    this.#commits += 1;
+    const { added } = outcome;
+    batch.forEach((pending, index) => {
+      pending.resolve(
+        added[index] === 1 ? { added: true, plant: pending.plant } : { added: false, id: pending.plant.id },
+      );
+    });
   }
 
   get(id: bigint): NewPlant | undefined {
     const row = this.#select.get(id);
     return row === undefined ? undefined : fromRow(row);
+  }
+
+  /** Up to `limit` plants with an id above `after` (or from the first), in id order. */
+  page(after: bigint | undefined, limit: number): NewPlant[] {
+    const rows =
+      after === undefined
+        ? this.#db.prepare<[number], PlantRow>('SELECT id, name, tag FROM plants ORDER BY id LIMIT ?').all(limit)
+        : this.#db
+            .prepare<[bigint, number], PlantRow>('SELECT id, name, tag FROM plants WHERE id > ? ORDER BY id LIMIT ?')
+            .all(after, limit);
+    return rows.map(fromRow);
+  }
+
+  /**
+   * Deletes a plant; false when there was none. Committed, as durably as an add, before it
+   * returns. On this thread: deletes are rare, and SQLite serialises them with the adds.
+   */
+  remove(id: bigint): boolean {
+    if (this.#closed) throw new StoreClosedError();
+    return this.#db.prepare<[bigint]>('DELETE FROM plants WHERE id = ?').run(id).changes === 1;
   }
 
   /** Every plant, by id. For tests and small stores: it reads the whole table. */
@@ -205,6 +299,11 @@ export class PlantStore {
     };
   }
 
+  /** Where the next batch is committed: on the worker once it is up (see `commitThread`), else here. */
+  get commitThread(): 'main' | 'worker' {
+    return this.#worker?.ready === true && !this.#closed ? 'worker' : 'main';
+  }
+
   /** Transactions committed by group commit so far. */
   get commits(): number {
     return this.#commits;
@@ -214,11 +313,16 @@ export class PlantStore {
     return this.#closed;
   }
 
-  /** Commits what is queued, then closes the database (checkpointing the WAL). Safe to call twice. */
+  /**
+   * Commits what is queued, then closes the database (checkpointing the WAL). Blocking, even
+   * with a batch in flight on the worker. Safe to call twice.
+   */
   close(): void {
     if (this.#closed) return;
-    this.flush();
     this.#closed = true;
+    this.flush();
+    // The worker's connection first: the last one to close checkpoints the WAL and removes it.
+    this.#worker?.close();
     this.#db.close();
   }
 }

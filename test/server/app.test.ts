@@ -244,7 +244,7 @@ describe('paths and methods', () => {
     ['POST', '/nope'],
     ['GET', '/'],
     ['POST', '/plants/'],
-    ['POST', '/plants/1'],
+    ['POST', '/plants/1/2'],
     ['GET', '/PLANTS'],
   ])('answers 404 to %s %s', async (method, path) => {
     const answer = await send(`${server.url}${path}`, {
@@ -257,9 +257,10 @@ describe('paths and methods', () => {
   });
 
   it.each([
-    ['GET', '/plants', 'POST'],
-    ['PUT', '/plants', 'POST'],
-    ['DELETE', '/plants', 'POST'],
+    ['PUT', '/plants', 'POST, GET'],
+    ['DELETE', '/plants', 'POST, GET'],
+    ['POST', '/plants/1', 'GET, DELETE'],
+    ['PUT', '/plants/1', 'GET, DELETE'],
     ['POST', '/healthz', 'GET, HEAD'],
     ['DELETE', '/openapi.json', 'GET, HEAD'],
   ])('answers 405 to %s %s with Allow: %s', async (method, path, allow) => {

@@ -1,0 +1,51 @@
+import { INT64_RANGE_MESSAGE, toInt64 } from '../schema/int64.js';
+import { BadRequestError } from './errors.js';
+
+/** Plants a page when the client does not say, and the most it may ask for. */
+export const DEFAULT_PAGE_SIZE = 100;
+export const MAX_PAGE_SIZE = 1000;
+
+export interface ListQuery {
+  limit: number;
+  after: bigint | undefined;
+}
+
+/**
+ * `?limit=N&after=ID` of GET /plants: limit a whole number from 1 (capped at 1000, default
+ * 100), after an int64 checked like an id in a body. Anything else is a 400 naming it.
+ */
+export function parseListQuery(search: string): ListQuery {
+  const params = new URLSearchParams(search);
+  const limitText = params.get('limit');
+  let limit = DEFAULT_PAGE_SIZE;
+  if (limitText !== null) {
+    if (!/^\d{1,9}$/.test(limitText) || Number(limitText) < 1) {
+      throw new BadRequestError(
+        `limit: must be a whole number from 1 to ${MAX_PAGE_SIZE} (got ${JSON.stringify(limitText)})`,
+      );
+    }
+    limit = Math.min(MAX_PAGE_SIZE, Number(limitText));
+  }
+  const afterText = params.get('after');
+  return { limit, after: afterText === null ? undefined : parsePathId(afterText, 'after') };
+}
+
+/** An id from a URL (`/plants/{id}`, `?after=`), checked like an id in a body: int64, exact. */
+export function parsePathId(text: string, field = 'id'): bigint {
+  const id = toInt64(text, { fromText: true });
+  if (id === undefined || text.trim() !== text) {
+    throw new BadRequestError(`${field}: ${INT64_RANGE_MESSAGE} (got ${JSON.stringify(text.slice(0, 40))})`);
+  }
+  return id;
+}
+
+/** The `{id}` of `/plants/{id}`, or undefined when the path is not of that form. */
+export function plantIdSegment(path: string): string | undefined {
+  const match = /^\/plants\/([^/]+)$/.exec(path);
+  return match === null ? undefined : decodeURIComponent(match[1] ?? '');
+}
+
+/** `Link: </plants?limit=N&after=ID>; rel="next"` (RFC 8288) for the page after `lastId`. */
+export function nextPageLink(limit: number, lastId: bigint): string {
+  return `</plants?limit=${limit}&after=${lastId}>; rel="next"`;
+}

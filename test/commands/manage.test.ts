@@ -1,0 +1,156 @@
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeTempDir, runCli } from '../helpers/cli.js';
+import { readStoredPlants, type StoreServer, startStoreServer } from '../helpers/store-server.js';
+import { runCliInTty } from '../helpers/tty.js';
+
+// list, get and delete through the real CLI against a real `plants serve` store.
+let store: StoreServer;
+let temp: ReturnType<typeof makeTempDir>;
+let env: Record<string, string>;
+beforeEach(async () => {
+  store = await startStoreServer();
+  temp = makeTempDir();
+  env = { PLANTS_CONFIG_DIR: path.join(temp.dir, 'config'), PLANTS_BASE_URL: store.url, PLANTS_TOKEN: store.token };
+});
+afterEach(async () => {
+  await store.close();
+  temp.remove();
+});
+
+async function seed(ids: readonly bigint[]): Promise<void> {
+  const input = ids.map((id) => `{"id":${id},"name":"plant ${id}"${id % 2n === 0n ? ',"tag":"even"' : ''}}`).join('\n');
+  const result = await runCli(['add', '--file', '-', '--concurrency', '8'], {
+    env,
+    input: `${input}\n{"id":0,"name":"zero"}\n`,
+  });
+  expect(result.code).toBe(0);
+}
+
+const lines = (stdout: string) => stdout.trim().split('\n').filter(Boolean);
+
+describe('plants list', () => {
+  it('prints NDJSON in id order when piped, ids digit for digit, one page by default', async () => {
+    await seed([9223372036854775807n, 9007199254740993n, 9007199254740992n, -5n]);
+    const result = await runCli(['list'], { env });
+    expect(result.code).toBe(0);
+    expect(lines(result.stdout)).toEqual([
+      '{"id":-5,"name":"plant -5"}',
+      '{"id":0,"name":"zero"}',
+      '{"id":9007199254740992,"name":"plant 9007199254740992","tag":"even"}',
+      '{"id":9007199254740993,"name":"plant 9007199254740993"}',
+      '{"id":9223372036854775807,"name":"plant 9223372036854775807"}',
+    ]);
+  });
+
+  it('pages with --limit and --after, and --all follows every page', async () => {
+    await seed(Array.from({ length: 25 }, (_, index) => BigInt(index + 1)));
+    const first = await runCli(['list', '--limit', '10'], { env });
+    expect(lines(first.stdout)).toHaveLength(10);
+    const next = await runCli(['list', '--limit', '10', '--after', '9'], { env });
+    expect(JSON.parse(lines(next.stdout)[0] ?? '{}').id).toBe(10);
+    const all = await runCli(['list', '--limit', '7', '--all'], { env });
+    expect(all.code).toBe(0);
+    expect(lines(all.stdout).map((line) => JSON.parse(line).id)).toEqual(
+      Array.from({ length: 26 }, (_, index) => index),
+    );
+  });
+
+  it('shows a table on a terminal', async () => {
+    await seed([1n, 2n]);
+    const session = runCliInTty(['list'], env);
+    expect(await session.exited).toBe(0);
+    expect(session.screen).toMatch(/ID\s+NAME\s+TAG/);
+    expect(session.screen).toMatch(/2\s+plant 2\s+even/);
+  });
+
+  it('refuses a bad --after locally (exit 2)', async () => {
+    const result = await runCli(['list', '--after', '1.5'], { env });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('invalid id');
+  });
+});
+
+describe('plants get and delete', () => {
+  it('gets a plant exactly, and 404 is exit 1 with a clear message', async () => {
+    await seed([9223372036854775807n]);
+    const found = await runCli(['get', '9223372036854775807', '--json'], { env });
+    expect(found.code).toBe(0);
+    expect(found.stdout).toBe('{"id":9223372036854775807,"name":"plant 9223372036854775807"}\n');
+    const human = await runCli(['plant', 'get', '0'], { env });
+    expect(human.stdout).toContain('name  zero');
+    const missing = await runCli(['get', '404'], { env });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('the server answered 404');
+    expect(missing.stderr).toContain('404');
+    const bad = await runCli(['get', '9223372036854775808'], { env });
+    expect(bad.code).toBe(2);
+  });
+
+  it('deletes without asking when piped; 404 for a plant that is not there', async () => {
+    await seed([7n]);
+    const deleted = await runCli(['delete', '7'], { env });
+    expect(deleted.code).toBe(0);
+    expect(deleted.stdout).toContain('Deleted plant 7');
+    expect(readStoredPlants(store.dbPath).map((row) => row.id)).toEqual([0n]);
+    const again = await runCli(['delete', '7'], { env });
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('404');
+  });
+
+  it('asks on a terminal, and keeps the plant when the answer is no', async () => {
+    await seed([8n]);
+    const no = runCliInTty(['delete', '8'], env);
+    await no.waitFor('Delete plant 8? [y/N]');
+    no.type('n\r');
+    expect(await no.exited).toBe(0);
+    expect(readStoredPlants(store.dbPath).map((row) => row.id)).toContain(8n);
+    const yes = runCliInTty(['delete', '8'], env);
+    await yes.waitFor('Delete plant 8? [y/N]');
+    yes.type('y\r');
+    expect(await yes.exited).toBe(0);
+    expect(readStoredPlants(store.dbPath).map((row) => row.id)).not.toContain(8n);
+  });
+});
+
+describe('a pipeline', () => {
+  it('copies a store into another: plants list --all --json | plants add --file -', async () => {
+    await seed(Array.from({ length: 250 }, (_, index) => BigInt(index) * 36028797018963968n + 1n));
+    const other = await startStoreServer();
+    try {
+      const listed = await runCli(['list', '--all', '--json', '--limit', '100'], { env });
+      expect(listed.code).toBe(0);
+      const copied = await runCli(['add', '--file', '-', '--base-url', other.url], {
+        env: { ...env, PLANTS_TOKEN: other.token },
+        input: listed.stdout,
+      });
+      expect(copied.code).toBe(0);
+      expect(readStoredPlants(other.dbPath)).toEqual(readStoredPlants(store.dbPath));
+    } finally {
+      await other.close();
+    }
+  });
+});
+
+describe('finding one’s way', () => {
+  it('suggests the command that was meant on stderr and exits 127, never running it', async () => {
+    const result = await runCli(['lsit'], { env });
+    expect(result.code).toBe(127);
+    expect(result.stderr).toContain('Did you mean `plants list`?');
+    expect(result.stdout).toBe('');
+  });
+
+  it('has help topics for the environment and the exit codes', async () => {
+    const topics = await runCli(['help']);
+    expect(topics.stdout).toContain('environment');
+    expect(topics.stdout).toContain('exit-codes');
+    expect((await runCli(['help', 'environment'])).stdout).toContain('PLANTS_BASE_URL');
+    expect((await runCli(['help', 'exit-codes'])).stdout).toContain('130');
+  });
+
+  it('offers completion scripts', async () => {
+    const result = await runCli(['autocomplete', 'bash'], { env: { HOME: temp.dir } });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('plants');
+  });
+});
