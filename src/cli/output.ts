@@ -82,30 +82,48 @@ export class Output {
   }
 
   /**
-   * A progress line on stderr (ora), only on a terminal; elsewhere every call is a no-op.
-   * Data lines go through `data`, which lifts the spinner out of the way when stdout shares
-   * the terminal.
+   * A progress line on stderr (ora), only on a terminal (elsewhere `update` does nothing), and
+   * data lines on stdout through `data`, which lifts the spinner out of the way when stdout
+   * shares the terminal. `stop` writes what is still pending.
    */
   progress(text: string): Progress {
-    if (!this.canAnimate) return { data: (line) => this.data(line), update: () => {}, stop: () => {} };
+    // Lines are gathered and written a batch at a time: one write per line was the largest
+    // single cost of a bulk add.
+    let pending: string[] = [];
+    let pendingSize = 0;
+    let scheduled: NodeJS.Immediate | undefined;
     let spinner: { text: string; clear(): unknown; render(): unknown; stop(): unknown } | undefined;
+    const sharesTerminal = this.stdout.isTTY === true;
+    const flush = () => {
+      if (scheduled !== undefined) clearImmediate(scheduled);
+      scheduled = undefined;
+      if (pending.length === 0) return;
+      if (spinner !== undefined && sharesTerminal) spinner.clear();
+      this.stdout.write(`${pending.join('\n')}\n`);
+      if (spinner !== undefined && sharesTerminal) spinner.render();
+      pending = [];
+      pendingSize = 0;
+    };
     let stopped = false;
     let latest = text;
-    void import('ora').then(({ default: ora }) => {
-      if (!stopped) spinner = ora({ text: latest, stream: this.stderr, discardStdin: false }).start();
-    });
-    const sharesTerminal = this.stdout.isTTY === true;
+    if (this.canAnimate) {
+      void import('ora').then(({ default: ora }) => {
+        if (!stopped) spinner = ora({ text: latest, stream: this.stderr, discardStdin: false }).start();
+      });
+    }
     return {
       data: (line) => {
-        if (spinner !== undefined && sharesTerminal) spinner.clear();
-        this.data(line);
-        if (spinner !== undefined && sharesTerminal) spinner.render();
+        pending.push(line);
+        pendingSize += line.length;
+        if (pendingSize > 64 * 1024) flush();
+        else scheduled ??= setImmediate(flush);
       },
       update: (next) => {
         latest = next;
         if (spinner !== undefined) spinner.text = next;
       },
       stop: () => {
+        flush();
         stopped = true;
         spinner?.stop();
       },
