@@ -59,10 +59,14 @@ export abstract class PlantsCommand extends Command {
 
 /** oclif's parse errors, without the parts that repeat what the hint says. */
 function usageMessage(message: string): string {
-  return message
-    .replace(/^Parsing --\S+\s*\n\t/, '')
-    .replace(/\n\s*See more help with --help\s*$/, '')
-    .replace(/^The following errors? occurred:\s*/, '')
-    .trim()
-    .replace(/\s*\n\s*/g, '; ');
+  return (
+    message
+      .replace(/^Parsing --\S+\s*\n\t/, '')
+      .replace(/\n\s*See more help with --help\s*$/, '')
+      .replace(/^The following errors? occurred:\s*/, '')
+      // Never repeat a stray argument: it is often a token typed without --token.
+      .replace(/^Unexpected arguments?: .*$/m, 'unexpected argument (values go with flags; nothing was repeated here)')
+      .trim()
+      .replace(/\s*\n\s*/g, '; ')
+  );
 }

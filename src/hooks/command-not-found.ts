@@ -7,12 +7,21 @@ import { closestCommand } from '../cli/suggest.js';
  * terminal, @oclif/plugin-not-found asks "Did you mean …?" instead.
  */
 const hook: Hook<'command_not_found'> = async function (options) {
-  if (process.stdin.isTTY === true && process.stderr.isTTY === true) return;
   const visible = options.config.commands.filter((command) => !command.hidden);
   const ids = [...visible.map((command) => command.id), ...visible.flatMap((command) => command.aliases)];
-  const typed = options.id.replaceAll(':', ' ');
-  const guess = closestCommand(options.id, ids);
-  process.stderr.write(`plants: '${typed}' is not a plants command.\n`);
+  // Only the first word is repeated: the rest may be a value typed without its flag, a token even.
+  const [first = ''] = options.id.split(':');
+  if (ids.includes(first)) {
+    process.stderr.write(
+      `plants: unexpected argument to \`plants ${first}\` (values go with flags; nothing was repeated here).\n`,
+    );
+    process.stderr.write(`  See \`plants ${first} --help\`.\n`);
+    this.exit(2);
+  }
+  // On a terminal @oclif/plugin-not-found asks instead.
+  if (process.stdin.isTTY === true && process.stderr.isTTY === true) return;
+  const guess = closestCommand(first, ids);
+  process.stderr.write(`plants: '${first.slice(0, 40)}' is not a plants command.\n`);
   if (guess !== undefined) process.stderr.write(`  Did you mean \`plants ${guess.replaceAll(':', ' ')}\`?\n`);
   process.stderr.write('  Run `plants help` for a list of commands.\n');
   this.exit(127);

@@ -1,4 +1,4 @@
-import { existsSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { NewPlant } from '../schema/plant.js';
@@ -133,6 +133,22 @@ export class PlantStore {
       const folder = path.dirname(path.resolve(file));
       if (!existsSync(folder)) throw fail(`cannot open database ${file}: the folder ${folder} does not exist`);
       if (!statSync(folder).isDirectory()) throw fail(`cannot open database ${file}: ${folder} is not a folder`);
+      // SQLite opens a file it cannot write read-only without a word, and every add would then
+      // fail; refuse it now instead (access() also sees what stops root, such as chattr +i).
+      for (const [what, target] of [
+        ['the file', file],
+        ['its folder', folder],
+      ] as const) {
+        if (what === 'the file' && !existsSync(target)) continue;
+        try {
+          accessSync(target, constants.W_OK);
+        } catch (error) {
+          throw fail(
+            `cannot open database ${file}: ${what} cannot be written (${(error as NodeJS.ErrnoException).code})`,
+            error,
+          );
+        }
+      }
     }
     let db: Database.Database;
     try {

@@ -1,0 +1,271 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Agent, request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CliResult, makeTempDir, projectRoot, runCli } from '../helpers/cli.js';
+import { type FixtureServer, startFixtureServer } from '../helpers/fixture-server.js';
+import { expectNoSecret, reportFigures } from '../helpers/reliability.js';
+import { type ServeProcess, startServeProcess } from '../helpers/serve-process.js';
+
+/**
+ * Token safety: the CLI and the server are run through their paths (login, status, add one and
+ * many, every kind of failure, serve over HTTP and HTTPS), and everything they print (stdout,
+ * stderr, the request log, --json documents, error messages) is searched for the token. It
+ * must never appear. The one designed exception: `plants serve` without --token or
+ * PLANTS_TOKEN prints the token it made up once, in its banner. (Config modes and the
+ * clear-text warning are covered by test/commands/login.test.ts and serve.test.ts.)
+ */
+
+const TOKEN = `tok-${randomBytes(18).toString('base64url')}`;
+const WRONG = `wrong-${randomBytes(18).toString('base64url')}`;
+const fixtures = path.join(projectRoot, 'test', 'server', 'fixtures');
+const certPath = path.join(fixtures, 'test-tls-cert.pem');
+const keyPath = path.join(fixtures, 'test-tls-key.pem');
+
+let temp: ReturnType<typeof makeTempDir>;
+let serve: ServeProcess;
+let silent: FixtureServer;
+/** Everything printed, by where it came from. */
+const printed: Record<string, string> = {};
+const record = (where: string, result: CliResult) => {
+  printed[`${where}: stdout`] = result.stdout;
+  printed[`${where}: stderr`] = result.stderr;
+  return result;
+};
+
+beforeAll(async () => {
+  temp = makeTempDir('plants-token-');
+  serve = await startServeProcess(['--port', '0', '--db', path.join(temp.dir, 'plants.db'), '--token', TOKEN]);
+  await serve.waitForStderr('Ctrl-C stops the server');
+  silent = await startFixtureServer(() => {});
+});
+afterAll(async () => {
+  if (serve !== undefined && serve.child.exitCode === null) await serve.stop('SIGKILL');
+  await silent?.close();
+  temp?.remove();
+});
+
+const config = () => path.join(temp.dir, 'config');
+const cli = (where: string, args: string[], env: Record<string, string> = {}, input?: string) =>
+  runCli(args, { env: { PLANTS_CONFIG_DIR: config(), ...env }, input }).then((result) => record(where, result));
+
+describe('the token never appears in what plants prints', () => {
+  it('through login, status, adds of every outcome, bulk adds and logout', async () => {
+    const url = serve.url;
+    expect((await cli('login --token', ['login', '--token', TOKEN, '--base-url', url])).code).toBe(0);
+    expect((await cli('login --with-token', ['login', '--with-token', '--base-url', url], {}, `${TOKEN}\n`)).code).toBe(
+      0,
+    );
+    expect((await cli('status', ['status'])).code).toBe(0);
+    expect((await cli('status --json', ['status', '--json'])).code).toBe(0);
+    expect((await cli('status with PLANTS_TOKEN', ['status', '--json'], { PLANTS_TOKEN: TOKEN })).code).toBe(0);
+
+    expect((await cli('add', ['add', '--id', '1', '--name', 'Fern'])).code).toBe(0);
+    expect((await cli('add --json', ['add', '--id', '2', '--name', 'Fern', '--json'])).code).toBe(0);
+    expect((await cli('add 409', ['add', '--id', '2', '--name', 'Again'])).code).toBe(1);
+    expect((await cli('add 409 --json', ['add', '--id', '2', '--name', 'Again', '--json'])).code).toBe(1);
+    expect((await cli('add invalid', ['add', '--id', 'x', '--name', ''])).code).toBe(2);
+    expect(
+      (
+        await cli('add via oclif', [
+          'add',
+          '--id',
+          '3',
+          '--name',
+          'Ivy',
+          '--tag',
+          't',
+          '--timeout',
+          '5',
+          '--retries',
+          '1',
+          '--json',
+          '--insecure',
+        ])
+      ).code,
+    ).toBe(0);
+    expect(
+      (await cli('add with PLANTS_TOKEN', ['add', '--id', '4', '--name', 'Oak'], { PLANTS_TOKEN: TOKEN })).code,
+    ).toBe(0);
+    const bulk = `{"id":10,"name":"a"}\n{"id":10,"name":"dup"}\nnot json\n{"id":"11","name":"bad"}\n{"id":12,"name":"b"}\n`;
+    expect((await cli('bulk add', ['add', '--file', '-'], {}, bulk)).code).toBe(1);
+
+    // Refused: a wrong token (neither it nor the right one may be printed).
+    expect(
+      (await cli('add wrong token', ['add', '--id', '5', '--name', 'x', '--json'], { PLANTS_TOKEN: WRONG })).code,
+    ).toBe(4);
+    expect((await cli('bulk wrong token', ['add', '--file', '-'], { PLANTS_TOKEN: WRONG }, bulk)).code).toBe(4);
+    // Unreachable, timed out, refused locally.
+    const gone = 'http://127.0.0.1:9';
+    expect(
+      (
+        await cli(
+          'add unreachable',
+          ['add', '--id', '6', '--name', 'x', '--base-url', gone, '--retries', '0', '--json'],
+          { PLANTS_TOKEN: TOKEN },
+        )
+      ).code,
+    ).toBe(3);
+    expect(
+      (
+        await cli('add timeout', ['add', '--id', '6', '--name', 'x', '--base-url', silent.url, '--timeout', '0.3'], {
+          PLANTS_TOKEN: TOKEN,
+        })
+      ).code,
+    ).toBe(3);
+    expect(
+      (
+        await cli(
+          'bulk timeout',
+          ['add', '--file', '-', '--base-url', silent.url, '--timeout', '0.3', '--retries', '0'],
+          { PLANTS_TOKEN: TOKEN },
+          bulk,
+        )
+      ).code,
+    ).toBe(3);
+    expect(
+      (
+        await cli('add clear text', ['add', '--id', '6', '--name', 'x', '--base-url', 'http://plants.example.com'], {
+          PLANTS_TOKEN: TOKEN,
+        })
+      ).code,
+    ).toBe(2);
+    expect((await cli('add unknown flag', ['add', '--id', '6', '--name', 'x', '--token', TOKEN])).code).toBe(2);
+    expect((await cli('login bad flag', ['login', '--token', TOKEN, '--bogus'])).code).toBe(2);
+    expect((await cli('login twice', ['login', '--token', TOKEN, '--with-token'], {}, TOKEN)).code).toBe(2);
+
+    expect((await cli('logout', ['logout', '--base-url', url])).code).toBe(0);
+    expect((await cli('status after logout', ['status', '--json'])).code).toBe(4);
+
+    await serve.waitForStderr('POST /plants 401');
+    expectNoSecret(TOKEN, {
+      ...printed,
+      'serve stdout': serve.stdout,
+      'serve stderr (banner, request log)': serve.stderr,
+    });
+    expectNoSecret(WRONG, { ...printed, 'serve stderr': serve.stderr });
+    reportFigures('token safety', { 'cli runs': Object.keys(printed).length / 2 });
+  });
+
+  it.each([
+    ['login --token', (bad: string) => ['login', '--token', bad], undefined],
+    ['login --with-token', () => ['login', '--with-token'], (bad: string) => `${bad}\n`],
+    ['serve --token', (bad: string) => ['serve', '--port', '0', '--memory', '--token', bad], undefined],
+  ] as const)('%s refuses a malformed token without echoing it (exit 2)', async (_what, args, input) => {
+    for (const bad of [`${TOKEN} extra`, `${TOKEN}!`, `${TOKEN}\u0007`, `é${TOKEN}`]) {
+      const result = await runCli(args(bad), { env: { PLANTS_CONFIG_DIR: config() }, input: input?.(bad) });
+      expect(result.code).toBe(2);
+      expectNoSecret(TOKEN, { stdout: result.stdout, stderr: result.stderr });
+    }
+  });
+
+  it('the server never echoes a token it refused, in its answer or its log', async () => {
+    for (const authorization of [`Bearer ${WRONG}`, `Bearer ${TOKEN}x`, `Basic ${TOKEN}`, `Bearer ${TOKEN} ${TOKEN}`]) {
+      const answer = await request(`${serve.url}/plants`, {
+        method: 'POST',
+        headers: { authorization, 'content-type': 'application/json' },
+        body: '{"id":99,"name":"x"}',
+      });
+      const text = await answer.body.text();
+      expect(answer.statusCode).toBe(401);
+      expectNoSecret(TOKEN, { answer: text, headers: JSON.stringify(answer.headers) });
+      expectNoSecret(WRONG, { answer: text, headers: JSON.stringify(answer.headers) });
+    }
+    // A token in the query string is not logged either.
+    await (await request(`${serve.url}/healthz?access_token=${TOKEN}`)).body.text();
+    await (await request(`${serve.url}/nope?token=${TOKEN}`)).body.text();
+    await serve.waitForStderr('GET /nope 404');
+    expectNoSecret(TOKEN, { 'serve stderr': serve.stderr });
+    expectNoSecret(WRONG, { 'serve stderr': serve.stderr });
+  });
+});
+
+describe('plants serve with a token it made up', () => {
+  it('prints it once, in the banner, and nowhere else however it is used', async () => {
+    const own = await startServeProcess(['--port', '0', '--memory'], { PLANTS_DATA_DIR: path.join(temp.dir, 'data') });
+    try {
+      await own.waitForStderr('Ctrl-C stops the server');
+      const loginLine = own.stderr.split('\n').find((line) => line.includes(' login '));
+      const made = /--token (\S+)/.exec(loginLine ?? '')?.[1] as string;
+      expect(made).toMatch(/^[A-Za-z0-9._~+/-]{16,}=*$/);
+      const env = { PLANTS_CONFIG_DIR: path.join(temp.dir, 'made-config') };
+      const login = await runCli(['login', '--base-url', own.url, '--token', made], { env });
+      const add = await runCli(['add', '--id', '1', '--name', 'x', '--json'], { env });
+      const wrong = await runCli(['add', '--id', '2', '--name', 'x'], { env: { ...env, PLANTS_TOKEN: WRONG } });
+      const status = await runCli(['status', '--json'], { env });
+      expect([login.code, add.code, wrong.code, status.code]).toEqual([0, 0, 4, 0]);
+      await own.waitForStderr('POST /plants 401');
+      const everything = [own.stdout, own.stderr, ...[login, add, wrong, status].flatMap((r) => [r.stdout, r.stderr])];
+      expect(everything.join('\n').split(made).length - 1, 'times the made-up token was printed').toBe(1);
+      expect(own.stdout).not.toContain(made);
+      expect(loginLine).toContain(made);
+    } finally {
+      await own.stop('SIGKILL');
+    }
+  });
+});
+
+describe('plants serve over HTTPS', () => {
+  it('serves HTTPS with --tls-cert and --tls-key; plants add reaches it, and a client without the CA is refused', async () => {
+    const tls = await startServeProcess([
+      '--port',
+      '0',
+      '--memory',
+      '--host',
+      '0.0.0.0',
+      '--token',
+      TOKEN,
+      '--tls-cert',
+      certPath,
+      '--tls-key',
+      keyPath,
+    ]);
+    try {
+      expect(tls.url).toMatch(/^https:\/\/0\.0\.0\.0:\d+$/);
+      await tls.waitForStderr('Ctrl-C stops the server');
+      // TLS on: no clear-text warning, even on every address.
+      expect(tls.stderr).not.toContain('clear text');
+      const url = tls.url.replace('0.0.0.0', '127.0.0.1');
+      const agent = new Agent({ connect: { ca: readFileSync(certPath) } });
+      try {
+        const health = await request(`${url}/healthz`, { dispatcher: agent });
+        expect(health.statusCode).toBe(200);
+        expect(await health.body.text()).toBe('{"status":"ok"}');
+        const added = await request(`${url}/plants`, {
+          method: 'POST',
+          dispatcher: agent,
+          headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+          body: '{"id":9223372036854775807,"name":"secure"}',
+        });
+        expect(added.statusCode).toBe(200);
+        expect(await added.body.text()).toBe('{"id":9223372036854775807,"name":"secure"}');
+      } finally {
+        await agent.close();
+      }
+
+      const env = { PLANTS_CONFIG_DIR: path.join(temp.dir, 'tls-config'), PLANTS_TOKEN: TOKEN };
+      const trusted = await runCli(['add', '--id', '1', '--name', 'Fern', '--base-url', url, '--json'], {
+        env: { ...env, NODE_EXTRA_CA_CERTS: certPath },
+      });
+      expect(trusted.code, trusted.stderr).toBe(0);
+      expect(trusted.stdout).toBe('{"id":1,"name":"Fern"}\n');
+      const untrusted = await runCli(['add', '--id', '2', '--name', 'Fern', '--base-url', url], { env });
+      expect(untrusted.code).toBe(3);
+      expect(untrusted.stderr).toMatch(/TLS|certificate/i);
+      const plain = await runCli(
+        ['add', '--id', '3', '--name', 'Fern', '--base-url', url.replace('https', 'http'), '--retries', '0'],
+        { env },
+      );
+      expect([1, 3]).toContain(plain.code);
+      expectNoSecret(TOKEN, {
+        trusted: trusted.stdout + trusted.stderr,
+        untrusted: untrusted.stdout + untrusted.stderr,
+        plain: plain.stdout + plain.stderr,
+        'serve output': tls.stdout + tls.stderr,
+      });
+    } finally {
+      await tls.stop('SIGKILL');
+    }
+  });
+});
