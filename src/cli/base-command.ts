@@ -33,6 +33,19 @@ export abstract class PlantsCommand extends Command {
     this.factory = new Factory({ env, version: this.config.version, output: this.output });
   }
 
+  /** The API client for the request flags every store command shares (`--base-url`, `--insecure`, `--timeout`). */
+  protected plantClient(
+    flags: { 'base-url'?: string | undefined; insecure: boolean; timeout: number },
+    connections?: number,
+  ) {
+    return this.factory.plantClient({
+      flagBaseUrl: flags['base-url'],
+      insecure: flags.insecure,
+      timeoutSeconds: flags.timeout,
+      connections,
+    });
+  }
+
   /** --json is honoured even when flag parsing itself failed. */
   protected wantsJson(): boolean {
     const end = this.argv.indexOf('--');

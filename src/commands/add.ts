@@ -67,12 +67,7 @@ export class Add extends PlantsCommand {
     }
     const bulk = await import('../cli/bulk-session.js');
     bulk.tuneMemoryForStreaming();
-    const client = await this.factory.plantClient({
-      flagBaseUrl: flags['base-url'],
-      insecure: flags.insecure,
-      timeoutSeconds: flags.timeout,
-      connections: flags.concurrency,
-    });
+    const client = await this.plantClient(flags, flags.concurrency);
     process.exitCode = await bulk.addPlantsInBulk({
       ...input,
       client,

@@ -19,11 +19,7 @@ export class Delete extends PlantsCommand {
     const { args, flags } = await this.parse(Delete);
     const { parsePlantIdText } = await import('../schema/plant.js');
     const id = parsePlantIdText(args.id);
-    const client = await this.factory.plantClient({
-      flagBaseUrl: flags['base-url'],
-      insecure: flags.insecure,
-      timeoutSeconds: flags.timeout,
-    });
+    const client = await this.plantClient(flags);
     const { canPrompt, confirm } = await import('../cli/prompt.js');
     if (!flags.yes && canPrompt(process.stdin, process.stderr)) {
       if (!(await confirm(`Delete plant ${id}? [y/N] `, process.stdin, process.stderr))) {

@@ -14,11 +14,7 @@ export class Get extends PlantsCommand {
     const { args, flags } = await this.parse(Get);
     const { parsePlantIdText } = await import('../schema/plant.js');
     const id = parsePlantIdText(args.id);
-    const client = await this.factory.plantClient({
-      flagBaseUrl: flags['base-url'],
-      insecure: flags.insecure,
-      timeoutSeconds: flags.timeout,
-    });
+    const client = await this.plantClient(flags);
     const found = await client.getPlant(id);
     if (flags.json) {
       this.output.data(found.rawBody.trim());

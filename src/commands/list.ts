@@ -26,11 +26,7 @@ export class List extends PlantsCommand {
     const { flags } = await this.parse(List);
     const { parsePlantIdText } = await import('../schema/plant.js');
     const after = flags.after === undefined ? undefined : parsePlantIdText(flags.after);
-    const client = await this.factory.plantClient({
-      flagBaseUrl: flags['base-url'],
-      insecure: flags.insecure,
-      timeoutSeconds: flags.timeout,
-    });
+    const client = await this.plantClient(flags);
     const { printPlantList } = await import('../cli/list-plants.js');
     await printPlantList(client, this.output, { limit: flags.limit, after, all: flags.all, json: flags.json });
   }
