@@ -8,7 +8,7 @@
  *
  * BENCH_QUICK=1: a smoke run of about 30 s (fewer runs, smaller files, shorter loads, no peers).
  * BENCH_PIN=0: do not pin the server under test and its load generator to separate cores.
- * BENCH_ROWS=a,c: only these groups of rows (a start-up, b bulk, c server); default all.
+ * BENCH_ROWS=a,c: only these groups of rows (a start-up, b bulk, c server, d listing); default all.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -26,7 +26,7 @@ const cli = path.join(root, 'bin', 'run.js');
 const node = process.execPath;
 const require = createRequire(import.meta.url);
 const quick = process.env.BENCH_QUICK === '1';
-const groups = new Set((process.env.BENCH_ROWS ?? 'a,b,c').split(',').map((group) => group.trim()));
+const groups = new Set((process.env.BENCH_ROWS ?? 'a,b,c,d').split(',').map((group) => group.trim()));
 
 /** Every count and duration of the run, in one place. */
 const plan = quick
@@ -531,6 +531,61 @@ async function bulkRows(): Promise<Row[]> {
   return rows;
 }
 
+/** d: `plants list --all --json` of 100,000 plants from a memory store: time and peak RSS of the CLI. */
+async function listingRows(): Promise<Row[]> {
+  const count = quick ? 20_000 : 100_000;
+  const label = count.toLocaleString('en-US');
+  const file = path.join(work, 'list.ndjson');
+  await writeNdjson(file, count, 1);
+  const server = await startPlantsServe('memory', 'normal', pin ? 0 : undefined);
+  const times: number[] = [];
+  let peakMb = 0;
+  try {
+    const seeded = await run(node, [cli, 'add', '--file', file, '--base-url', server.url], {
+      timeoutMs: 600_000,
+      stdout: 'ignore',
+    });
+    if (seeded.code !== 0) throw new Error(`seeding the store failed:\n${seeded.stderr.slice(-2000)}`);
+    const useTime = existsSync('/usr/bin/time');
+    for (let round = 0; round < (quick ? 1 : 3); round++) {
+      const args = [cli, 'list', '--all', '--json', '--limit', '1000', '--base-url', server.url];
+      const result = await run(useTime ? '/usr/bin/time' : node, useTime ? ['-v', node, ...args] : args, {
+        timeoutMs: 600_000,
+        stdout: 'ignore',
+        cpu: pin ? 1 : undefined,
+      });
+      if (result.code !== 0) throw new Error(`plants list failed:\n${result.stderr.slice(-2000)}`);
+      times.push(result.ms);
+      const kb = /Maximum resident set size \(kbytes\): (\d+)/.exec(result.stderr)?.[1];
+      if (kb !== undefined) peakMb = Math.max(peakMb, Number(kb) / 1024);
+    }
+  } finally {
+    await server.stop();
+    rmSync(file, { force: true });
+  }
+  const ms = median(times);
+  return [
+    {
+      id: 'd1',
+      what: `plants list --all --json, ${label} plants (pages of 1,000)`,
+      median: `${(ms / 1000).toFixed(2)} s`,
+      spread: format.spread(times, (value) => `${(value / 1000).toFixed(2)}`),
+      ratio: `${Math.round(count / (ms / 1000)).toLocaleString('en-US')} plants/s`,
+      goal: '',
+      result: '',
+    },
+    {
+      id: 'd2',
+      what: `plants list --all --json, peak RSS, ${label} plants`,
+      median: peakMb > 0 ? `${peakMb.toFixed(0)} MB` : 'n/a (no /usr/bin/time)',
+      spread: '',
+      ratio: '/usr/bin/time -v',
+      goal: '',
+      result: '',
+    },
+  ];
+}
+
 /** Peak RSS of the CLI sending rssRecords records: /usr/bin/time -v, else VmHWM polled from /proc. */
 async function peakRss(): Promise<{ mb: number; how: string }> {
   const file = path.join(work, 'rss.ndjson');
@@ -835,6 +890,10 @@ async function main(): Promise<void> {
   if (groups.has('c')) {
     progress('server');
     rows.push(...(await serverRows()));
+  }
+  if (groups.has('d')) {
+    progress('listing');
+    rows.push(...(await listingRows()));
   }
   const seconds = (Date.now() - started) / 1000;
 
