@@ -3,6 +3,8 @@ import { assertTokenTransportSafe } from '../client/base-url.js';
 import type { PlantClient } from '../client/plant-client.js';
 import type { ConfigStore } from '../config/config-store.js';
 import { resolveBaseUrl, resolveToken, type Setting, type SettingInputs } from '../config/settings.js';
+import { InvalidInputError } from '../errors.js';
+import { describeBadToken, isBearerToken } from '../schema/token.js';
 import type { PlantsEnv } from './env.js';
 import type { Output } from './output.js';
 
@@ -98,6 +100,11 @@ export class Factory {
     const baseUrl = resolveBaseUrl(inputs, config).value;
     assertTokenTransportSafe(baseUrl, { insecure: request.insecure ?? false });
     const token = resolveToken(baseUrl.origin, inputs, config);
+    if (token !== undefined && !isBearerToken(token.value)) {
+      // Caught here, not by undici's header check, which would pass for a network failure.
+      const where = token.source === 'environment' ? 'PLANTS_TOKEN' : `the token stored for ${baseUrl.origin}`;
+      throw new InvalidInputError(`${where} is not a valid bearer token: ${describeBadToken(token.value)}`);
+    }
     const { PlantClient } = await import('../client/plant-client.js');
     return new PlantClient({
       baseUrl,

@@ -189,6 +189,16 @@ describe('plants add', () => {
       expect(result.stderr).not.toContain(token);
     });
 
+    it('refuses a PLANTS_TOKEN that is not a bearer token as bad input (exit 2), without repeating it', async () => {
+      const result = await runCli(['add', '--id', '1', '--name', 'x'], {
+        env: { ...env, PLANTS_TOKEN: 'secret\nvalue' },
+      });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain('PLANTS_TOKEN is not a valid bearer token');
+      expect(result.stderr).not.toContain('secret');
+      expect(server.requests).toHaveLength(0);
+    });
+
     it('never sends the token of one origin to another', async () => {
       const { PLANTS_TOKEN: _unused, ...noEnvToken } = env;
       await runCli(['login', '--token', token, '--base-url', 'http://127.0.0.1:1'], { env: noEnvToken });
