@@ -17,7 +17,7 @@ function colorFor(stream: NodeJS.WriteStream, noColor: boolean): ChalkInstance {
 }
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
-const controlCharacters = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/g;
+const controlCharacters = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u2028\u2029]/g;
 
 /**
  * Text from a server or a file, made safe to print as part of one line: control characters

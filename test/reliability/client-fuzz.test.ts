@@ -267,8 +267,12 @@ function isJsonType(type: string | undefined): boolean {
 
 /** The exit codes the README allows for this answer: the one it names, or two where it is open. */
 function expectedExitCodes(script: Scripted): number[] {
-  // No whole answer: the connection dropped, was reset, or timed out.
-  if (script.delivery !== 'whole' && script.delivery !== 'chunked') return [3];
+  // No whole answer: the connection dropped, was reset, or timed out; unless the cut comes after
+  // the client's 1 MiB read limit, where it stops reading first and judges what it has (exit 1).
+  const cut = script.body.text.length === 0 ? 0 : script.cutAt % script.body.text.length;
+  const cutPastLimit =
+    (script.delivery === 'truncated' || script.delivery === 'reset-mid-body') && cut > MAX_RESPONSE_BYTES;
+  if (script.delivery !== 'whole' && script.delivery !== 'chunked' && !cutPastLimit) return [3];
   if (script.status === 401 || script.status === 403) return [4];
   // 204 and 304 carry no body, whatever the server wrote.
   const bodyArrives = script.status !== 204 && script.status !== 304;
