@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -10,6 +9,7 @@ import { DatabaseOpenError, ListenError, ServerOptionsError } from '../../src/se
 import { type PlantServerOptions, type RunningPlantServer, startPlantServer } from '../../src/server/start.js';
 import { PlantStore } from '../../src/server/store.js';
 import { makeTempDir, projectRoot } from '../helpers/cli.js';
+import { holdSqliteLock } from '../helpers/sqlite-lock.js';
 import { readStoredPlants, startStoreServer, TEST_TOKEN } from '../helpers/store-server.js';
 import { postPlant, RawConnection, send, sleep, waitUntil } from './http-client.js';
 
@@ -60,36 +60,10 @@ async function startFailure(overrides: Partial<PlantServerOptions>): Promise<Pla
 
 const plant = (id: number | string, name = `plant ${id}`) => `{"id":${id},"name":"${name}"}`;
 
-/** Runs a node script that holds a lock on `file` until killed; resolves once it holds it. */
-async function holdLock(file: string, statement: 'BEGIN EXCLUSIVE' | 'BEGIN IMMEDIATE', wal: boolean) {
-  const script = `
-    const Database = require('better-sqlite3');
-    const db = new Database(${JSON.stringify(file)});
-    ${wal ? "db.pragma('journal_mode = WAL');" : ''}
-    db.exec('CREATE TABLE IF NOT EXISTS lock_holder (x)');
-    db.exec(${JSON.stringify(statement)});
-    db.exec('INSERT INTO lock_holder VALUES (1)');
-    process.stdout.write('locked\\n');
-    setInterval(() => {}, 1000);
-  `;
-  const child: ChildProcess = spawn(process.execPath, ['-e', script], {
-    cwd: projectRoot,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  cleanups.push(
-    () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGKILL');
-      }),
-  );
-  await new Promise<void>((resolve, reject) => {
-    child.stdout?.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('locked')) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`lock holder exited with ${code}`)));
-  });
+/** Another process holding a lock on `file` until the test's cleanup; resolves once it holds it. */
+async function holdLock(file: string, statement: 'BEGIN EXCLUSIVE' | 'BEGIN IMMEDIATE', wal: boolean): Promise<void> {
+  const lock = await holdSqliteLock(file, statement, { wal });
+  cleanups.push(() => lock.release());
 }
 
 describe('start-up refusals (exit 2, nothing overwritten)', () => {
