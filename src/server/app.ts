@@ -1,4 +1,5 @@
 import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { stringifyJsonExact } from '../schema/exact-json.js';
 import { InvalidPlantError, type NewPlant, parseNewPlantJson } from '../schema/plant.js';
@@ -350,26 +351,52 @@ function sendError(req: IncomingMessage, res: ServerResponse, error: unknown, dr
   if (res.headersSent || res.destroyed) return;
   const httpError = error instanceof HttpError ? error : new HttpError(500, 'internal server error');
   for (const [name, value] of Object.entries(httpError.headers)) res.setHeader(name, value);
-  if (!req.complete) discardRestOfBody(req, res, drainLimit);
+  if (!req.complete) settleUnreadBody(req, res, drainLimit);
   sendJson(res, httpError.status, errorBody(httpError.status, httpError.message));
 }
 
 /**
- * After an answer given before the body was read (401, 413, 415), the rest of the body is read
- * and thrown away so that the client gets to read the answer and the connection stays usable;
- * closing at once would make the kernel reset the connection over the unread bytes, often before
- * the client has read the answer. Past `limit` more bytes the connection is cut instead.
+ * How long a connection answered early (413 and friends) with `Connection: close` goes on
+ * reading after its answer, so that the client reads the answer before the connection goes.
  */
-function discardRestOfBody(req: IncomingMessage, res: ServerResponse, limit: number): void {
+export const LINGER_MS = 2000;
+
+/**
+ * For an answer given before the body was read (401, 413, 415). A body known to be small
+ * (Content-Length within `drainLimit`) is read and thrown away, and the connection stays
+ * usable. Any other body (chunked, or large) could go on for ever, so the answer says
+ * `Connection: close`, and the connection closes the way RFC 9112 §9.6 asks: the answer, then
+ * our half of the connection, then reading and throwing away until the client closes or
+ * LINGER_MS pass. Closing at once would make the kernel reset the connection over the unread
+ * bytes, and a reset often overtakes the answer before the client has read it. Saying
+ * keep-alive and cutting later is worse: the client's next request meets the reset.
+ */
+function settleUnreadBody(req: IncomingMessage, res: ServerResponse, drainLimit: number): void {
+  const declared = req.headers['content-length'];
+  if (declared === undefined || !(Number(declared) <= drainLimit)) {
+    res.setHeader('connection', 'close');
+    lingerOnClose(req.socket);
+  }
   res.once('finish', () => {
-    if (req.complete) return;
-    let discarded = 0;
-    req.on('data', (chunk: Buffer) => {
-      discarded += chunk.length;
-      if (discarded > limit) req.socket.destroy();
-    });
-    req.resume();
+    if (!req.complete) req.resume();
   });
+}
+
+/**
+ * node ends a `Connection: close` answer with socket.destroySoon(), which destroys the socket as
+ * soon as the answer is flushed. This socket lingers instead (see settleUnreadBody).
+ */
+function lingerOnClose(socket: Socket): void {
+  socket.destroySoon = function lingeringClose(this: Socket) {
+    const timer = setTimeout(() => this.destroy(), LINGER_MS);
+    timer.unref();
+    this.once('close', () => clearTimeout(timer));
+    this.once('end', () => this.destroy());
+    this.end();
+    // The request parser may have stopped reading when the request paused: read on, and drop it.
+    this.on('data', () => {});
+    this.resume();
+  };
 }
 
 function safely<T>(callback: ((value: T) => void) | undefined, value: T): void {

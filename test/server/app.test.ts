@@ -2,8 +2,9 @@ import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJsonExact, stringifyJsonExact } from '../../src/schema/exact-json.js';
+import { LINGER_MS } from '../../src/server/app.js';
 import { readStoredPlants, type StoreServer, startStoreServer } from '../helpers/store-server.js';
-import { type Answer, postPlant as post, RawConnection, send, waitUntil } from './http-client.js';
+import { type Answer, postPlant as post, RawConnection, send, sleep, waitUntil } from './http-client.js';
 
 let server: StoreServer;
 /** Every status POST /plants answered in this file; the contract must declare each one. */
@@ -305,6 +306,7 @@ describe('malformed HTTP', () => {
     );
     const answer = await connection.waitForResponse();
     expect(answer?.status).toBe(413);
+    expect(answer?.headers.connection).toBe('close');
     expect(JSON.parse(answer?.body ?? '')).toEqual({ error: 413, message: 'request body is larger than 65536 bytes' });
     observedPostStatuses.add(413);
     connection.destroy();
@@ -331,38 +333,65 @@ describe('with a small body limit', () => {
     expect(readStoredPlants(small.dbPath).map((row) => row.id)).toEqual([1n]);
   });
 
-  it('stops a chunked body as soon as it passes the limit, and the connection serves the next request', async () => {
-    const connection = new RawConnection(small.port);
+  it('answers a chunked body as soon as it passes the limit, says Connection: close, and reads on until the client is done', async () => {
+    const connection = new RawConnection(small.port, '127.0.0.1', { allowHalfOpen: true });
     const chunk = `{"id":3,"name":"chunked","pad":"${'x'.repeat(400)}"}`;
     await connection.write(
       `POST /plants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${small.token}\r\n` +
         'Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n' +
         `${chunk.length.toString(16)}\r\n${chunk}\r\n`,
     );
-    // The body is not finished (no last chunk), yet the answer comes.
+    // The body is not finished (no last chunk), yet the answer comes, and it ends the connection:
+    // a chunked body could go on for ever.
     const answer = await connection.waitForResponse();
     expect(answer?.status).toBe(413);
+    expect(answer?.headers.connection).toBe('close');
     expect(JSON.parse(answer?.body ?? '')).toEqual({ error: 413, message: 'request body is larger than 256 bytes' });
-    // Finish the refused body; the same connection then takes another request.
-    const before = connection.raw.length;
-    await connection.write(`0\r\n\r\nGET /healthz HTTP/1.1\r\nHost: x\r\n\r\n`);
-    await waitUntil(() => connection.raw.slice(before).includes('{"status":"ok"}'), 5000, 'second answer');
-    connection.destroy();
+    // A client that has not read the answer yet goes on sending: the server reads on (lingers)
+    // rather than resetting the connection, which would throw the unread answer away. 200 KiB
+    // is far more than the kernel would buffer for a connection nobody reads.
+    const more = `${(1000).toString(16)}\r\n${'x'.repeat(1000)}\r\n`.repeat(20);
+    for (let i = 0; i < 10; i++) await connection.write(more);
+    await connection.write('0\r\n\r\n');
+    connection.end();
+    expect(await connection.waitForClose()).toBe(true);
+    expect(connection.error).toBeUndefined();
     expect(readStoredPlants(small.dbPath).map((row) => row.id)).not.toContain(3n);
   });
 
-  it('cuts a connection that keeps sending far past the limit after its 413', async () => {
-    const connection = new RawConnection(small.port);
+  it('cuts a connection that keeps sending past its 413, after lingering', async () => {
+    const connection = new RawConnection(small.port, '127.0.0.1', { allowHalfOpen: true });
     await connection.write(
       `POST /plants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${small.token}\r\n` +
         'Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n',
     );
-    const chunk = 'x'.repeat(1000);
-    for (let i = 0; i < 20 && !connection.closed; i++) {
-      await connection.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`).catch(() => {});
+    const chunk = `${(1000).toString(16)}\r\n${'x'.repeat(1000)}\r\n`;
+    const giveUpAt = Date.now() + 4 * LINGER_MS;
+    while (!connection.closed && Date.now() < giveUpAt) {
+      await connection.write(chunk).catch(() => {});
+      await sleep(5);
     }
-    expect(await connection.waitForClose()).toBe(true);
+    expect(connection.closed).toBe(true);
     expect(parseRawAnswerStatus(connection.raw)).toBe(413);
+  });
+
+  it('keeps the connection after an early answer to a small body, and throws that body away', async () => {
+    const connection = new RawConnection(small.port);
+    const body = '{"id":4,"name":"unauthorized"}';
+    await connection.write(
+      'POST /plants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer wrong-token\r\n' +
+        `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+    );
+    // Answered before the body has come.
+    const answer = await connection.waitForResponse();
+    expect(answer?.status).toBe(401);
+    expect(answer?.headers.connection).not.toBe('close');
+    const before = connection.raw.length;
+    await connection.write(`${body}GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n`);
+    await waitUntil(() => connection.raw.slice(before).includes('{"status":"ok"}'), 5000, 'second answer');
+    expect(connection.closed).toBe(false);
+    connection.destroy();
+    expect(readStoredPlants(small.dbPath).map((row) => row.id)).not.toContain(4n);
   });
 });
 

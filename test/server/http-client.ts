@@ -90,16 +90,20 @@ export class RawConnection {
   readonly socket: net.Socket;
   #raw = '';
   #closed = false;
+  #error: Error | undefined;
   readonly #ready: Promise<void>;
   readonly #closedPromise: Promise<void>;
 
-  constructor(port: number, host = '127.0.0.1') {
-    this.socket = net.connect({ port, host });
+  /** `allowHalfOpen`: keep writing after the server has ended its half of the connection. */
+  constructor(port: number, host = '127.0.0.1', options: { allowHalfOpen?: boolean } = {}) {
+    this.socket = net.connect({ port, host, allowHalfOpen: options.allowHalfOpen ?? false });
     this.socket.setEncoding('utf8');
     this.socket.on('data', (chunk: string) => {
       this.#raw += chunk;
     });
-    this.socket.on('error', () => {});
+    this.socket.on('error', (error) => {
+      this.#error ??= error;
+    });
     this.#closedPromise = new Promise((resolve) => {
       this.socket.on('close', () => {
         this.#closed = true;
@@ -125,6 +129,16 @@ export class RawConnection {
 
   get closed(): boolean {
     return this.#closed;
+  }
+
+  /** The first socket error (a reset, say), if any. */
+  get error(): Error | undefined {
+    return this.#error;
+  }
+
+  /** Ends our half of the connection (FIN). */
+  end(): void {
+    this.socket.end();
   }
 
   /** Resolves when the server has closed the connection, or after timeoutMs. */
