@@ -28,7 +28,14 @@ function parseNumberExactly(text: string): number | bigint | DecimalLiteral {
  * as plain data.
  */
 export function parseJsonExact(text: string): unknown {
-  return parseLossless(text, null, parseNumberExactly);
+  try {
+    return parseLossless(text, null, parseNumberExactly);
+  } catch (error) {
+    // The parser recurses once per level: past what the stack holds (some thousands of levels)
+    // the engine's "Maximum call stack size exceeded" is no message for a user.
+    if (error instanceof RangeError) throw new SyntaxError('JSON nested too deeply', { cause: error });
+    throw error;
+  }
 }
 
 /** JSON.stringify that writes bigint values as plain JSON integers, digit for digit. */

@@ -26,6 +26,13 @@ describe('parseJsonExact', () => {
   it.each(['', '{', '{"id":1,}', 'NaN', '{"a":1,"a":2}'])('throws SyntaxError on %j', (text) => {
     expect(() => parseJsonExact(text)).toThrow(SyntaxError);
   });
+
+  it("throws SyntaxError, not the engine's stack overflow, on nesting deeper than the stack holds", () => {
+    const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+    expect(() => parseJsonExact(deep)).toThrow(new SyntaxError('JSON nested too deeply'));
+    // A depth the parser does hold is still read.
+    expect(parseJsonExact(`${'['.repeat(500)}${']'.repeat(500)}`)).toBeInstanceOf(Array);
+  });
 });
 
 describe('stringifyJsonExact', () => {

@@ -1,0 +1,31 @@
+import { Flags } from '@oclif/core';
+import { chosenShell, runPluginAutocomplete, shellArg } from '../../cli/autocomplete.js';
+import { PlantsCommand } from '../../cli/base-command.js';
+
+export class Autocomplete extends PlantsCommand {
+  static override summary = 'Show how to set up tab completion for bash, zsh, fish or PowerShell.';
+  static override examples = [
+    '<%= config.bin %> autocomplete',
+    '<%= config.bin %> autocomplete bash',
+    '<%= config.bin %> autocomplete zsh',
+    '<%= config.bin %> autocomplete fish',
+    '<%= config.bin %> autocomplete powershell',
+  ];
+  static override args = shellArg;
+  static override flags = {
+    'refresh-cache': Flags.boolean({
+      char: 'r',
+      summary: 'Rebuild the bash, zsh and PowerShell completion cache without showing instructions.',
+      default: false,
+    }),
+  };
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(Autocomplete);
+    const shell = chosenShell(args.shell, this.config);
+    if (shell !== 'fish') return runPluginAutocomplete(this.config, 'autocomplete', this.argv);
+    if (flags['refresh-cache']) return;
+    const { fishSetupInstructions } = await import('../../completion/fish.js');
+    this.output.data(fishSetupInstructions(this.config.bin));
+  }
+}

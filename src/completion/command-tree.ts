@@ -1,0 +1,92 @@
+import type { Command, Config } from '@oclif/core';
+
+/** A flag as completion sees it. */
+export interface CompletionFlag {
+  name: string;
+  char?: string;
+  summary: string;
+  /** False for a boolean switch. */
+  takesValue: boolean;
+  /** The values it accepts, when it names them. */
+  options?: readonly string[];
+  /** Its value is a path (helpValue PATH), so the shell offers files. */
+  completesFiles: boolean;
+}
+
+/** A command, or an alias of one, as the words a user types: `['plant', 'add']`. */
+export interface CompletionCommand {
+  words: readonly string[];
+  summary: string;
+  flags: readonly CompletionFlag[];
+  /** What the first argument can be, when it is one of a known few. */
+  argumentValues?: readonly string[];
+}
+
+/** A topic: a word that only leads to commands (`plant` in `plant add`). */
+export interface CompletionTopic {
+  words: readonly string[];
+  summary: string;
+}
+
+export interface CompletionTree {
+  bin: string;
+  commands: readonly CompletionCommand[];
+  topics: readonly CompletionTopic[];
+}
+
+/**
+ * The visible commands (aliases included: `plant add` is typed as often as `add`), topics and
+ * flags of the CLI, from oclif's own description of itself. `helpTopics` are the extra words
+ * `plants help` takes besides command names.
+ */
+export function completionTree(config: Config, helpTopics: readonly string[] = []): CompletionTree {
+  const visible = config.commands.filter((command) => !command.hidden);
+  const commands = visible
+    .map((command): CompletionCommand => {
+      const flags = Object.entries(command.flags)
+        .filter(([, flag]) => !flag.hidden)
+        .map(([name, flag]) => completionFlag(name, flag))
+        .sort((a, b) => a.name.localeCompare(b.name));
+      const firstArg = Object.values(command.args ?? {})[0];
+      return {
+        words: command.id.split(':'),
+        summary: summaryOf(command),
+        flags,
+        ...(firstArg?.options === undefined ? {} : { argumentValues: firstArg.options }),
+      };
+    })
+    .sort((a, b) => a.words.join(' ').localeCompare(b.words.join(' ')));
+  const commandIds = new Set(visible.map((command) => command.id));
+  const topics = config.topics
+    .filter((topic) => !topic.hidden && !commandIds.has(topic.name))
+    .map((topic) => ({ words: topic.name.split(':'), summary: oneLine(topic.description ?? '') }));
+  const topLevel = [...new Set([...commands, ...topics].map((entry) => entry.words[0] ?? ''))].sort();
+  return {
+    bin: config.bin,
+    commands: commands.map((command) =>
+      command.words.join(' ') === 'help' ? { ...command, argumentValues: [...topLevel, ...helpTopics] } : command,
+    ),
+    topics,
+  };
+}
+
+function completionFlag(name: string, flag: Command.Flag.Cached): CompletionFlag {
+  const takesValue = flag.type === 'option';
+  return {
+    name,
+    ...(flag.char === undefined ? {} : { char: flag.char }),
+    summary: oneLine(flag.summary ?? flag.description ?? ''),
+    takesValue,
+    ...(takesValue && flag.options !== undefined ? { options: flag.options } : {}),
+    completesFiles: takesValue && flag.helpValue === 'PATH',
+  };
+}
+
+function summaryOf(command: Command.Loadable): string {
+  return oneLine(command.summary ?? command.description ?? '');
+}
+
+/** The first line, for a one-line description beside a completion. */
+function oneLine(text: string): string {
+  return (text.split('\n', 1)[0] ?? '').trim();
+}
