@@ -268,11 +268,21 @@ function isJsonType(type: string | undefined): boolean {
 /** The exit codes the README allows for this answer: the one it names, or two where it is open. */
 function expectedExitCodes(script: Scripted): number[] {
   // No whole answer: the connection dropped, was reset, or timed out; unless the cut comes after
-  // the client's 1 MiB read limit, where it stops reading first and judges what it has (exit 1).
+  // the client's 1 MiB read limit, where it stops reading first and judges what it has.
   const cut = script.body.text.length === 0 ? 0 : script.cutAt % script.body.text.length;
   const cutPastLimit =
     (script.delivery === 'truncated' || script.delivery === 'reset-mid-body') && cut > MAX_RESPONSE_BYTES;
   if (script.delivery !== 'whole' && script.delivery !== 'chunked' && !cutPastLimit) return [3];
+  // A reset makes the client's kernel throw away what the client had not read yet, however much
+  // was sent before it (seen: 1.23 MiB sent, then a reset, exit 3). So past the limit the reset
+  // may still win: exit 3, or what the answer says when the client read past the limit in time.
+  // A plain close (truncated) loses nothing, so that one is judged by the answer only.
+  const judged = exitCodesForAnswer(script);
+  return script.delivery === 'reset-mid-body' ? [...judged, 3] : judged;
+}
+
+/** The exit codes for an answer the client has read (all of it, or up to its read limit). */
+function exitCodesForAnswer(script: Scripted): number[] {
   if (script.status === 401 || script.status === 403) return [4];
   // 204 and 304 carry no body, whatever the server wrote.
   const bodyArrives = script.status !== 204 && script.status !== 304;
