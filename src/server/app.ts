@@ -393,9 +393,6 @@ function lingerOnClose(socket: Socket): void {
     this.once('close', () => clearTimeout(timer));
     this.once('end', () => this.destroy());
     this.end();
-    // The request parser may have stopped reading when the request paused: read on, and drop it.
-    this.on('data', () => {});
-    this.resume();
   };
 }
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import Database from 'better-sqlite3';
 import { expect } from 'vitest';
+import { readStoreFile } from './store-server.js';
 
 /**
  * Scale for the reliability suites: `npm test` runs them short (CI), `npm run test:long`
@@ -93,25 +93,16 @@ export interface StoredBytes {
  * file (CAST AS BLOB), read with a connection of its own, as another program would.
  */
 export function readStoredBytes(dbPath: string): StoredBytes[] {
-  const db = new Database(dbPath, { fileMustExist: true });
-  try {
-    db.defaultSafeIntegers(true);
-    return db
+  return readStoreFile(dbPath, (db) =>
+    db
       .prepare<[], StoredBytes>(
         'SELECT id, CAST(name AS BLOB) AS name, CAST(tag AS BLOB) AS tag FROM plants ORDER BY id',
       )
-      .all();
-  } finally {
-    db.close();
-  }
+      .all(),
+  );
 }
 
 /** `PRAGMA integrity_check` of a database file: 'ok' when sound. */
 export function integrityCheck(dbPath: string): string {
-  const db = new Database(dbPath, { fileMustExist: true });
-  try {
-    return String(db.pragma('integrity_check', { simple: true }));
-  } finally {
-    db.close();
-  }
+  return readStoreFile(dbPath, (db) => String(db.pragma('integrity_check', { simple: true })));
 }

@@ -74,15 +74,20 @@ export interface StoredRow {
 }
 
 /**
- * Reads the plants table straight from the file with its own connection (ids as bigint), the
- * way another program would; works while the server runs (WAL lets readers in) and after.
+ * Opens a database file with a connection of its own (ids as bigint), the way another program
+ * would, runs `read`, and closes it. Works while the server runs (WAL lets readers in) and after.
  */
-export function readStoredPlants(dbPath: string): StoredRow[] {
+export function readStoreFile<T>(dbPath: string, read: (db: Database.Database) => T): T {
   const db = new Database(dbPath, { fileMustExist: true });
   try {
     db.defaultSafeIntegers(true);
-    return db.prepare<[], StoredRow>('SELECT id, name, tag FROM plants ORDER BY id').all();
+    return read(db);
   } finally {
     db.close();
   }
+}
+
+/** The plants table, straight from the file. */
+export function readStoredPlants(dbPath: string): StoredRow[] {
+  return readStoreFile(dbPath, (db) => db.prepare<[], StoredRow>('SELECT id, name, tag FROM plants ORDER BY id').all());
 }

@@ -1,12 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import { build } from 'esbuild';
 import { Pool } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir, projectRoot } from '../helpers/cli.js';
-import { TEST_TOKEN } from '../helpers/store-server.js';
+import { readStoreFile, TEST_TOKEN } from '../helpers/store-server.js';
 
 /**
  * kill -9 of the server in the middle of a burst of adds: every plant that got a 200 must be in
@@ -108,18 +107,14 @@ async function burstUntilKilled(url: string, child: ChildProcess, firstId: bigin
 }
 
 function readBack(database: string): { integrity: unknown; version: unknown; stored: Map<bigint, string> } {
-  const db = new Database(database, { fileMustExist: true });
-  try {
-    db.defaultSafeIntegers(true);
+  return readStoreFile(database, (db) => {
     const rows = db.prepare<[], { id: bigint; name: string }>('SELECT id, name FROM plants').all();
     return {
       integrity: db.pragma('integrity_check', { simple: true }),
       version: db.pragma('user_version', { simple: true }),
       stored: new Map(rows.map((row) => [row.id, row.name])),
     };
-  } finally {
-    db.close();
-  }
+  });
 }
 
 describe('kill -9 in the middle of a burst of adds', () => {
