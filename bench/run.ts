@@ -802,8 +802,8 @@ async function peer(id: string, what: string, start: () => Promise<Server | stri
 }
 
 async function startPrism(): Promise<Server | string> {
-  const spec = path.resolve(root, '..', 'shared', 'plant-store.openapi.yaml');
-  if (!existsSync(spec)) return 'n/a (../shared/plant-store.openapi.yaml not found)';
+  const spec = path.join(root, 'spec', 'plant-store.openapi.yaml');
+  if (!existsSync(spec)) return 'n/a (spec/plant-store.openapi.yaml not found)';
   let prism: string;
   try {
     prism = require.resolve('@stoplight/prism-cli/dist/index.js');

@@ -2,8 +2,8 @@ import { Command, Errors, Flags } from '@oclif/core';
 import { InvalidInputError, PlantsError } from '../errors.js';
 import { readEnv } from './env.js';
 import { Factory } from './factory.js';
-import { Output } from './output.js';
-import { reportError } from './report-error.js';
+import { Output } from './render/output.js';
+import { reportError } from './render/report-error.js';
 
 /** Flags every command that talks to a store shares. */
 export const connectionFlags = {

@@ -6,7 +6,7 @@ import { resolveBaseUrl, resolveToken, type Setting, type SettingInputs } from '
 import { InvalidInputError } from '../errors.js';
 import { describeBadToken, isBearerToken } from '../schema/token.js';
 import type { PlantsEnv } from './env.js';
-import type { Output } from './output.js';
+import type { Output } from './render/output.js';
 
 export interface FactoryOptions {
   env: PlantsEnv;

@@ -3,8 +3,8 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_RETRIES, DEFAULT_TIMEOUT_SECONDS, MAX_RETRIES, parseTimeoutSeconds } from './defaults.js';
 import { readEnv } from './env.js';
 import { Factory } from './factory.js';
-import { Output } from './output.js';
-import { reportError } from './report-error.js';
+import { Output } from './render/output.js';
+import { reportError } from './render/report-error.js';
 
 /**
  * `plants --version` and a plain one-record `plants add --id … --name …`, run without oclif.
@@ -28,8 +28,8 @@ export async function runFastPath(argv: readonly string[], packageJsonUrl: URL):
   const output = new Output({ stdout: process.stdout, stderr: process.stderr }, { noColor: env.noColor });
   const factory = new Factory({ env, version: readVersion(packageJsonUrl), output });
   try {
-    const { applyPlantFlags } = await import('./plant-input.js');
-    const { addSinglePlant } = await import('./add-single.js');
+    const { applyPlantFlags } = await import('./input/plant-input.js');
+    const { addSinglePlant } = await import('./actions/add-single.js');
     await addSinglePlant(applyPlantFlags({}, flags), flags, factory, output);
   } catch (error) {
     process.exitCode = reportError(error, output, { json: flags.json });

@@ -47,10 +47,10 @@ export class Add extends PlantsCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Add);
-    const { readPlantInput } = await import('../cli/plant-input.js');
+    const { readPlantInput } = await import('../cli/input/plant-input.js');
     const input = await readPlantInput(flags, process.stdin);
     if (input.kind === 'single') {
-      const { addSinglePlant } = await import('../cli/add-single.js');
+      const { addSinglePlant } = await import('../cli/actions/add-single.js');
       await addSinglePlant(
         input.plant,
         {
@@ -65,7 +65,7 @@ export class Add extends PlantsCommand {
       );
       return;
     }
-    const bulk = await import('../cli/bulk-session.js');
+    const bulk = await import('../cli/actions/bulk-session.js');
     bulk.tuneMemoryForStreaming();
     const client = await this.plantClient(flags, flags.concurrency);
     process.exitCode = await bulk.addPlantsInBulk({

@@ -20,7 +20,7 @@ export class Delete extends PlantsCommand {
     const { parsePlantIdText } = await import('../schema/plant.js');
     const id = parsePlantIdText(args.id);
     const client = await this.plantClient(flags);
-    const { canPrompt, confirm } = await import('../cli/prompt.js');
+    const { canPrompt, confirm } = await import('../cli/input/prompt.js');
     if (!flags.yes && canPrompt(process.stdin, process.stderr)) {
       if (!(await confirm(`Delete plant ${id}? [y/N] `, process.stdin, process.stderr))) {
         // Like `rm -i`: answering no is not a failure.

@@ -20,7 +20,7 @@ export class Get extends PlantsCommand {
       this.output.data(found.rawBody.trim());
       return;
     }
-    const { renderPlant } = await import('../cli/render-list.js');
+    const { renderPlant } = await import('../cli/render/render-list.js');
     this.output.data(renderPlant(found.plant, this.output.color));
   }
 }

@@ -14,7 +14,7 @@ export class Help extends PlantsCommand {
   async run(): Promise<void> {
     const { argv } = await this.parse(Help);
     const words = argv.map(String);
-    const { helpTopics } = await import('../cli/help-topics.js');
+    const { helpTopics } = await import('../cli/help/help-topics.js');
     const topic = helpTopics[words.join(' ')];
     if (topic !== undefined) {
       this.output.data(topic.text);

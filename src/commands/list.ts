@@ -27,7 +27,7 @@ export class List extends PlantsCommand {
     const { parsePlantIdText } = await import('../schema/plant.js');
     const after = flags.after === undefined ? undefined : parsePlantIdText(flags.after);
     const client = await this.plantClient(flags);
-    const { printPlantList } = await import('../cli/list-plants.js');
+    const { printPlantList } = await import('../cli/actions/list-plants.js');
     await printPlantList(client, this.output, { limit: flags.limit, after, all: flags.all, json: flags.json });
   }
 }

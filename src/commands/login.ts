@@ -25,7 +25,7 @@ Give the token with --with-token on stdin to keep it out of shell history and th
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Login);
-    const { obtainToken } = await import('../cli/obtain-token.js');
+    const { obtainToken } = await import('../cli/input/obtain-token.js');
     const token = await obtainToken(
       { token: flags.token, withToken: flags['with-token'] },
       process.stdin,

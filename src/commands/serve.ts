@@ -51,7 +51,7 @@ One line per request goes to stderr (method, path, status, milliseconds), unless
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Serve);
-    const setup = await import('../cli/serve-setup.js');
+    const setup = await import('../cli/actions/serve-setup.js');
     const { startPlantServer } = await import('../server/start.js');
     const { tokens, generated } = setup.serveTokens(flags.token, this.factory.env);
     const database = flags.memory ? ':memory:' : (flags.db ?? (await setup.defaultDatabasePath(this.factory.env)));
@@ -71,7 +71,7 @@ One line per request goes to stderr (method, path, status, milliseconds), unless
       onInternalError: (error) => this.output.info(`${c.red('internal error:')} ${String(error)}`),
     });
     this.output.data(server.url);
-    const { renderServeBanner } = await import('../cli/render-serve.js');
+    const { renderServeBanner } = await import('../cli/render/render-serve.js');
     this.output.info(
       renderServeBanner(
         {

@@ -16,7 +16,7 @@ export class Status extends PlantsCommand {
     if (flags.json) {
       this.output.data(JSON.stringify(status, null, 2));
     } else {
-      const { renderStatus } = await import('../cli/render-status.js');
+      const { renderStatus } = await import('../cli/render/render-status.js');
       this.output.data(renderStatus(status, this.output.color));
     }
     if (!status.authenticated) {

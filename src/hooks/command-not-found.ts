@@ -1,5 +1,5 @@
 import type { Hook } from '@oclif/core';
-import { closestCommand } from '../cli/suggest.js';
+import { closestCommand } from '../cli/help/suggest.js';
 
 /**
  * A mistyped command when nobody can answer a prompt (a script, a pipe): say what was meant

@@ -4,9 +4,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir, projectRoot, runCli } from '../helpers/cli.js';
 
-// An independent implementation of the contract: Stoplight Prism mocking ../shared's OpenAPI
+// An independent implementation of the contract: Stoplight Prism mocking the project's own OpenAPI
 // document. It validates what `plants add` sends (a request that breaks the schema gets 422).
-const contract = path.resolve(projectRoot, '..', 'shared', 'plant-store.openapi.yaml');
+const contract = path.join(projectRoot, 'spec', 'plant-store.openapi.yaml');
 
 async function freePort(): Promise<number> {
   const server = createServer();

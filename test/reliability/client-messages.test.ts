@@ -9,7 +9,7 @@ import { expectOneLineError } from '../helpers/reliability.js';
  * as one: `plants add` prints one line, `plants: message`, plus indented hints, whatever the
  * server wrote, so a server cannot print lines that pass for the CLI's own (a stack frame
  * included). Found by client-fuzz.test.ts (PLANTS_SEED=7: a 400 problem+json whose detail is
- * "\n\u0000") while these suites were written; fixed in src/cli/output.ts. Kept as a regression test.
+ * "\n\u0000") while these suites were written; fixed in src/cli/render/output.ts. Kept as a regression test.
  */
 
 let server: FixtureServer;

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
-import { chosenShell, runPluginAutocomplete, shellArg } from '../../cli/autocomplete.js';
 import { PlantsCommand } from '../../cli/base-command.js';
+import { chosenShell, runPluginAutocomplete, shellArg } from '../../cli/help/autocomplete.js';
 
 export class Autocomplete extends PlantsCommand {
   static override summary = 'Show how to set up tab completion for bash, zsh, fish or PowerShell.';

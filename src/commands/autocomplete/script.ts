@@ -1,5 +1,5 @@
-import { chosenShell, runPluginAutocomplete, shellArg } from '../../cli/autocomplete.js';
 import { PlantsCommand } from '../../cli/base-command.js';
+import { chosenShell, runPluginAutocomplete, shellArg } from '../../cli/help/autocomplete.js';
 
 export class AutocompleteScript extends PlantsCommand {
   static override summary = 'Print the completion set-up for a shell (for fish, the whole completion script).';
@@ -13,7 +13,7 @@ export class AutocompleteScript extends PlantsCommand {
     const [{ completionTree }, { fishCompletionScript }, { helpTopics }] = await Promise.all([
       import('../../completion/command-tree.js'),
       import('../../completion/fish.js'),
-      import('../../cli/help-topics.js'),
+      import('../../cli/help/help-topics.js'),
     ]);
     this.output.data(fishCompletionScript(completionTree(this.config, Object.keys(helpTopics))).trimEnd());
   }

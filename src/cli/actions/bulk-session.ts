@@ -1,11 +1,11 @@
 import v8 from 'node:v8';
-import { bulkExitCode, type RecordOutcome, runBulkAdd } from '../bulk/bulk-add.js';
-import type { InputRecord } from '../bulk/json-records.js';
-import type { PlantClient, RetryPolicy } from '../client/plant-client.js';
-import type { ExitCode } from '../errors.js';
-import type { NewPlant } from '../schema/plant.js';
-import type { Output } from './output.js';
-import { outcomeLine, progressText, renderBulkSummary } from './render-bulk.js';
+import { bulkExitCode, type RecordOutcome, runBulkAdd } from '../../bulk/bulk-add.js';
+import type { InputRecord } from '../../bulk/json-records.js';
+import type { PlantClient, RetryPolicy } from '../../client/plant-client.js';
+import type { ExitCode } from '../../errors.js';
+import type { NewPlant } from '../../schema/plant.js';
+import type { Output } from '../render/output.js';
+import { outcomeLine, progressText, renderBulkSummary } from '../render/render-bulk.js';
 
 /**
  * Trades a little speed for a small, flat footprint on long inputs (measured on 160,000

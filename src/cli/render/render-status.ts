@@ -1,5 +1,5 @@
 import type { ChalkInstance } from 'chalk';
-import type { Status } from '../config/session.js';
+import type { Status } from '../../config/session.js';
 
 const sourceWords = { flag: '--base-url', environment: 'environment', config: 'config', default: 'default' } as const;
 

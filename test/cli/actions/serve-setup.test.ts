@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { readEnv } from '../../src/cli/env.js';
-import { invocationName, servesTokensInClear, serveTokens } from '../../src/cli/serve-setup.js';
+import { invocationName, servesTokensInClear, serveTokens } from '../../../src/cli/actions/serve-setup.js';
+import { readEnv } from '../../../src/cli/env.js';
 
 describe('invocationName', () => {
   it.each([

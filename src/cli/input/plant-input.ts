@@ -1,7 +1,7 @@
 import { open } from 'node:fs/promises';
-import type { InputRecord, JsonRecordReader } from '../bulk/json-records.js';
-import { InvalidInputError } from '../errors.js';
-import { InvalidPlantError, type NewPlant, parsePlantIdText, toNewPlant } from '../schema/plant.js';
+import type { InputRecord, JsonRecordReader } from '../../bulk/json-records.js';
+import { InvalidInputError } from '../../errors.js';
+import { InvalidPlantError, type NewPlant, parsePlantIdText, toNewPlant } from '../../schema/plant.js';
 
 /** The flags of `plants add` that make up a NewPlant. */
 export interface PlantFlags {
@@ -48,7 +48,7 @@ export async function readPlantInput(flags: PlantFlags, stdin: NodeJS.ReadableSt
     return { kind: 'single', plant: applyPlantFlags({}, flags) };
   }
   const source = flags.file === '-' ? 'stdin' : flags.file;
-  const { JsonRecordReader } = await import('../bulk/json-records.js');
+  const { JsonRecordReader } = await import('../../bulk/json-records.js');
   const reader: JsonRecordReader = new JsonRecordReader(await openText(flags.file, stdin));
   const records = reader.records();
   const first = await records.next();

@@ -1,6 +1,6 @@
 import type { ChalkInstance } from 'chalk';
-import { stringifyJsonExact } from '../schema/exact-json.js';
-import type { StoredPlant } from '../schema/plant.js';
+import { stringifyJsonExact } from '../../schema/exact-json.js';
+import type { StoredPlant } from '../../schema/plant.js';
 import { sanitizeForTerminal } from './output.js';
 
 /** One plant as one NDJSON line, `id` first and digit for digit; `tag` only when set. */

@@ -1,6 +1,6 @@
-import type { PlantClient } from '../client/plant-client.js';
-import type { Output } from './output.js';
-import { plantJsonLine, renderPlantRows } from './render-list.js';
+import type { PlantClient } from '../../client/plant-client.js';
+import type { Output } from '../render/output.js';
+import { plantJsonLine, renderPlantRows } from '../render/render-list.js';
 
 export interface ListOptions {
   limit: number;

@@ -1,6 +1,6 @@
 import { Chalk, type ChalkInstance } from 'chalk';
-import { ResponseError } from '../client/errors.js';
-import { PlantsError } from '../errors.js';
+import { ResponseError } from '../../client/errors.js';
+import { PlantsError } from '../../errors.js';
 
 export interface OutputStreams {
   stdout: NodeJS.WriteStream;

@@ -1,5 +1,5 @@
 import { Args, type Config, Errors } from '@oclif/core';
-import { InvalidInputError } from '../errors.js';
+import { InvalidInputError } from '../../errors.js';
 
 /**
  * @oclif/plugin-autocomplete writes bash, zsh and PowerShell completion; fish is ours

@@ -1,6 +1,6 @@
 import type { ChalkInstance } from 'chalk';
-import type { BulkSummary, RecordOutcome } from '../bulk/bulk-add.js';
-import { parseJsonExact, stringifyJsonExact } from '../schema/exact-json.js';
+import type { BulkSummary, RecordOutcome } from '../../bulk/bulk-add.js';
+import { parseJsonExact, stringifyJsonExact } from '../../schema/exact-json.js';
 import { sanitizeForTerminal } from './output.js';
 
 /** A JSON text on one line: the server's body as it came when it is already one line. */

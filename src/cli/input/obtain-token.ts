@@ -1,4 +1,4 @@
-import { InvalidInputError } from '../errors.js';
+import { InvalidInputError } from '../../errors.js';
 import { canPrompt, promptSecret } from './prompt.js';
 import { readStreamText } from './read-input.js';
 

@@ -1,5 +1,5 @@
 import type { ChalkInstance } from 'chalk';
-import type { Plant } from '../schema/plant.js';
+import type { Plant } from '../../schema/plant.js';
 import { sanitizeForTerminal } from './output.js';
 
 /** The human line for an added plant; the id is the one sent when the answer leaves it out. */

@@ -1,6 +1,6 @@
-import type { NewPlant } from '../schema/plant.js';
-import type { Factory } from './factory.js';
-import type { Output } from './output.js';
+import type { NewPlant } from '../../schema/plant.js';
+import type { Factory } from '../factory.js';
+import type { Output } from '../render/output.js';
 
 export interface SingleAddOptions {
   json: boolean;
@@ -28,6 +28,6 @@ export async function addSinglePlant(
     output.data(added.rawBody.trim());
     return;
   }
-  const { renderAddedPlant } = await import('./render-plant.js');
+  const { renderAddedPlant } = await import('../render/render-plant.js');
   output.data(renderAddedPlant(added.plant, plant.id, output.color));
 }

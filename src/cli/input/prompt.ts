@@ -1,4 +1,4 @@
-import { ExitCode, PlantsError } from '../errors.js';
+import { ExitCode, PlantsError } from '../../errors.js';
 
 /** True when a person can answer a prompt: stdin and stderr are both terminals. */
 export function canPrompt(stdin: NodeJS.ReadStream, stderr: NodeJS.WriteStream): boolean {

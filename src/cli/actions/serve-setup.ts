@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { isLoopbackHost } from '../client/base-url.js';
-import type { PlantsEnv } from './env.js';
+import { isLoopbackHost } from '../../client/base-url.js';
+import type { PlantsEnv } from '../env.js';
 
 /** The tokens `plants serve` accepts: every --token, else PLANTS_TOKEN, else one made up for this run. */
 export function serveTokens(

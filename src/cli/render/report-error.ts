@@ -1,4 +1,4 @@
-import { ExitCode, PlantsError } from '../errors.js';
+import { ExitCode, PlantsError } from '../../errors.js';
 import { errorDocument, type Output } from './output.js';
 
 /**
