@@ -15,14 +15,14 @@ import {
 } from './errors.js';
 import { nextPageLink, parseListQuery, parsePathId, plantIdSegment } from './listing.js';
 import { plantStoreOpenApi } from './openapi.js';
-import type { AddResult, PlantStore } from './store.js';
+import type { AddResult, PlantStore } from './stores/plant-store.js';
 
 /** Largest request body accepted by default: a NewPlant is well under 3 KiB. */
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
 
 export interface PlantAppOptions {
-  /** Where plants go. Only `add` is used. */
-  store: Pick<PlantStore, 'add' | 'page' | 'get' | 'remove'>;
+  /** Where plants are kept: SQLite or PostgreSQL, the handler cannot tell. */
+  store: Pick<PlantStore, 'add' | 'page' | 'get' | 'remove' | 'check'>;
   /** Accepted bearer tokens. */
   tokens: readonly string[];
   /** Receives one line per request: `METHOD /path STATUS 1.2ms`. Never the token, never the body. */
@@ -80,6 +80,10 @@ export function createPlantApp(options: PlantAppOptions): PlantRequestHandler {
     if (!(error instanceof HttpError)) safely(options.onInternalError, error);
     sendError(req, res, error, maxBodyBytes);
   };
+  const failed =
+    (req: IncomingMessage, res: ServerResponse) =>
+    (error: unknown): void =>
+      fail(req, res, error);
 
   const addPlant: Handler = (req, res) => {
     // Auth first, before a byte of the body is read: a client without a token learns nothing more.
@@ -111,26 +115,39 @@ export function createPlantApp(options: PlantAppOptions): PlantRequestHandler {
   const listPlants: Handler = (req, res) => {
     authorize(req.headers.authorization);
     const { limit, after } = parseListQuery(searchOf(req.url));
-    const plants = store.page(after, limit + 1);
-    const more = plants.length > limit;
-    const shown = more ? plants.slice(0, limit) : plants;
-    const last = shown.at(-1);
-    if (more && last !== undefined) res.setHeader('link', nextPageLink(limit, last.id));
-    sendJson(res, 200, `[${shown.map((plant) => stringifyJsonExact(toWire(plant))).join(',')}]`);
+    store.page(after, limit + 1).then(
+      (plants) => {
+        const more = plants.length > limit;
+        const shown = more ? plants.slice(0, limit) : plants;
+        const last = shown.at(-1);
+        if (more && last !== undefined) res.setHeader('link', nextPageLink(limit, last.id));
+        sendJson(res, 200, `[${shown.map((plant) => stringifyJsonExact(toWire(plant))).join(',')}]`);
+      },
+      failed(req, res),
+    );
   };
   const getPlant: Handler = (req, res) => {
     authorize(req.headers.authorization);
     const id = parsePathId(plantIdSegment(pathOf(req.url)) ?? '');
-    const plant = store.get(id);
-    if (plant === undefined) throw new NotFoundError(`/plants/${id}`, `no plant with id ${id}`);
-    sendJson(res, 200, stringifyJsonExact(toWire(plant)));
+    store.get(id).then(
+      (plant) => {
+        if (plant === undefined) return fail(req, res, new NotFoundError(`/plants/${id}`, `no plant with id ${id}`));
+        sendJson(res, 200, stringifyJsonExact(toWire(plant)));
+      },
+      failed(req, res),
+    );
   };
   const deletePlant: Handler = (req, res) => {
     authorize(req.headers.authorization);
     const id = parsePathId(plantIdSegment(pathOf(req.url)) ?? '');
-    if (!store.remove(id)) throw new NotFoundError(`/plants/${id}`, `no plant with id ${id}`);
-    res.statusCode = 204;
-    res.end();
+    store.remove(id).then(
+      (removed) => {
+        if (!removed) return fail(req, res, new NotFoundError(`/plants/${id}`, `no plant with id ${id}`));
+        res.statusCode = 204;
+        res.end();
+      },
+      failed(req, res),
+    );
   };
   const health: Handler = (_req, res) => sendJson(res, 200, '{"status":"ok"}');
   const contract: Handler = (_req, res) => sendJson(res, 200, openapi);

@@ -72,6 +72,23 @@ export class UnsupportedMediaTypeError extends HttpError {
   }
 }
 
+/** Seconds a client is asked to wait (Retry-After) when the database cannot be reached. */
+export const STORE_RETRY_AFTER_SECONDS = 1;
+
+/**
+ * 503 with Retry-After: the database cannot be reached just now (restarting, network cut,
+ * failover). Thrown only when nothing was changed, so the client may simply send the request
+ * again: `plants add --file` does, after Retry-After.
+ */
+export class StoreUnavailableError extends HttpError {
+  constructor(
+    message = 'the database cannot be reached just now; try again shortly',
+    options: { cause?: unknown } = {},
+  ) {
+    super(503, message, { headers: { 'retry-after': String(STORE_RETRY_AFTER_SECONDS) }, cause: options.cause });
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Errors that stop the server from starting. `plants serve` reports the message (one line, no
 // stack) and exits 2: each is something the user fixes in the command line or on the machine.

@@ -5,7 +5,8 @@ import type { Duplex } from 'node:stream';
 import { isBearerToken } from '../schema/token.js';
 import { answerClientError, closeAfterAnswer, createPlantApp, DEFAULT_MAX_BODY_BYTES } from './app.js';
 import { ListenError, ServerOptionsError } from './errors.js';
-import { type Durability, PlantStore } from './store.js';
+import { openPlantStore } from './stores/open-store.js';
+import type { Durability } from './stores/sqlite/sqlite-plant-store.js';
 
 export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
@@ -63,7 +64,8 @@ export async function startPlantServer(options: PlantServerOptions): Promise<Run
   const requestTimeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   checkOptions(options, headersTimeout, requestTimeout);
 
-  const store = PlantStore.open(options.database, {
+  const store = await openPlantStore({
+    database: options.database,
     durability: options.durability,
     busyTimeoutMs: options.busyTimeoutMs,
   });
@@ -107,7 +109,7 @@ export async function startPlantServer(options: PlantServerOptions): Promise<Run
   try {
     await listen(server, options.host, options.port);
   } catch (error) {
-    store.close();
+    await store.close();
     throw error;
   }
 
@@ -137,12 +139,7 @@ export async function startPlantServer(options: PlantServerOptions): Promise<Run
           clearTimeout(deadline);
           // Every response has been sent, and every plant it acknowledged committed; this
           // commits what is still queued (from connections cut at the deadline) and closes.
-          try {
-            store.close();
-            resolve();
-          } catch (error) {
-            reject(error);
-          }
+          store.close().then(resolve, reject);
         });
       });
       return closed;

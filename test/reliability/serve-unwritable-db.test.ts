@@ -10,7 +10,7 @@ import { makeUnwritable } from '../helpers/unwritable.js';
  * Regression test, fixed (found while adding CLI-level fault tests): `plants serve --db FILE` where FILE
  * is a plants database that cannot be written (here `chattr +i`, which stops root too; for a
  * normal user a `chmod 0444` file behaves the same) starts anyway: SQLite quietly opens the
- * file read-only, PlantStore.open (src/server/store.ts) does not notice, the banner is printed,
+ * file read-only, SqlitePlantStore.open (src/server/stores/sqlite/sqlite-plant-store.ts) does not notice, the banner is printed,
  * and every POST /plants is answered 500 ("internal error: SqliteError: attempt to write a
  * readonly database" in the log). The README promises: "A database file that cannot be used
  * (... in a folder that cannot be written) ... is refused at start with exit 2". Expected:

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PlantsError } from '../../src/errors.js';
 import { DatabaseOpenError, ListenError, ServerOptionsError } from '../../src/server/errors.js';
 import { type PlantServerOptions, type RunningPlantServer, startPlantServer } from '../../src/server/start.js';
-import { PlantStore } from '../../src/server/store.js';
+import { SqlitePlantStore } from '../../src/server/stores/sqlite/sqlite-plant-store.js';
 import { makeTempDir, projectRoot } from '../helpers/cli.js';
 import { holdSqliteLock } from '../helpers/sqlite-lock.js';
 import { readStoredPlants, startStoreServer, TEST_TOKEN } from '../helpers/store-server.js';
@@ -192,11 +192,11 @@ describe('persistence', () => {
     expect(again.status).toBe(409);
     await second.close();
 
-    const store = PlantStore.open(database, { durability: 'full' });
+    const store = SqlitePlantStore.open(database, { durability: 'full' });
     try {
       expect(store.list()).toEqual([{ id: 9223372036854775807n, name: 'max' }]);
     } finally {
-      store.close();
+      store.closeNow();
     }
   });
 

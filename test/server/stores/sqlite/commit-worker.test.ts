@@ -2,8 +2,8 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PlantStore } from '../../src/server/store.js';
-import { makeTempDir } from '../helpers/cli.js';
+import { SqlitePlantStore } from '../../../../src/server/stores/sqlite/sqlite-plant-store.js';
+import { makeTempDir } from '../../../helpers/cli.js';
 
 /**
  * A `full` store in a file commits on a worker thread, so that the fsync of each commit does not
@@ -14,22 +14,22 @@ import { makeTempDir } from '../helpers/cli.js';
 
 let dir: string;
 let removeDir: () => void;
-const open: PlantStore[] = [];
+const open: SqlitePlantStore[] = [];
 
 beforeEach(() => {
   ({ dir, remove: removeDir } = makeTempDir('plants-worker-'));
 });
 
 afterEach(() => {
-  for (const store of open.splice(0)) store.close();
+  for (const store of open.splice(0)) store.closeNow();
   removeDir();
 });
 
 async function workerStore(
   file: string,
   options: { busyTimeoutMs?: number; durability?: 'full' | 'normal'; commitThread?: 'main' | 'worker' } = {},
-): Promise<PlantStore> {
-  const store = PlantStore.open(file, { durability: 'full', ...options });
+): Promise<SqlitePlantStore> {
+  const store = SqlitePlantStore.open(file, { durability: 'full', ...options });
   open.push(store);
   const deadline = Date.now() + 10_000;
   while (store.commitThread !== 'worker') {
@@ -56,9 +56,9 @@ describe('commits on a worker thread', () => {
     expect([full.commitThread, normal.commitThread]).toEqual(['worker', 'worker']);
     // The store's own connection reports the level; the worker's connection is set the same way.
     expect([full.journal.synchronous, normal.journal.synchronous]).toEqual(['full', 'normal']);
-    const memory = PlantStore.open(':memory:', { durability: 'full' });
-    const chosen = PlantStore.open(path.join(dir, 'main.db'), { durability: 'full', commitThread: 'main' });
-    const normalHere = PlantStore.open(path.join(dir, 'normal-main.db'), { durability: 'normal' });
+    const memory = SqlitePlantStore.open(':memory:', { durability: 'full' });
+    const chosen = SqlitePlantStore.open(path.join(dir, 'main.db'), { durability: 'full', commitThread: 'main' });
+    const normalHere = SqlitePlantStore.open(path.join(dir, 'normal-main.db'), { durability: 'normal' });
     open.push(memory, chosen, normalHere);
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect([memory.commitThread, chosen.commitThread, normalHere.commitThread]).toEqual(['main', 'main', 'main']);
@@ -94,7 +94,7 @@ describe('commits on a worker thread', () => {
     expect(results[51]).toEqual({ added: false, id: 7n });
     expect(store.commits).toBe(2);
     expect(rows(file)).toHaveLength(51);
-    expect(store.get(7n)).toEqual({ id: 7n, name: 'first 7' });
+    expect(await store.get(7n)).toEqual({ id: 7n, name: 'first 7' });
   });
 
   it('rejects every add of a batch whose transaction fails on the worker, and recovers', async () => {
@@ -121,7 +121,7 @@ describe('commits on a worker thread', () => {
     const inFlight = Array.from({ length: 500 }, (_, i) => store.add({ id: BigInt(i), name: `p${i}` }));
     await new Promise((resolve) => setImmediate(resolve));
     const queued = store.add({ id: 500n, name: 'queued' });
-    store.close();
+    store.closeNow();
     // Settled by close itself: these resolve without another commit.
     const results = await Promise.all([...inFlight, queued]);
     expect(results.every((result) => result.added)).toBe(true);

@@ -1,9 +1,10 @@
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import type { NewPlant } from '../schema/plant.js';
+import type { NewPlant } from '../../../schema/plant.js';
+import { DatabaseOpenError } from '../../errors.js';
+import { type AddResult, type PlantStore, StoreClosedError } from '../plant-store.js';
 import { type BatchOutcome, CommitWorker } from './commit-worker.js';
-import { DatabaseOpenError } from './errors.js';
 
 /**
  * How hard a commit tries to reach the disk (SQLite `synchronous`, always in WAL mode).
@@ -15,7 +16,7 @@ import { DatabaseOpenError } from './errors.js';
  */
 export type Durability = 'full' | 'normal';
 
-export interface PlantStoreOptions {
+export interface SqlitePlantStoreOptions {
   durability: Durability;
   /**
    * How long SQLite waits for a lock another process holds before giving up, at start and at
@@ -35,9 +36,6 @@ export interface PlantStoreOptions {
    */
   commitThread?: 'main' | 'worker';
 }
-
-/** What an add came to: stored, or refused because the id is taken (the stored plant is unchanged). */
-export type AddResult = { added: true; plant: NewPlant } | { added: false; id: bigint };
 
 /** One step of the schema. Step `version` brings a database from `version - 1` to `version`. */
 export interface Migration {
@@ -74,14 +72,6 @@ interface PendingAdd {
   reject(error: unknown): void;
 }
 
-/** The store is closed: the server is shutting down. */
-export class StoreClosedError extends Error {
-  constructor() {
-    super('the plant store is closed');
-    this.name = 'StoreClosedError';
-  }
-}
-
 /** ON CONFLICT DO NOTHING rather than a failing INSERT: a taken id (in the table or earlier in
  * the same batch) must refuse that one plant, not roll back everyone else's. */
 const INSERT_PLANT = 'INSERT INTO plants (id, name, tag) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING';
@@ -95,7 +85,7 @@ const INSERT_PLANT = 'INSERT INTO plants (id, name, tag) VALUES (?, ?, ?) ON CON
  * costs one fsync, not one each. A `full` store in a file commits on a worker thread (see
  * `commitThread`): while one batch waits for its fsync, the next one gathers.
  */
-export class PlantStore {
+export class SqlitePlantStore implements PlantStore {
   readonly #db: Database.Database;
   readonly #insert: Database.Statement<[bigint, string, string | null]>;
   readonly #select: Database.Statement<[bigint], PlantRow>;
@@ -108,7 +98,7 @@ export class PlantStore {
   #closed = false;
   #flushing = false;
 
-  private constructor(db: Database.Database, options: PlantStoreOptions, worker: CommitWorker | undefined) {
+  private constructor(db: Database.Database, options: SqlitePlantStoreOptions, worker: CommitWorker | undefined) {
     this.#db = db;
     this.#worker = worker;
     this.#maxBatchSize = options.maxBatchSize ?? 1000;
@@ -125,7 +115,7 @@ export class PlantStore {
    * changed nothing, when the file is not a SQLite database, belongs to something else, comes
    * from a newer plants, is locked, or cannot be written.
    */
-  static open(file: string, options: PlantStoreOptions): PlantStore {
+  static open(file: string, options: SqlitePlantStoreOptions): SqlitePlantStore {
     const fail = (message: string, cause?: unknown, hints?: readonly string[]) =>
       new DatabaseOpenError(message, { database: file, cause, hints });
     if (file !== ':memory:' && file !== '') {
@@ -189,7 +179,7 @@ export class PlantStore {
               synchronous: options.durability === 'full' ? 'FULL' : 'NORMAL',
             })
           : undefined;
-      return new PlantStore(db, options, worker);
+      return new SqlitePlantStore(db, options, worker);
     } catch (error) {
       db.close();
       if (error instanceof DatabaseOpenError) throw error;
@@ -275,13 +265,13 @@ export class PlantStore {
     });
   }
 
-  get(id: bigint): NewPlant | undefined {
+  async get(id: bigint): Promise<NewPlant | undefined> {
     const row = this.#select.get(id);
     return row === undefined ? undefined : fromRow(row);
   }
 
   /** Up to `limit` plants with an id above `after` (or from the first), in id order. */
-  page(after: bigint | undefined, limit: number): NewPlant[] {
+  async page(after: bigint | undefined, limit: number): Promise<NewPlant[]> {
     const rows =
       after === undefined
         ? this.#db.prepare<[number], PlantRow>('SELECT id, name, tag FROM plants ORDER BY id LIMIT ?').all(limit)
@@ -295,7 +285,7 @@ export class PlantStore {
    * Deletes a plant; false when there was none. Committed, as durably as an add, before it
    * returns. On this thread: deletes are rare, and SQLite serialises them with the adds.
    */
-  remove(id: bigint): boolean {
+  async remove(id: bigint): Promise<boolean> {
     if (this.#closed) throw new StoreClosedError();
     return this.#db.prepare<[bigint]>('DELETE FROM plants WHERE id = ?').run(id).changes === 1;
   }
@@ -329,11 +319,21 @@ export class PlantStore {
     return this.#closed;
   }
 
+  /** A file store is local: it can take requests as long as it is open. */
+  async check(): Promise<void> {
+    if (this.#closed) throw new StoreClosedError();
+  }
+
   /**
-   * Commits what is queued, then closes the database (checkpointing the WAL). Blocking, even
-   * with a batch in flight on the worker. Safe to call twice.
+   * Commits what is queued, then closes the database (checkpointing the WAL). The work is done,
+   * blocking, before this returns, even with a batch in flight on the worker. Safe to call twice.
    */
-  close(): void {
+  async close(): Promise<void> {
+    this.closeNow();
+  }
+
+  /** close(), for callers that cannot wait for a promise. */
+  closeNow(): void {
     if (this.#closed) return;
     this.#closed = true;
     this.flush();

@@ -2,25 +2,31 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DatabaseOpenError } from '../../src/server/errors.js';
-import { type Migration, migrate, PLANT_MIGRATIONS, PlantStore, StoreClosedError } from '../../src/server/store.js';
-import { makeTempDir } from '../helpers/cli.js';
+import { DatabaseOpenError } from '../../../../src/server/errors.js';
+import { StoreClosedError } from '../../../../src/server/stores/plant-store.js';
+import {
+  type Migration,
+  migrate,
+  PLANT_MIGRATIONS,
+  SqlitePlantStore,
+} from '../../../../src/server/stores/sqlite/sqlite-plant-store.js';
+import { makeTempDir } from '../../../helpers/cli.js';
 
 let dir: string;
 let removeDir: () => void;
-const open: PlantStore[] = [];
+const open: SqlitePlantStore[] = [];
 
 beforeEach(() => {
   ({ dir, remove: removeDir } = makeTempDir('plants-store-'));
 });
 
 afterEach(() => {
-  for (const store of open.splice(0)) store.close();
+  for (const store of open.splice(0)) store.closeNow();
   removeDir();
 });
 
-function openStore(file = path.join(dir, 'plants.db'), durability: 'full' | 'normal' = 'full'): PlantStore {
-  const store = PlantStore.open(file, { durability });
+function openStore(file = path.join(dir, 'plants.db'), durability: 'full' | 'normal' = 'full'): SqlitePlantStore {
+  const store = SqlitePlantStore.open(file, { durability });
   open.push(store);
   return store;
 }
@@ -31,10 +37,10 @@ function rawDb(file: string): Database.Database {
   return db;
 }
 
-describe('PlantStore schema', () => {
+describe('SqlitePlantStore schema', () => {
   it('creates the plants table, WAL journal and user_version 1 on a new file', () => {
     const file = path.join(dir, 'plants.db');
-    openStore(file).close();
+    openStore(file).closeNow();
     const db = rawDb(file);
     try {
       expect(db.pragma('user_version', { simple: true })).toBe(1n);
@@ -115,7 +121,7 @@ describe('PlantStore schema', () => {
     db.pragma(`user_version = ${PLANT_MIGRATIONS.length + 1}`);
     db.close();
     const before = readFileSync(file);
-    expect(() => PlantStore.open(file, { durability: 'full' })).toThrow(
+    expect(() => SqlitePlantStore.open(file, { durability: 'full' })).toThrow(
       /has schema version 2, newer than this plants knows \(1\)/,
     );
     expect(readFileSync(file).equals(before)).toBe(true);
@@ -129,7 +135,7 @@ describe('PlantStore schema', () => {
     const before = readFileSync(file);
     let caught: unknown;
     try {
-      PlantStore.open(file, { durability: 'full' });
+      SqlitePlantStore.open(file, { durability: 'full' });
     } catch (error) {
       caught = error;
     }
@@ -143,20 +149,20 @@ describe('PlantStore schema', () => {
     const file = path.join(dir, 'notes.txt');
     writeFileSync(file, 'my precious notes, not a database\n'.repeat(50));
     const before = readFileSync(file);
-    expect(() => PlantStore.open(file, { durability: 'full' })).toThrow(
+    expect(() => SqlitePlantStore.open(file, { durability: 'full' })).toThrow(
       `${file} is not a SQLite database; refusing to use it (the file was left unchanged)`,
     );
     expect(readFileSync(file).equals(before)).toBe(true);
   });
 });
 
-describe('PlantStore data', () => {
+describe('SqlitePlantStore data', () => {
   it('stores and returns int64 ids exactly, at both ends of the range and around 2^53', async () => {
     const store = openStore();
     const ids = [9223372036854775807n, -9223372036854775808n, 9007199254740993n, 9007199254740992n, 0n, -1n];
     for (const id of ids)
       expect(await store.add({ id, name: `p${id}` })).toEqual({ added: true, plant: { id, name: `p${id}` } });
-    for (const id of ids) expect(store.get(id)).toEqual({ id, name: `p${id}` });
+    for (const id of ids) expect(await store.get(id)).toEqual({ id, name: `p${id}` });
     expect(store.list().map((plant) => plant.id)).toEqual([...ids].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
   });
 
@@ -176,7 +182,7 @@ describe('PlantStore data', () => {
     const store = openStore();
     await store.add({ id: 7n, name: 'first', tag: 'a' });
     expect(await store.add({ id: 7n, name: 'second' })).toEqual({ added: false, id: 7n });
-    expect(store.get(7n)).toEqual({ id: 7n, name: 'first', tag: 'a' });
+    expect(await store.get(7n)).toEqual({ id: 7n, name: 'first', tag: 'a' });
   });
 
   it('commits adds made together in one transaction, refusing only the duplicate in it', async () => {
@@ -202,7 +208,7 @@ describe('PlantStore data', () => {
 
   it('splits a burst larger than maxBatchSize into several transactions, all committed', async () => {
     const file = path.join(dir, 'batch.db');
-    const store = PlantStore.open(file, { durability: 'normal', maxBatchSize: 10 });
+    const store = SqlitePlantStore.open(file, { durability: 'normal', maxBatchSize: 10 });
     open.push(store);
     const results = await Promise.all(
       Array.from({ length: 35 }, (_, i) => store.add({ id: BigInt(i), name: `n${i}` })),
@@ -229,19 +235,19 @@ describe('PlantStore data', () => {
 
   it('commits queued adds at close, then refuses new ones', async () => {
     const file = path.join(dir, 'close.db');
-    const store = PlantStore.open(file, { durability: 'full' });
+    const store = SqlitePlantStore.open(file, { durability: 'full' });
     const pending = store.add({ id: 1n, name: 'queued' });
-    store.close();
+    store.closeNow();
     await expect(pending).resolves.toEqual({ added: true, plant: { id: 1n, name: 'queued' } });
     await expect(store.add({ id: 2n, name: 'late' })).rejects.toBeInstanceOf(StoreClosedError);
-    store.close();
+    store.closeNow();
     const reopened = openStore(file);
     expect(reopened.list()).toEqual([{ id: 1n, name: 'queued' }]);
   });
 
   it('rejects every add of a batch whose transaction fails, storing none of them', async () => {
     const file = path.join(dir, 'busy.db');
-    const store = PlantStore.open(file, { durability: 'full', busyTimeoutMs: 50 });
+    const store = SqlitePlantStore.open(file, { durability: 'full', busyTimeoutMs: 50 });
     open.push(store);
     const other = rawDb(file);
     other.exec('BEGIN IMMEDIATE');
@@ -260,7 +266,7 @@ describe('PlantStore data', () => {
   it('works in memory', async () => {
     const store = openStore(':memory:');
     await store.add({ id: 9223372036854775807n, name: 'max' });
-    expect(store.get(9223372036854775807n)).toEqual({ id: 9223372036854775807n, name: 'max' });
-    expect(store.get(1n)).toBeUndefined();
+    expect(await store.get(9223372036854775807n)).toEqual({ id: 9223372036854775807n, name: 'max' });
+    expect(await store.get(1n)).toBeUndefined();
   });
 });

@@ -1,0 +1,36 @@
+import type { NewPlant } from '../../schema/plant.js';
+
+/** What an add came to: stored, or refused because the id is taken (the stored plant is unchanged). */
+export type AddResult = { added: true; plant: NewPlant } | { added: false; id: bigint };
+
+/**
+ * Where `plants serve` keeps its plants. Two implementations, chosen at start-up by
+ * `openPlantStore`: SQLite (a file, or memory) and PostgreSQL. The request handler talks to
+ * this interface only, so every route behaves the same on both.
+ *
+ * Every method that reaches the database may reject with StoreUnavailableError (the database
+ * cannot be reached just now: nothing was changed; the client may try again) or
+ * StoreClosedError (the server is shutting down).
+ */
+export interface PlantStore {
+  /** Adds a plant; resolves only once it is committed, or with `added: false` when the id is taken. */
+  add(plant: NewPlant): Promise<AddResult>;
+  /** The plant with this id, or undefined. */
+  get(id: bigint): Promise<NewPlant | undefined>;
+  /** Up to `limit` plants with an id above `after` (or from the first), in id order. */
+  page(after: bigint | undefined, limit: number): Promise<NewPlant[]>;
+  /** Deletes a plant, committed before it resolves; false when there was none. */
+  remove(id: bigint): Promise<boolean>;
+  /** Resolves when the store can take requests now; else rejects with StoreUnavailableError. */
+  check(): Promise<void>;
+  /** Commits what is queued and lets the database go. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+/** The store is closed: the server is shutting down. */
+export class StoreClosedError extends Error {
+  constructor() {
+    super('the plant store is closed');
+    this.name = 'StoreClosedError';
+  }
+}
