@@ -30,7 +30,10 @@ export interface PlantServerOptions {
   onInternalError?: (error: unknown) => void;
   /** Largest accepted request body; larger is 413. Default 64 KiB. */
   maxBodyBytes?: number;
-  /** All request headers must arrive within this, or the client gets 408 and is cut. Default 10 000. */
+  /**
+   * All request headers must arrive within this, or the client gets 408 and is cut. Default
+   * 10 000. With TLS, the handshake must finish within this too, or the socket is destroyed.
+   */
   headersTimeoutMs?: number;
   /** The whole request, headers and body, must arrive within this, or 408. Default 30 000. */
   requestTimeoutMs?: number;
@@ -96,15 +99,27 @@ export async function startPlantServer(options: PlantServerOptions): Promise<Run
     if (closing) res.setHeader('connection', 'close');
     app(req, res);
   };
+  const tls = options.tls !== undefined;
   const server =
     options.tls === undefined
       ? http.createServer(serverOptions, listener)
-      : https.createServer({ ...serverOptions, cert: options.tls.cert, key: options.tls.key }, listener);
-  server.on(options.tls === undefined ? 'connection' : 'secureConnection', (socket: Duplex) => {
+      : https.createServer(
+          // node's default handshake timeout is 120 s: long enough for anyone who can connect
+          // to hold every file descriptor the server has. A handshake gets what headers get.
+          { ...serverOptions, handshakeTimeout: headersTimeout, cert: options.tls.cert, key: options.tls.key },
+          listener,
+        );
+  server.on(tls ? 'secureConnection' : 'connection', (socket: Duplex) => {
     connections.add(socket);
     socket.once('close', () => connections.delete(socket));
   });
-  server.on('clientError', answerClientError);
+  server.on('clientError', (error: Error & { code?: string }, socket: Duplex) => {
+    // node:https reports a failed or timed-out handshake as a clientError too. There is no
+    // HTTP on such a socket: an answer written into it waits for a handshake that never comes,
+    // and the socket with it, for ever. Whatever failed TLS is destroyed, never answered.
+    if (tls && (!connections.has(socket) || isTlsFailure(error))) socket.destroy();
+    else answerClientError(error, socket);
+  });
 
   try {
     await listen(server, options.host, options.port);
@@ -145,6 +160,15 @@ export async function startPlantServer(options: PlantServerOptions): Promise<Run
       return closed;
     },
   };
+}
+
+/** An error raised by TLS (OpenSSL's, with its `library`, or node's own ERR_TLS_* and ERR_SSL_*). */
+function isTlsFailure(error: Error & { code?: string; library?: string }): boolean {
+  return (
+    error.library !== undefined ||
+    error.code?.startsWith('ERR_TLS_') === true ||
+    error.code?.startsWith('ERR_SSL_') === true
+  );
 }
 
 function checkOptions(options: PlantServerOptions, headersTimeout: number, requestTimeout: number): void {

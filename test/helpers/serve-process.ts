@@ -13,12 +13,24 @@ export interface ServeProcess {
   stop(signal?: NodeJS.Signals): Promise<number | NodeJS.Signals | null>;
 }
 
+export interface ServeProcessOptions {
+  /** Run it under `ulimit -n <fdLimit>` (through bash): at most this many open files. */
+  fdLimit?: number;
+}
+
 /**
  * Starts the built `plants serve` as a child process, as a user would, and resolves once it
  * printed its URL. Rejects with what it printed if it exits first.
  */
-export function startServeProcess(args: readonly string[], env: Record<string, string> = {}): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [binPath, 'serve', ...args], {
+export function startServeProcess(
+  args: readonly string[],
+  env: Record<string, string> = {},
+  options: ServeProcessOptions = {},
+): Promise<ServeProcess> {
+  const argv = [process.execPath, binPath, 'serve', ...args];
+  const [command, ...commandArgs] =
+    options.fdLimit === undefined ? argv : ['bash', '-c', `ulimit -n ${options.fdLimit} && exec "$0" "$@"`, ...argv];
+  const child = spawn(command as string, commandArgs, {
     cwd: projectRoot,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
