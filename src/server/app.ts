@@ -10,6 +10,7 @@ import {
   HttpError,
   MethodNotAllowedError,
   NotFoundError,
+  NotImplementedError,
   PayloadTooLargeError,
   UnsupportedMediaTypeError,
 } from './errors.js';
@@ -89,6 +90,7 @@ export function createPlantApp(options: PlantAppOptions): PlantRequestHandler {
     // Auth first, before a byte of the body is read: a client without a token learns nothing more.
     authorize(req.headers.authorization);
     checkContentType(req.headers['content-type']);
+    checkContentEncoding(req.headers['content-encoding']);
     readBody(req, maxBodyBytes, (error, body) => {
       if (error !== undefined) return fail(req, res, error);
       let added: Promise<AddResult>;
@@ -149,12 +151,22 @@ export function createPlantApp(options: PlantAppOptions): PlantRequestHandler {
       failed(req, res),
     );
   };
+  // /healthz and /livez: the process answers. /readyz: the store can serve too; an orchestrator
+  // sends traffic only to a ready instance and restarts only one that is not live.
   const health: Handler = (_req, res) => sendJson(res, 200, '{"status":"ok"}');
+  const ready: Handler = (req, res) => {
+    store.check().then(
+      () => sendJson(res, 200, '{"status":"ready"}'),
+      (error: unknown) => fail(req, res, error),
+    );
+  };
   const contract: Handler = (_req, res) => sendJson(res, 200, openapi);
 
   const routes: Record<string, Record<string, Handler>> = {
     '/plants': { POST: addPlant, GET: listPlants },
     '/healthz': { GET: health, HEAD: health },
+    '/livez': { GET: health, HEAD: health },
+    '/readyz': { GET: ready, HEAD: ready },
     '/openapi.json': { GET: contract, HEAD: contract },
   };
 
@@ -164,7 +176,7 @@ export function createPlantApp(options: PlantAppOptions): PlantRequestHandler {
     const method = req.method ?? 'GET';
     const path = pathOf(req.url);
     (req.socket as TrackedSocket)[kResponse] = res;
-    if (log !== undefined) {
+    if (log !== undefined && !PROBE_PATHS.has(path)) {
       const started = performance.now();
       res.once('close', () => {
         const status = res.writableFinished ? res.statusCode : CLIENT_CLOSED_REQUEST;
@@ -173,6 +185,8 @@ export function createPlantApp(options: PlantAppOptions): PlantRequestHandler {
       });
     }
     try {
+      const transferCoding = req.headers['transfer-encoding'];
+      if (transferCoding !== undefined && transferCoding !== 'chunked') checkTransferCoding(transferCoding);
       const route = Object.hasOwn(routes, path)
         ? routes[path]
         : plantIdSegment(path) !== undefined
@@ -239,17 +253,64 @@ function clientErrorStatus(code: string | undefined): [number, string] {
   }
 }
 
-/** The path without the query, cut short: it goes into the log and into 404 messages. */
 /** The query of a request URL, without the `?`. */
 function searchOf(url: string | undefined): string {
   const index = url?.indexOf('?') ?? -1;
   return index === -1 || url === undefined ? '' : url.slice(index + 1);
 }
 
+/** Probes an orchestrator asks every few seconds: not worth a log line each. */
+const PROBE_PATHS: ReadonlySet<string> = new Set(['/healthz', '/livez', '/readyz']);
+
+/** `http://host:port` at the start of an absolute-form request target (RFC 9112 §3.2.2). */
+const ABSOLUTE_FORM = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/;
+
+/**
+ * The path without the query, cut short: it routes, and goes into the log and 404 messages. A
+ * forward proxy sends the absolute form (`POST http://host/plants`); it routes by its path.
+ */
 function pathOf(url: string | undefined): string {
   if (url === '/plants') return url;
-  const path = (url ?? '/').split('?', 1)[0] ?? '/';
+  let target = url ?? '/';
+  if (!target.startsWith('/')) {
+    const authority = ABSOLUTE_FORM.exec(target);
+    if (authority !== null) target = target.slice(authority[0].length);
+    if (!target.startsWith('/')) target = `/${target}`;
+  }
+  const path = target.split('?', 1)[0] ?? '/';
   return path.length > 200 ? `${path.slice(0, 200)}…` : path;
+}
+
+/**
+ * node reads a body whose last transfer coding is chunked, and would hand us `gzip, chunked`
+ * still gzipped: a coding other than chunked is one we cannot undo (501, RFC 9112 §6.1).
+ */
+function checkTransferCoding(header: string): void {
+  const codings = header.split(',').map((coding) => coding.trim().toLowerCase());
+  const other = codings.find((coding) => coding !== 'chunked');
+  if (other !== undefined || codings.length !== 1) {
+    throw new NotImplementedError(
+      `transfer coding ${JSON.stringify((other ?? header).slice(0, 40))} is not supported; send the body with Content-Length or chunked alone`,
+    );
+  }
+}
+
+/**
+ * The server decodes no content coding: a gzipped body would be stored as if it were JSON text,
+ * or refused as malformed JSON. 415 with Accept-Encoding: identity says what to send instead
+ * (RFC 9110 §15.5.16).
+ */
+function checkContentEncoding(header: string | undefined): void {
+  if (header === undefined) return;
+  const codings = header
+    .split(',')
+    .map((coding) => coding.trim().toLowerCase())
+    .filter((coding) => coding !== '' && coding !== 'identity');
+  if (codings.length === 0) return;
+  throw new UnsupportedMediaTypeError(
+    `content coding ${JSON.stringify((codings[0] ?? '').slice(0, 40))} is not supported; send the body unencoded`,
+    { headers: { 'accept-encoding': 'identity' } },
+  );
 }
 
 function checkContentType(header: string | undefined): void {

@@ -66,9 +66,17 @@ export class PayloadTooLargeError extends HttpError {
   }
 }
 
+/** 415: a content type, charset or content coding the server does not take. */
 export class UnsupportedMediaTypeError extends HttpError {
+  constructor(message: string, options: { headers?: Record<string, string> } = {}) {
+    super(415, message, options);
+  }
+}
+
+/** 501: a transfer coding other than chunked (RFC 9112 §6.1): the body cannot be read. */
+export class NotImplementedError extends HttpError {
   constructor(message: string) {
-    super(415, message);
+    super(501, message);
   }
 }
 

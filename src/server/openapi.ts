@@ -17,7 +17,7 @@ function errorResponse(description: string, headers?: Record<string, unknown>) {
  * - the 200 of POST /plants carries the id (StoredPlant); names and tags have length limits;
  * - every status the server can answer, each with an Error body, POST /plants' in the operation,
  *   the path-independent ones (404, 405, 400/408/431 from the HTTP layer) in components.responses;
- * - GET /healthz and GET /openapi.json, which need no token;
+ * - GET /healthz, /livez, /readyz and /openapi.json, which need no token;
  * - servers is `/`: the document is served by the server it describes, wherever that listens.
  */
 export const plantStoreOpenApi = {
@@ -32,7 +32,8 @@ export const plantStoreOpenApi = {
       'Every error answer, on any path, has an Error body whose `error` is the HTTP status:',
       'an unknown path is 404; a known path with another method is 405 with an Allow header;',
       'a request that is not valid HTTP is 400; headers or a body that arrive too slowly are 408;',
-      'headers that are too large are 431.',
+      'headers that are too large are 431; a transfer coding other than chunked is 501.',
+      'A request target in absolute form (as a forward proxy sends it) is routed by its path.',
     ].join(' '),
   },
   servers: [{ url: '/' }],
@@ -60,6 +61,7 @@ export const plantStoreOpenApi = {
           '415': { $ref: '#/components/responses/UnsupportedMediaType' },
           '431': { $ref: '#/components/responses/RequestHeaderFieldsTooLarge' },
           '500': { $ref: '#/components/responses/InternalServerError' },
+          '501': { $ref: '#/components/responses/NotImplemented' },
         },
       },
       get: {
@@ -145,6 +147,42 @@ export const plantStoreOpenApi = {
         },
       },
     },
+    '/livez': {
+      get: {
+        operationId: 'live',
+        description: 'Liveness probe: the process answers. Needs no token; not in the request log.',
+        security: [],
+        responses: {
+          '200': {
+            description: 'the process is up',
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/Health' } } },
+          },
+        },
+      },
+    },
+    '/readyz': {
+      get: {
+        operationId: 'ready',
+        description:
+          'Readiness probe: the store is reachable and its schema migrated. Needs no token; not in the request log.',
+        security: [],
+        responses: {
+          '200': {
+            description: 'ready to serve',
+            content: {
+              'application/json': {
+                schema: {
+                  required: ['status'],
+                  type: 'object',
+                  properties: { status: { type: 'string', const: 'ready' } },
+                },
+              },
+            },
+          },
+          '503': { $ref: '#/components/responses/ServiceUnavailable' },
+        },
+      },
+    },
     '/openapi.json': {
       get: {
         operationId: 'openapi',
@@ -226,9 +264,21 @@ export const plantStoreOpenApi = {
       RequestTimeout: errorResponse('the headers or the body arrived too slowly; the connection is closed'),
       Conflict: errorResponse('a plant with this id is already stored; it is left unchanged'),
       PayloadTooLarge: errorResponse('the body is larger than the server accepts'),
-      UnsupportedMediaType: errorResponse('the body is not application/json (a charset parameter must be utf-8)'),
+      UnsupportedMediaType: errorResponse(
+        'the body is not application/json (a charset parameter must be utf-8), or has a content coding (gzip…): send it unencoded',
+        {
+          'Accept-Encoding': {
+            description: 'identity, when the body had a content coding (RFC 9110 §15.5.16)',
+            schema: { type: 'string' },
+          },
+        },
+      ),
       RequestHeaderFieldsTooLarge: errorResponse('the request headers are too large; the connection is closed'),
       InternalServerError: errorResponse('the server failed; the message tells nothing of why'),
+      NotImplemented: errorResponse(
+        'a transfer coding other than chunked (RFC 9112 §6.1); the connection is closed after the answer',
+      ),
+      ServiceUnavailable: errorResponse('the store cannot be reached, or its schema is not the one this server serves'),
     },
     securitySchemes: {
       bearerAuth: { type: 'http', scheme: 'bearer' },

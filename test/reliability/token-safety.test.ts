@@ -173,7 +173,7 @@ describe('the token never appears in what plants prints', () => {
       expectNoSecret(WRONG, { answer: text, headers: JSON.stringify(answer.headers) });
     }
     // A token in the query string is not logged either.
-    await (await request(`${serve.url}/healthz?access_token=${TOKEN}`)).body.text();
+    await (await request(`${serve.url}/openapi.json?access_token=${TOKEN}`)).body.text();
     await (await request(`${serve.url}/nope?token=${TOKEN}`)).body.text();
     await serve.waitForStderr('GET /nope 404');
     expectNoSecret(TOKEN, { 'serve stderr': serve.stderr });

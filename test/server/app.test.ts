@@ -506,7 +506,7 @@ describe('request log', () => {
     const quiet = await startStoreServer();
     try {
       await postPlant(quiet.url, quiet.token, plantJson('1', 'SECRET-NAME'));
-      await send(`${quiet.url}/healthz?access_token=${quiet.token}`);
+      await send(`${quiet.url}/openapi.json?access_token=${quiet.token}`);
       await postPlant(quiet.url, 'wrong-token-value', plantJson('2'));
       await send(`${quiet.url}/nope`);
       await waitUntil(() => quiet.logLines.length === 4, 2000, 'four log lines');
@@ -514,7 +514,7 @@ describe('request log', () => {
       for (const line of quiet.logLines) expect(line).toMatch(/^[A-Z]+ \/\S* \d{3} \d+\.\dms$/);
       expect(quiet.logLines.map((line) => line.split(' ').slice(0, 3).join(' '))).toEqual([
         'POST /plants 200',
-        'GET /healthz 200',
+        'GET /openapi.json 200',
         'POST /plants 401',
         'GET /nope 404',
       ]);

@@ -2,7 +2,7 @@ import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { NewPlant } from '../../../schema/plant.js';
-import { DatabaseOpenError } from '../../errors.js';
+import { DatabaseOpenError, StoreUnavailableError } from '../../errors.js';
 import { type AddResult, type PlantStore, StoreClosedError } from '../plant-store.js';
 import { type BatchOutcome, CommitWorker } from './commit-worker.js';
 
@@ -265,6 +265,30 @@ export class SqlitePlantStore implements PlantStore {
     });
   }
 
+  /**
+   * Resolves when the store can serve: open, its database answering, its schema the one this
+   * plants migrated to (another program may have changed it since). Rejects with
+   * StoreUnavailableError otherwise. Cheap (one pragma read): `/readyz` asks it every time.
+   */
+  check(): Promise<void> {
+    if (this.#closed) return Promise.reject(new StoreUnavailableError('the store is closed'));
+    let version: number;
+    try {
+      version = Number(this.#db.pragma('user_version', { simple: true }));
+    } catch (error) {
+      return Promise.reject(
+        new StoreUnavailableError(`the database does not answer: ${oneLine(error)}`, { cause: error }),
+      );
+    }
+    const latest = PLANT_MIGRATIONS.length;
+    if (version !== latest) {
+      return Promise.reject(
+        new StoreUnavailableError(`the database schema is at version ${version}; this plants serves version ${latest}`),
+      );
+    }
+    return Promise.resolve();
+  }
+
   async get(id: bigint): Promise<NewPlant | undefined> {
     const row = this.#select.get(id);
     return row === undefined ? undefined : fromRow(row);
@@ -320,10 +344,6 @@ export class SqlitePlantStore implements PlantStore {
   }
 
   /** A file store is local: it can take requests as long as it is open. */
-  async check(): Promise<void> {
-    if (this.#closed) throw new StoreClosedError();
-  }
-
   /**
    * Commits what is queued, then closes the database (checkpointing the WAL). The work is done,
    * blocking, before this returns, even with a batch in flight on the worker. Safe to call twice.
