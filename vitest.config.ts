@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // A real PostgreSQL for the tests that run on both stores (skipped, loudly, without one; never in CI).
+    globalSetup: ['test/helpers/postgres-global-setup.ts'],
     // Tests start real servers and real CLI processes; two cores here, so keep parallelism modest.
     pool: 'forks',
     maxWorkers: 2,

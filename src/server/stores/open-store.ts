@@ -1,13 +1,22 @@
+import { userInfo } from 'node:os';
 import type { PlantStore } from './plant-store.js';
+import type { PostgresEnv } from './postgres/connection-settings.js';
 import type { Durability } from './sqlite/sqlite-plant-store.js';
 
 export interface OpenStoreOptions {
-  /** SQLite database file, created if missing; or `:memory:`. */
+  /**
+   * Where the plants are: a `postgres://` or `postgresql://` URL puts them on PostgreSQL; else a
+   * SQLite database file (created if missing), a `file:` URL of one, or `:memory:`.
+   */
   database: string;
-  /** SQLite `synchronous` level in WAL mode; see Durability. */
+  /** SQLite `synchronous` level in WAL mode; see Durability. PostgreSQL commits as its server is set up to. */
   durability: Durability;
   /** How long SQLite waits for a lock another process holds. Default 5 000. */
   busyTimeoutMs?: number;
+  /** libpq's environment (PGHOST …), for what a PostgreSQL URL leaves out. */
+  postgresEnv?: PostgresEnv;
+  /** Receives errors nobody waits for (a pooled connection that broke while idle). */
+  onBackgroundError?: (error: unknown) => void;
 }
 
 /**
@@ -15,9 +24,34 @@ export interface OpenStoreOptions {
  * that a server on one backend never loads the other's driver.
  */
 export async function openPlantStore(options: OpenStoreOptions): Promise<PlantStore> {
+  const { database } = options;
+  if (/^postgres(ql)?:\/\//i.test(database)) {
+    const { resolvePostgresConnection } = await import('./postgres/connection-settings.js');
+    const { PostgresPlantStore } = await import('./postgres/postgres-plant-store.js');
+    return PostgresPlantStore.open({
+      connection: resolvePostgresConnection(database, options.postgresEnv, loginName()),
+      onBackgroundError: options.onBackgroundError,
+    });
+  }
   const { SqlitePlantStore } = await import('./sqlite/sqlite-plant-store.js');
-  return SqlitePlantStore.open(options.database, {
+  return SqlitePlantStore.open(sqliteFile(database), {
     durability: options.durability,
     busyTimeoutMs: options.busyTimeoutMs,
   });
+}
+
+/** `file:/abs/path`, `file:///abs/path` or `file:relative` as a path; anything else as it is. */
+function sqliteFile(database: string): string {
+  if (!database.startsWith('file:')) return database;
+  const rest = database.slice('file:'.length);
+  return decodeURIComponent(rest.startsWith('//') ? rest.replace(/^\/\/[^/]*/, '') : rest);
+}
+
+/** libpq's default user: the login name of the process. */
+function loginName(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return 'postgres';
+  }
 }

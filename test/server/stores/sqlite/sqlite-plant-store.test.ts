@@ -3,7 +3,6 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DatabaseOpenError } from '../../../../src/server/errors.js';
-import { StoreClosedError } from '../../../../src/server/stores/plant-store.js';
 import {
   type Migration,
   migrate,
@@ -156,35 +155,8 @@ describe('SqlitePlantStore schema', () => {
   });
 });
 
+// What every store does is in ../plant-store.test.ts, run on each backend; here is what only SQLite does.
 describe('SqlitePlantStore data', () => {
-  it('stores and returns int64 ids exactly, at both ends of the range and around 2^53', async () => {
-    const store = openStore();
-    const ids = [9223372036854775807n, -9223372036854775808n, 9007199254740993n, 9007199254740992n, 0n, -1n];
-    for (const id of ids)
-      expect(await store.add({ id, name: `p${id}` })).toEqual({ added: true, plant: { id, name: `p${id}` } });
-    for (const id of ids) expect(await store.get(id)).toEqual({ id, name: `p${id}` });
-    expect(store.list().map((plant) => plant.id)).toEqual([...ids].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
-  });
-
-  it('keeps the tag only when one was given (an empty tag is a tag)', async () => {
-    const store = openStore();
-    await store.add({ id: 1n, name: 'fern' });
-    await store.add({ id: 2n, name: 'rose', tag: '' });
-    await store.add({ id: 3n, name: 'ivy', tag: 'climber' });
-    expect(store.list()).toEqual([
-      { id: 1n, name: 'fern' },
-      { id: 2n, name: 'rose', tag: '' },
-      { id: 3n, name: 'ivy', tag: 'climber' },
-    ]);
-  });
-
-  it('refuses a taken id and keeps the stored plant unchanged', async () => {
-    const store = openStore();
-    await store.add({ id: 7n, name: 'first', tag: 'a' });
-    expect(await store.add({ id: 7n, name: 'second' })).toEqual({ added: false, id: 7n });
-    expect(await store.get(7n)).toEqual({ id: 7n, name: 'first', tag: 'a' });
-  });
-
   it('commits adds made together in one transaction, refusing only the duplicate in it', async () => {
     const store = openStore();
     await store.add({ id: 1n, name: 'already there' });
@@ -231,18 +203,6 @@ describe('SqlitePlantStore data', () => {
     } finally {
       reader.close();
     }
-  });
-
-  it('commits queued adds at close, then refuses new ones', async () => {
-    const file = path.join(dir, 'close.db');
-    const store = SqlitePlantStore.open(file, { durability: 'full' });
-    const pending = store.add({ id: 1n, name: 'queued' });
-    store.closeNow();
-    await expect(pending).resolves.toEqual({ added: true, plant: { id: 1n, name: 'queued' } });
-    await expect(store.add({ id: 2n, name: 'late' })).rejects.toBeInstanceOf(StoreClosedError);
-    store.closeNow();
-    const reopened = openStore(file);
-    expect(reopened.list()).toEqual([{ id: 1n, name: 'queued' }]);
   });
 
   it('rejects every add of a batch whose transaction fails, storing none of them', async () => {

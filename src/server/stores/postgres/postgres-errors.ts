@@ -1,0 +1,36 @@
+/**
+ * Which driver errors mean "the database cannot be reached just now" (worth waiting for, then
+ * answering 503 with Retry-After) rather than a fault of ours (class 22 and 23 errors: a 500).
+ * The connection classes (08), admin shutdown and "cannot connect now" (57P01–57P03), too many
+ * connections (53300), the serialization and deadlock retries CockroachDB asks for (40001,
+ * 40P01), the socket errors, and pg's own code-less messages for a connection that went away.
+ */
+const TRANSIENT_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300', '40001', '40P01']);
+const TRANSIENT_SOCKET_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTCONN',
+  'EAI_AGAIN',
+]);
+const TRANSIENT_MESSAGES =
+  /Connection terminated|connection timeout|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error|Connection ended unexpectedly|read ECONNRESET/i;
+
+export function isTransientPostgresError(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string') {
+    if (code.startsWith('08') || TRANSIENT_SQLSTATES.has(code) || TRANSIENT_SOCKET_CODES.has(code)) return true;
+  }
+  if (error instanceof AggregateError) return error.errors.some(isTransientPostgresError);
+  return TRANSIENT_MESSAGES.test(error.message);
+}
+
+/** SQLSTATE of a driver error, if it has one. */
+export function sqlState(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
+}

@@ -1,0 +1,413 @@
+import pg from 'pg';
+import type { NewPlant } from '../../../schema/plant.js';
+import { DatabaseConnectError, DatabaseOpenError, HttpError, StoreUnavailableError } from '../../errors.js';
+import { type AddResult, type PlantStore, StoreClosedError } from '../plant-store.js';
+import { describeConnection, type PostgresConnection } from './connection-settings.js';
+import { isTransientPostgresError, sqlState } from './postgres-errors.js';
+import { migratePostgres, SchemaTooNewError } from './postgres-migrations.js';
+
+export interface PostgresPlantStoreOptions {
+  connection: PostgresConnection;
+  /** Most adds in one INSERT; more wait for the next. Default 1000 (CockroachDB's advice too). */
+  maxBatchSize?: number;
+  /** INSERT statements in flight at once. Default 2: one on the wire while the next gathers. */
+  maxBatchesInFlight?: number;
+  /** Connections in the pool (reads, deletes and batches share it). Default 8. */
+  poolSize?: number;
+  /** How long a batch whose outcome is unknown (the connection broke after it was sent) is sent again before giving up. Default 30 000. */
+  resendWindowMs?: number;
+  /** How long adds are refused at once (503) after the database was found unreachable. Default 250. */
+  coolDownMs?: number;
+  /** Receives errors nobody waits for (an idle connection that broke). Default: nothing. */
+  onBackgroundError?: (error: unknown) => void;
+}
+
+interface PendingAdd {
+  plant: NewPlant;
+  resolve(result: AddResult): void;
+  reject(error: unknown): void;
+}
+
+interface StoredRow {
+  id: bigint;
+  name: string;
+  tag: string | null;
+}
+
+/**
+ * One statement for a whole batch: the ids as int8[] (sent as digit strings, so they never pass
+ * through a JS number), names and tags as text[]. ON CONFLICT DO NOTHING makes a taken id refuse
+ * that one plant, not the statement; RETURNING says which rows went in. The statement commits
+ * on its own (autocommit), so its result comes back only once the rows are committed.
+ */
+const INSERT_BATCH = `INSERT INTO plants (id, name, tag)
+SELECT id, name, tag FROM unnest($1::int8[], $2::text[], $3::text[]) AS batch (id, name, tag)
+ON CONFLICT (id) DO NOTHING RETURNING id`;
+const SELECT_IDS = 'SELECT id, name, tag FROM plants WHERE id = ANY($1::int8[])';
+
+/** A batch sent, then cut off: it may or may not have been committed, and every resend failed too. */
+export class StoreOutcomeUnknownError extends HttpError {
+  constructor(cause: unknown) {
+    // No Retry-After: `plants add` must not take this for "not applied" and send it blindly.
+    super(
+      503,
+      'the database went away while storing this plant and did not come back in time; it may or may not be stored',
+      {
+        cause,
+      },
+    );
+  }
+}
+
+/**
+ * The plants in a PostgreSQL table, through `pg` with a pool of connections.
+ *
+ * Adds are batched, the counterpart of SQLite's group commit: the adds that arrive while a
+ * statement is on the wire go together in the next one (up to maxBatchSize), as one INSERT …
+ * SELECT FROM unnest(…) ON CONFLICT DO NOTHING RETURNING id, so that a burst costs a few round
+ * trips, not one each. Each add still gets its own answer, and only after the commit. No two
+ * adds of one id are in flight from this instance at once (the later waits, then finds the id
+ * taken), so that a batch sent again after a failure cannot mistake another add for its own.
+ *
+ * The database may go away (restart, failover, network cut). An add that had not been sent is
+ * refused with StoreUnavailableError (503, Retry-After); for a short while after (coolDownMs)
+ * new adds are refused at once instead of each waiting for a connection. A batch that was sent
+ * when its connection broke may have been committed: it is sent again until the database
+ * answers (ON CONFLICT makes that safe), and an id then found stored with exactly what was sent
+ * is counted as this batch's own. The pool reconnects by itself.
+ */
+export class PostgresPlantStore implements PlantStore {
+  readonly #pool: pg.Pool;
+  readonly #maxBatchSize: number;
+  readonly #maxBatchesInFlight: number;
+  readonly #resendWindowMs: number;
+  readonly #coolDownMs: number;
+  #queue: PendingAdd[] = [];
+  /** Ids in batches on the wire: an add of one of them waits in the queue. */
+  readonly #idsInFlight = new Set<bigint>();
+  #batchesInFlight = 0;
+  #unavailableUntil = 0;
+  #closed = false;
+  #drained: (() => void) | undefined;
+  #commits = 0;
+
+  private constructor(pool: pg.Pool, options: PostgresPlantStoreOptions) {
+    this.#pool = pool;
+    this.#maxBatchSize = options.maxBatchSize ?? 1000;
+    this.#maxBatchesInFlight = options.maxBatchesInFlight ?? 2;
+    this.#resendWindowMs = options.resendWindowMs ?? 30_000;
+    this.#coolDownMs = options.coolDownMs ?? 250;
+  }
+
+  /**
+   * Connects, checks the database, and migrates the schema. Throws DatabaseConnectError (exit 2;
+   * 3 when the server cannot be reached) or DatabaseOpenError (exit 2: a schema from a newer
+   * plants), with a one-line message naming host, port and database and never the password.
+   */
+  static async open(options: PostgresPlantStoreOptions): Promise<PostgresPlantStore> {
+    const { connection } = options;
+    const pool = new pg.Pool({
+      host: connection.host,
+      port: connection.port,
+      user: connection.user,
+      password: connection.password,
+      database: connection.database,
+      ssl: connection.ssl,
+      max: options.poolSize ?? 8,
+      connectionTimeoutMillis: 5000,
+      idleTimeoutMillis: 30_000,
+      keepAlive: true,
+      application_name: 'plants serve',
+      // int8 as BigInt, for this pool only (pg's global setTypeParser would change every pool
+      // in the process): ids never pass through a JS number.
+      types: { getTypeParser: bigintTypeParser },
+    });
+    // An idle connection whose server went away emits 'error' on the pool; without a listener
+    // that would end the process. The pool drops that connection and makes a new one when needed.
+    pool.on('error', (error) => options.onBackgroundError?.(error));
+    const where = describeConnection(connection);
+    let client: pg.PoolClient;
+    try {
+      client = await pool.connect();
+    } catch (error) {
+      await pool.end().catch(() => undefined);
+      throw describeConnectFailure(error, connection);
+    }
+    try {
+      await migratePostgres(client);
+    } catch (error) {
+      client.release(true);
+      await pool.end().catch(() => undefined);
+      if (error instanceof SchemaTooNewError) {
+        throw new DatabaseOpenError(`PostgreSQL at ${where}: ${error.message}; refusing to use it`, {
+          database: where,
+          hints: ['Upgrade plants, or point it at another database.'],
+        });
+      }
+      throw new DatabaseConnectError(
+        `cannot set up the plants schema on PostgreSQL at ${where}: ${oneLine(error, connection)}`,
+        { database: where, unreachable: isTransientPostgresError(error), cause: error },
+      );
+    }
+    client.release();
+    return new PostgresPlantStore(pool, options);
+  }
+
+  add(plant: NewPlant): Promise<AddResult> {
+    if (this.#closed) return Promise.reject(new StoreClosedError());
+    if (this.#unavailableUntil > Date.now()) return Promise.reject(new StoreUnavailableError());
+    return new Promise<AddResult>((resolve, reject) => {
+      this.#queue.push({ plant, resolve, reject });
+      this.#pump();
+    });
+  }
+
+  /** Sends batches while there are adds waiting and room on the wire. */
+  #pump(): void {
+    while (this.#batchesInFlight < this.#maxBatchesInFlight && this.#queue.length > 0) {
+      const batch = this.#takeBatch();
+      if (batch.length === 0) return;
+      this.#batchesInFlight += 1;
+      for (const pending of batch) this.#idsInFlight.add(pending.plant.id);
+      void this.#commit(batch).finally(() => {
+        for (const pending of batch) this.#idsInFlight.delete(pending.plant.id);
+        this.#batchesInFlight -= 1;
+        this.#pump();
+        if (this.#batchesInFlight === 0 && this.#queue.length === 0) this.#drained?.();
+      });
+    }
+  }
+
+  /** Up to maxBatchSize adds from the queue, in order, skipping ids already taken by this batch or one in flight. */
+  #takeBatch(): PendingAdd[] {
+    const batch: PendingAdd[] = [];
+    const ids = new Set<bigint>();
+    const left: PendingAdd[] = [];
+    for (const pending of this.#queue) {
+      const { id } = pending.plant;
+      if (batch.length < this.#maxBatchSize && !ids.has(id) && !this.#idsInFlight.has(id)) {
+        ids.add(id);
+        batch.push(pending);
+      } else {
+        left.push(pending);
+      }
+    }
+    this.#queue = left;
+    return batch;
+  }
+
+  async #commit(batch: PendingAdd[]): Promise<void> {
+    const ids = batch.map((pending) => pending.plant.id.toString());
+    const names = batch.map((pending) => pending.plant.name);
+    const tags = batch.map((pending) => pending.plant.tag ?? null);
+    let sent = false;
+    const deadline = Date.now() + this.#resendWindowMs;
+    for (let attempt = 1; ; attempt++) {
+      let client: pg.PoolClient | undefined;
+      try {
+        client = await this.#pool.connect();
+        sent = true;
+        const inserted = await client.query<{ id: bigint }>(INSERT_BATCH, [ids, names, tags]);
+        const added = new Set(inserted.rows.map((row) => row.id));
+        // Sent before, an id found stored with exactly what we sent is our own earlier commit.
+        let ours = new Set<bigint>();
+        if (attempt > 1 && added.size < batch.length) ours = await this.#ownEarlierCommits(client, batch, added);
+        client.release();
+        client = undefined;
+        this.#commits += 1;
+        this.#unavailableUntil = 0;
+        for (const pending of batch) {
+          const { id } = pending.plant;
+          pending.resolve(added.has(id) || ours.has(id) ? { added: true, plant: pending.plant } : { added: false, id });
+        }
+        return;
+      } catch (error) {
+        // A connection that failed is not given back for reuse.
+        client?.release(true);
+        if (!isTransientPostgresError(error)) {
+          // The statement failed inside the database: it rolled back, nothing was stored.
+          for (const pending of batch) pending.reject(error);
+          return;
+        }
+        this.#unavailableUntil = Date.now() + this.#coolDownMs;
+        if (!sent) {
+          // Never sent: certainly not stored, so the client may simply send it again.
+          for (const pending of batch) pending.reject(new StoreUnavailableError(undefined, { cause: error }));
+          return;
+        }
+        if (Date.now() >= deadline) {
+          for (const pending of batch) pending.reject(new StoreOutcomeUnknownError(error));
+          return;
+        }
+        await sleep(Math.min(1000, 50 * 2 ** Math.min(attempt, 5)) * (0.5 + Math.random() / 2));
+      }
+    }
+  }
+
+  /** Of the ids a resent batch did not insert, those stored with exactly the name and tag sent. */
+  async #ownEarlierCommits(client: pg.PoolClient, batch: PendingAdd[], added: Set<bigint>): Promise<Set<bigint>> {
+    const missing = batch.filter((pending) => !added.has(pending.plant.id));
+    // A second statement, so a fresh snapshot: it sees rows committed after the INSERT began.
+    const { rows } = await client.query<StoredRow>(SELECT_IDS, [missing.map((pending) => pending.plant.id.toString())]);
+    const stored = new Map(rows.map((row) => [row.id, row]));
+    const ours = new Set<bigint>();
+    for (const { plant } of missing) {
+      const row = stored.get(plant.id);
+      if (row !== undefined && row.name === plant.name && row.tag === (plant.tag ?? null)) ours.add(plant.id);
+    }
+    return ours;
+  }
+
+  async get(id: bigint): Promise<NewPlant | undefined> {
+    const { rows } = await this.#read<StoredRow>('SELECT id, name, tag FROM plants WHERE id = $1', [id.toString()]);
+    const row = rows[0];
+    return row === undefined ? undefined : fromRow(row);
+  }
+
+  async page(after: bigint | undefined, limit: number): Promise<NewPlant[]> {
+    const { rows } =
+      after === undefined
+        ? await this.#read<StoredRow>('SELECT id, name, tag FROM plants ORDER BY id LIMIT $1', [limit])
+        : await this.#read<StoredRow>('SELECT id, name, tag FROM plants WHERE id > $1 ORDER BY id LIMIT $2', [
+            after.toString(),
+            limit,
+          ]);
+    return rows.map(fromRow);
+  }
+
+  async remove(id: bigint): Promise<boolean> {
+    if (this.#closed) throw new StoreClosedError();
+    let client: pg.PoolClient;
+    try {
+      client = await this.#pool.connect();
+    } catch (error) {
+      throw this.#unavailable(error);
+    }
+    try {
+      const result = await client.query('DELETE FROM plants WHERE id = $1', [id.toString()]);
+      client.release();
+      return result.rowCount === 1;
+    } catch (error) {
+      client.release(true);
+      // Sent, then cut off: it may have been deleted. Say so rather than "nothing changed".
+      if (isTransientPostgresError(error)) throw new StoreOutcomeUnknownError(error);
+      throw error;
+    }
+  }
+
+  async check(): Promise<void> {
+    if (this.#closed) throw new StoreClosedError();
+    await this.#read('SELECT 1', []);
+  }
+
+  /** Statements that change nothing: any failure to reach the database is a plain 503. */
+  async #read<Row extends pg.QueryResultRow>(sql: string, values: unknown[]): Promise<pg.QueryResult<Row>> {
+    if (this.#closed) throw new StoreClosedError();
+    try {
+      return await this.#pool.query<Row>(sql, values);
+    } catch (error) {
+      throw this.#unavailable(error);
+    }
+  }
+
+  #unavailable(error: unknown): unknown {
+    if (!isTransientPostgresError(error)) return error;
+    this.#unavailableUntil = Date.now() + this.#coolDownMs;
+    return new StoreUnavailableError(undefined, { cause: error });
+  }
+
+  /** INSERT statements that committed so far. */
+  get commits(): number {
+    return this.#commits;
+  }
+
+  /** Lets queued and in-flight adds finish (each gets its answer), then closes the pool. Safe to call twice. */
+  #closing: Promise<void> | undefined;
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      this.#closed = true;
+      if (this.#batchesInFlight > 0 || this.#queue.length > 0) {
+        await new Promise<void>((resolve) => {
+          this.#drained = resolve;
+        });
+      }
+      await this.#pool.end();
+    })();
+    return this.#closing;
+  }
+}
+
+function fromRow(row: StoredRow): NewPlant {
+  return row.tag === null ? { id: row.id, name: row.name } : { id: row.id, name: row.name, tag: row.tag };
+}
+
+const INT8 = 20;
+const INT8_ARRAY = 1016;
+
+/** pg's own parsers, except int8 (and int8[]) as BigInt. */
+function bigintTypeParser(oid: number, format?: 'text' | 'binary'): (value: string) => unknown {
+  if (oid === INT8) return (value: string) => BigInt(value);
+  if (oid === INT8_ARRAY) {
+    // pg's own int8[] parser yields digit strings (never numbers): each becomes a BigInt.
+    const parseArray = pg.types.getTypeParser(INT8_ARRAY as Parameters<typeof pg.types.getTypeParser>[0], 'text');
+    return (value: string) =>
+      (parseArray(value) as Array<string | null>).map((item) => (item === null ? null : BigInt(item)));
+  }
+  return pg.types.getTypeParser(oid as Parameters<typeof pg.types.getTypeParser>[0], format ?? 'text') as (
+    value: string,
+  ) => unknown;
+}
+
+/**
+ * Why the first connection failed, in one line naming host, port and database: exit 3 when the
+ * server cannot be reached (as the client's "unreachable"), exit 2 for what the user fixes in
+ * the URL (password, user, database name, TLS).
+ */
+function describeConnectFailure(error: unknown, connection: PostgresConnection): DatabaseConnectError {
+  const where = `PostgreSQL at ${describeConnection(connection)}`;
+  const make = (why: string, unreachable: boolean, hints: readonly string[] = []) =>
+    new DatabaseConnectError(`cannot use ${where}: ${why}`, {
+      database: describeConnection(connection),
+      unreachable,
+      cause: error,
+      hints,
+    });
+  const state = sqlState(error);
+  const code = (error as { code?: unknown } | undefined)?.code;
+  switch (state ?? code) {
+    case '28P01':
+      return make(`password authentication failed for user ${connection.user}`, false, [
+        'Check the password in the URL or PGPASSWORD.',
+      ]);
+    case '28000':
+      return make(`user ${connection.user} is not allowed to connect (${oneLine(error, connection)})`, false);
+    case '3D000':
+      return make('the database does not exist', false, [
+        `Create it first, e.g. createdb -h ${connection.host} -p ${connection.port} ${connection.database}`,
+      ]);
+    case 'ECONNREFUSED':
+      return make('connection refused (is PostgreSQL running there?)', true);
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return make('the host name does not resolve', true);
+    case 'ETIMEDOUT':
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return make('the server cannot be reached (timed out)', true);
+    default:
+      return make(oneLine(error, connection), isTransientPostgresError(error));
+  }
+}
+
+/** A driver message on one line, the password cut out should a driver ever include it. */
+function oneLine(error: unknown, connection: PostgresConnection): string {
+  let text = (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').trim();
+  if (error instanceof AggregateError && text === '') text = error.errors.map((e) => oneLine(e, connection)).join('; ');
+  if (connection.password !== undefined && connection.password !== '')
+    text = text.split(connection.password).join('***');
+  return text || 'unknown error';
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,119 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { inject } from 'vitest';
+
+/** A plant as a table row: what the store really holds. */
+export interface StoredRow {
+  id: bigint;
+  name: string;
+  tag: string | null;
+}
+
+/** A new, empty place for a store: a SQLite file in a temporary folder, or a PostgreSQL database. */
+export interface StoreLocation {
+  /** What `plants serve --database` / startPlantServer's `database` takes. */
+  database: string;
+  /** The plants table, read over a connection of its own, by id. */
+  readPlants(): Promise<StoredRow[]>;
+  /** Forgets the place (the folder, or the database). */
+  remove(): Promise<void>;
+}
+
+export interface StoreBackend {
+  name: 'sqlite' | 'postgres';
+  create(): Promise<StoreLocation>;
+}
+
+export const sqliteBackend: StoreBackend = {
+  name: 'sqlite',
+  async create() {
+    const dir = mkdtempSync(path.join(tmpdir(), 'plants-store-'));
+    const database = path.join(dir, 'plants.db');
+    return {
+      database,
+      async readPlants() {
+        const { readStoredPlants } = await import('./store-server.js');
+        return readStoredPlants(database);
+      },
+      async remove() {
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  },
+};
+
+/** The shared test cluster's admin URL, or undefined when the PostgreSQL tests skip (see postgres-global-setup.ts). */
+export function postgresAdminUrl(): string | undefined {
+  const url = inject('postgresAdminUrl');
+  return url === '' ? undefined : url;
+}
+
+/**
+ * One database per test file (CREATE DATABASE takes about a second, with a checkpoint): the
+ * first create() makes it, each later one empties it (drops the store's tables) and hands it
+ * out again. Tests in a file run one after another, so no two use it at once.
+ */
+let fileDatabase: Promise<StoreLocation> | undefined;
+
+export const postgresBackend: StoreBackend = {
+  name: 'postgres',
+  async create() {
+    const admin = postgresAdminUrl();
+    if (admin === undefined) throw new Error('no PostgreSQL for this run');
+    if (fileDatabase === undefined) {
+      fileDatabase = createPostgresDatabase(admin);
+      return fileDatabase;
+    }
+    const location = await fileDatabase;
+    await runSql(location.database, 'DROP TABLE IF EXISTS plants, plants_schema');
+    return { ...location, remove: async () => undefined };
+  },
+};
+
+/** A new database in the cluster `adminUrl` reaches (one per test file, cheaper than a cluster). */
+export async function createPostgresDatabase(adminUrl: string): Promise<StoreLocation> {
+  const name = `t_${randomBytes(6).toString('hex')}`;
+  await runSql(adminUrl, `CREATE DATABASE ${name}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const database = url.toString();
+  return {
+    database,
+    readPlants: () => readPostgresPlants(database),
+    async remove() {
+      await runSql(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);
+    },
+  };
+}
+
+/** The plants table of a PostgreSQL store, ids read as text and made BigInt here (never a JS number). */
+export async function readPostgresPlants(databaseUrl: string): Promise<StoredRow[]> {
+  const rows = await runSql<{ id: string; name: string; tag: string | null }>(
+    databaseUrl,
+    'SELECT id::text AS id, name, tag FROM plants ORDER BY plants.id',
+  );
+  return rows.map((row) => ({ id: BigInt(row.id), name: row.name, tag: row.tag }));
+}
+
+/** One statement over a connection of its own. */
+export async function runSql<Row extends pg.QueryResultRow>(
+  databaseUrl: string,
+  sql: string,
+  values?: unknown[],
+): Promise<Row[]> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    return (await client.query<Row>(sql, values)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+/** The stores every parameterised suite runs on: SQLite always, PostgreSQL when there is one. */
+export function storeBackends(): StoreBackend[] {
+  return postgresAdminUrl() === undefined ? [sqliteBackend] : [sqliteBackend, postgresBackend];
+}

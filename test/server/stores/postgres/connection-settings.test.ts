@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import { DatabaseConnectError } from '../../../../src/server/errors.js';
+import {
+  describeConnection,
+  redactUrl,
+  resolvePostgresConnection,
+} from '../../../../src/server/stores/postgres/connection-settings.js';
+
+describe('resolvePostgresConnection', () => {
+  it('reads user, password, host, port, database and sslmode from the URL', () => {
+    const connection = resolvePostgresConnection('postgresql://ann:s%40cret@db.example:6543/garden?sslmode=require');
+    expect(connection).toMatchObject({
+      host: 'db.example',
+      port: 6543,
+      user: 'ann',
+      password: 's@cret',
+      database: 'garden',
+      sslmode: 'require',
+      ssl: { rejectUnauthorized: false },
+    });
+    expect(describeConnection(connection)).toBe('db.example:6543, database garden');
+  });
+
+  it('takes what the URL leaves out from PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE', () => {
+    const env = {
+      host: 'pg.local',
+      port: '5433',
+      user: 'bob',
+      password: 'pw',
+      database: 'plants',
+      sslmode: 'verify-full',
+    };
+    expect(resolvePostgresConnection('postgres://', env)).toMatchObject({
+      host: 'pg.local',
+      port: 5433,
+      user: 'bob',
+      password: 'pw',
+      database: 'plants',
+      sslmode: 'verify-full',
+      ssl: { rejectUnauthorized: true, servername: 'pg.local' },
+    });
+    // The URL wins over the environment.
+    expect(resolvePostgresConnection('postgres://carl@other:1/db?sslmode=disable', env)).toMatchObject({
+      host: 'other',
+      port: 1,
+      user: 'carl',
+      password: 'pw',
+      database: 'db',
+      ssl: false,
+    });
+  });
+
+  it("falls back on libpq's defaults: localhost, 5432, the login name, a database named as the user, prefer", () => {
+    expect(resolvePostgresConnection('postgres://', {}, 'dora')).toMatchObject({
+      host: 'localhost',
+      port: 5432,
+      user: 'dora',
+      password: undefined,
+      database: 'dora',
+      sslmode: 'prefer',
+      ssl: false,
+    });
+  });
+
+  it.each([
+    ['postgres://u:hunter2@h:0/db', 'port must be from 1 to 65535'],
+    ['postgres://u:hunter2@h:99999/db', 'not a valid URL'],
+    ['postgres://u:hunter2@h/db?sslmode=sometimes', 'sslmode must be one of'],
+    ['postgres://u:hunter2@h/a/b', 'the database name cannot contain'],
+    ['postgres://u:hunter2@[::1/db', 'not a valid URL'],
+  ])('refuses %s with exit 2, never showing the password', (url, message) => {
+    let thrown: unknown;
+    try {
+      resolvePostgresConnection(url);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(DatabaseConnectError);
+    expect((thrown as DatabaseConnectError).exitCode).toBe(2);
+    expect((thrown as Error).message).toContain(message);
+    expect((thrown as Error).message).not.toContain('hunter2');
+    expect((thrown as Error).message).toContain('u:***@');
+  });
+
+  it('redacts the password in the authority and in the query', () => {
+    expect(redactUrl('postgres://u:p@h/db')).toBe('postgres://u:***@h/db');
+    expect(redactUrl('postgres://h/db?user=u&password=p&sslmode=require')).toBe(
+      'postgres://h/db?user=u&password=***&sslmode=require',
+    );
+    expect(redactUrl('postgres://h/db')).toBe('postgres://h/db');
+  });
+});
