@@ -4,6 +4,7 @@ import type { Duplex } from 'node:stream';
 import { stringifyJsonExact } from '../schema/exact-json.js';
 import { InvalidPlantError, type NewPlant, parseNewPlantJson } from '../schema/plant.js';
 import { createBearerAuth } from './auth.js';
+import { inConnectionOrder } from './connection-order.js';
 import {
   BadRequestError,
   ConflictError,
@@ -14,7 +15,7 @@ import {
   PayloadTooLargeError,
   UnsupportedMediaTypeError,
 } from './errors.js';
-import { nextPageLink, parseListQuery, parsePathId, plantIdSegment } from './listing.js';
+import { nextPageLink, parseListQuery, plantIdFromPath, plantIdSegment } from './listing.js';
 import { plantStoreOpenApi } from './openapi.js';
 import type { AddResult, PlantStore } from './stores/plant-store.js';
 
@@ -91,7 +92,7 @@ export function createPlantApp(options: PlantAppOptions): PlantRequestHandler {
     authorize(req.headers.authorization);
     checkContentType(req.headers['content-type']);
     checkContentEncoding(req.headers['content-encoding']);
-    readBody(req, maxBodyBytes, (error, body) => {
+    readBody(req, res, maxBodyBytes, (error, body) => {
       if (error !== undefined) return fail(req, res, error);
       let added: Promise<AddResult>;
       try {
@@ -130,7 +131,7 @@ export function createPlantApp(options: PlantAppOptions): PlantRequestHandler {
   };
   const getPlant: Handler = (req, res) => {
     authorize(req.headers.authorization);
-    const id = parsePathId(plantIdSegment(pathOf(req.url)) ?? '');
+    const id = plantIdFromPath(pathOf(req.url));
     store.get(id).then(
       (plant) => {
         if (plant === undefined) return fail(req, res, new NotFoundError(`/plants/${id}`, `no plant with id ${id}`));
@@ -141,7 +142,7 @@ export function createPlantApp(options: PlantAppOptions): PlantRequestHandler {
   };
   const deletePlant: Handler = (req, res) => {
     authorize(req.headers.authorization);
-    const id = parsePathId(plantIdSegment(pathOf(req.url)) ?? '');
+    const id = plantIdFromPath(pathOf(req.url));
     store.remove(id).then(
       (removed) => {
         if (!removed) return fail(req, res, new NotFoundError(`/plants/${id}`, `no plant with id ${id}`));
@@ -172,7 +173,7 @@ export function createPlantApp(options: PlantAppOptions): PlantRequestHandler {
 
   const onePlantRoute: Record<string, Handler> = { GET: getPlant, DELETE: deletePlant };
 
-  return (req, res) => {
+  const handle: PlantRequestHandler = (req, res) => {
     const method = req.method ?? 'GET';
     const path = pathOf(req.url);
     (req.socket as TrackedSocket)[kResponse] = res;
@@ -200,6 +201,8 @@ export function createPlantApp(options: PlantAppOptions): PlantRequestHandler {
       fail(req, res, error);
     }
   };
+  // Adds may overlap on a connection: the store applies them in the order add() is called.
+  return inConnectionOrder(handle, (req) => req.method === 'POST' && pathOf(req.url) === '/plants');
 }
 
 /**
@@ -343,6 +346,7 @@ function checkContentType(header: string | undefined): void {
  */
 function readBody(
   req: IncomingMessage,
+  res: ServerResponse,
   limit: number,
   done: (...result: [error: Error, body: undefined] | [error: undefined, body: Buffer]) => void,
 ): void {
@@ -350,6 +354,11 @@ function readBody(
   if (declared !== undefined && Number(declared) > limit) {
     done(new PayloadTooLargeError(limit), undefined);
     return;
+  }
+  // Only now, with the token and the headers found good, is the client told to send its body.
+  if (awaitsContinue(req)) {
+    (req as ContinuedRequest)[kContinued] = true;
+    res.writeContinue();
   }
   const chunks: Buffer[] = [];
   let size = 0;
@@ -383,6 +392,26 @@ function readBody(
   req.on('end', onEnd);
   req.on('close', onClose);
   req.on('error', onClose);
+}
+
+/**
+ * Marks a request told `100 Continue`. start.ts hands `Expect: 100-continue` requests to the app
+ * itself (node's 'checkContinue'), so nothing is promised before the token is checked.
+ */
+const kContinued = Symbol('plants.continued');
+type ContinuedRequest = IncomingMessage & { [kContinued]?: true };
+
+/** An HTTP/1.1 request with `Expect: 100-continue` (node lets anything else through, or answers 417). */
+function awaitsContinue(req: IncomingMessage): boolean {
+  return (
+    req.httpVersion === '1.1' && req.headers.expect !== undefined && /^\s*100-continue\s*$/i.test(req.headers.expect)
+  );
+}
+
+/** RFC 9112 §6.3: a request has a body only with Transfer-Encoding or a Content-Length above 0. */
+function hasBody(req: IncomingMessage): boolean {
+  const declared = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (declared !== undefined && Number(declared) !== 0);
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -429,7 +458,7 @@ function sendError(req: IncomingMessage, res: ServerResponse, error: unknown, dr
   if (res.headersSent || res.destroyed) return;
   const httpError = error instanceof HttpError ? error : new HttpError(500, 'internal server error');
   for (const [name, value] of Object.entries(httpError.headers)) res.setHeader(name, value);
-  if (!req.complete) settleUnreadBody(req, res, drainLimit);
+  if (!req.complete && hasBody(req)) settleUnreadBody(req, res, drainLimit);
   sendJson(res, httpError.status, errorBody(httpError.status, httpError.message));
 }
 
@@ -451,7 +480,10 @@ export const LINGER_MS = 2000;
  */
 function settleUnreadBody(req: IncomingMessage, res: ServerResponse, drainLimit: number): void {
   const declared = req.headers['content-length'];
-  if (declared === undefined || !(Number(declared) <= drainLimit)) {
+  // A client that asked for 100 Continue and got a final answer instead may send its body or
+  // not (RFC 9110 §10.1.1): the next request cannot be told apart from it, so the connection goes.
+  const bodyMayNeverCome = awaitsContinue(req) && (req as ContinuedRequest)[kContinued] !== true;
+  if (bodyMayNeverCome || declared === undefined || !(Number(declared) <= drainLimit)) {
     res.setHeader('connection', 'close');
     lingerOnClose(req.socket);
   }

@@ -39,10 +39,27 @@ export function parsePathId(text: string, field = 'id'): bigint {
   return id;
 }
 
-/** The `{id}` of `/plants/{id}`, or undefined when the path is not of that form. */
+/**
+ * The `{id}` of `/plants/{id}` as it came (percent-escapes and all), or undefined when the path
+ * is not of that form. Routing needs only this; `plantIdFromPath` decodes it, after the token.
+ */
 export function plantIdSegment(path: string): string | undefined {
   const match = /^\/plants\/([^/]+)$/.exec(path);
-  return match === null ? undefined : decodeURIComponent(match[1] ?? '');
+  return match === null ? undefined : (match[1] ?? '');
+}
+
+/** The id of `/plants/{id}`, percent-decoded and checked: a malformed escape is the client's 400. */
+export function plantIdFromPath(path: string): bigint {
+  const segment = plantIdSegment(path) ?? '';
+  let text: string;
+  try {
+    text = decodeURIComponent(segment);
+  } catch {
+    throw new BadRequestError(
+      `id: the path has a malformed percent-escape (got ${JSON.stringify(segment.slice(0, 40))})`,
+    );
+  }
+  return parsePathId(text);
 }
 
 /** `Link: </plants?limit=N&after=ID>; rel="next"` (RFC 8288) for the page after `lastId`. */

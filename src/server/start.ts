@@ -109,6 +109,9 @@ export async function startPlantServer(options: PlantServerOptions): Promise<Run
           { ...serverOptions, handshakeTimeout: headersTimeout, cert: options.tls.cert, key: options.tls.key },
           listener,
         );
+  // Expect: 100-continue comes to the app too, which sends 100 Continue only once the token and
+  // the headers are found good (node would send it at once, before any check).
+  server.on('checkContinue', listener);
   server.on(tls ? 'secureConnection' : 'connection', (socket: Duplex) => {
     connections.add(socket);
     socket.once('close', () => connections.delete(socket));

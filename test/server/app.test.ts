@@ -313,6 +313,113 @@ describe('malformed HTTP', () => {
   });
 });
 
+describe('one connection (RFC 9112 §9.3)', () => {
+  const auth = () => `Authorization: Bearer ${server.token}\r\n`;
+  const postRequest = (id: string) => {
+    const body = plantJson(id);
+    return (
+      `POST /plants HTTP/1.1\r\nHost: x\r\n${auth()}Content-Type: application/json\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+    );
+  };
+  const bodyless = (method: string, path: string, withToken = true) =>
+    `${method} ${path} HTTP/1.1\r\nHost: x\r\n${withToken ? auth() : ''}\r\n`;
+
+  it('applies pipelined requests in the order sent, and answers every one in order', async () => {
+    const connection = new RawConnection(server.port);
+    try {
+      await connection.write(
+        postRequest('7001') +
+          bodyless('GET', '/plants/7001') +
+          bodyless('DELETE', '/plants/7001') +
+          bodyless('GET', '/plants/7001') +
+          postRequest('7001') +
+          bodyless('DELETE', '/plants/7001') +
+          bodyless('DELETE', '/plants/7001'),
+      );
+      const answers = await connection.waitForResponses(7);
+      expect(answers.map((answer) => answer.status)).toEqual([200, 200, 204, 404, 200, 204, 404]);
+      expect(answers[1]?.body).toBe('{"id":7001,"name":"plant 7001"}');
+      expect(connection.closed).toBe(false);
+      expect(storedIds()).not.toContain(7001n);
+    } finally {
+      connection.destroy();
+    }
+  });
+
+  it.each([['/plants/%ZZ'], ['/plants/%E2%82'], ['/plants/%'], ['/plants/1%']])(
+    'answers %s with a 400 (a 401 without a token), never a 500 or an internal error',
+    async (path) => {
+      const before = server.internalErrors.length;
+      const connection = new RawConnection(server.port);
+      try {
+        await connection.write(bodyless('GET', path, false) + bodyless('GET', path) + bodyless('DELETE', path));
+        const answers = await connection.waitForResponses(3);
+        expect(answers.map((answer) => answer.status)).toEqual([401, 400, 400]);
+        expect(JSON.parse(answers[1]?.body ?? '{}').message).toMatch(/^id: /);
+      } finally {
+        connection.destroy();
+      }
+      expect(server.internalErrors.length).toBe(before);
+    },
+  );
+
+  it.each([
+    ['a 401', 'GET', '/plants/1', false, 401],
+    ['a 404', 'GET', '/nope', true, 404],
+    ['a 405', 'PUT', '/plants/1', true, 405],
+    ['a 400', 'GET', '/plants?limit=0', true, 400],
+  ])('keeps the connection after %s to a request without a body', async (_what, method, path, withToken, status) => {
+    const connection = new RawConnection(server.port);
+    try {
+      await connection.write(bodyless(method, path, withToken) + bodyless('GET', '/healthz'));
+      const answers = await connection.waitForResponses(2);
+      expect(answers.map((answer) => answer.status)).toEqual([status, 200]);
+      expect(answers[0]?.headers.connection).not.toBe('close');
+      expect(connection.closed).toBe(false);
+    } finally {
+      connection.destroy();
+    }
+  });
+
+  it('answers Expect: 100-continue without a valid token with a 401 at once, never 100 Continue', async () => {
+    for (const authorization of ['', 'Authorization: Bearer wrong-token\r\n']) {
+      const connection = new RawConnection(server.port);
+      try {
+        await connection.write(
+          `POST /plants HTTP/1.1\r\nHost: x\r\n${authorization}Content-Type: application/json\r\n` +
+            'Content-Length: 30\r\nExpect: 100-continue\r\n\r\n',
+        );
+        const answer = await connection.waitForResponse();
+        expect(answer?.status).toBe(401);
+        expect(connection.raw).not.toContain('100 Continue');
+        // The client may or may not send the body now: the server cannot tell, so it closes.
+        expect(answer?.headers.connection).toBe('close');
+      } finally {
+        connection.destroy();
+      }
+    }
+  });
+
+  it('answers Expect: 100-continue with a valid token with 100 Continue, then stores the plant', async () => {
+    const connection = new RawConnection(server.port);
+    try {
+      const body = plantJson('7002');
+      await connection.write(
+        `POST /plants HTTP/1.1\r\nHost: x\r\n${auth()}Content-Type: application/json\r\n` +
+          `Content-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n`,
+      );
+      await waitUntil(() => connection.raw.includes('100 Continue'), 5000, '100 Continue');
+      await connection.write(body);
+      await waitUntil(() => connection.raw.includes('\r\n\r\n{'), 5000, 'the final answer');
+      expect(connection.raw).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 /);
+    } finally {
+      connection.destroy();
+    }
+    expect(storedIds()).toContain(7002n);
+  });
+});
+
 describe('with a small body limit', () => {
   let small: StoreServer;
   beforeAll(async () => {

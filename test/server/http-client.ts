@@ -85,6 +85,21 @@ export function parseRawResponse(
   return { status, headers, body: body.slice(0, length) };
 }
 
+/** Every complete response in raw bytes, in order (a pipelined connection answers several). */
+export function parseRawResponses(
+  raw: string,
+): Array<{ status: number; headers: Record<string, string>; body: string }> {
+  const answers: Array<{ status: number; headers: Record<string, string>; body: string }> = [];
+  let rest = raw;
+  for (;;) {
+    const parsed = parseRawResponse(rest);
+    if (parsed === undefined) return answers;
+    answers.push(parsed);
+    const end = rest.indexOf('\r\n\r\n') + 4;
+    rest = rest.slice(end + parsed.body.length);
+  }
+}
+
 /** A raw TCP connection, for requests undici would not send (malformed, slow, cut off). */
 export class RawConnection {
   readonly socket: net.Socket;
@@ -158,6 +173,12 @@ export class RawConnection {
     }
     const parsed = parseRawResponse(this.#raw);
     return parsed === undefined ? undefined : { raw: this.#raw, ...parsed, closed: this.#closed };
+  }
+
+  /** Resolves with the first `count` responses once they are all in, or what came after timeoutMs. */
+  async waitForResponses(count: number, timeoutMs = 5000): Promise<ReturnType<typeof parseRawResponses>> {
+    await waitUntil(() => parseRawResponses(this.#raw).length >= count || this.#closed, timeoutMs).catch(() => {});
+    return parseRawResponses(this.#raw);
   }
 
   destroy(): void {

@@ -1,0 +1,71 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+
+type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/**
+ * How a request may overlap the ones before it on its connection:
+ * - `read` (GET, HEAD): with other reads, which cannot see each other;
+ * - `append`: with other appends, when the handler applies them in the order it is called
+ *   (the store's adds: a batch commits in queue order, so of two adds of one id the first wins);
+ * - `write`: with nothing.
+ */
+type Kind = 'read' | 'append' | 'write';
+
+interface ConnectionQueue {
+  running: Record<Kind, number>;
+  waiting: Array<{ kind: Kind; start(): void }>;
+}
+
+const kQueue = Symbol('plants.connectionQueue');
+type QueuedSocket = Socket & { [kQueue]?: ConnectionQueue };
+
+/**
+ * node:http emits every pipelined request of a connection as soon as it is parsed, and the
+ * handler's work is asynchronous, so a later request could take effect before an earlier one
+ * (a GET answering 404 for the plant a POST before it was about to store). RFC 9112 §9.3.2
+ * lets a server overlap only safe methods: here a request starts once every earlier request it
+ * could see or disturb has been answered. Answers already go out in order (node queues them).
+ * A connection with one request at a time, the usual case, starts each at once.
+ */
+export function inConnectionOrder(
+  handler: RequestHandler,
+  isAppend: (req: IncomingMessage) => boolean,
+): RequestHandler {
+  return (req, res) => {
+    const socket = req.socket as QueuedSocket;
+    let queue = socket[kQueue];
+    if (queue === undefined) {
+      queue = { running: { read: 0, append: 0, write: 0 }, waiting: [] };
+      socket[kQueue] = queue;
+    }
+    const kind: Kind = req.method === 'GET' || req.method === 'HEAD' ? 'read' : isAppend(req) ? 'append' : 'write';
+    const own = queue;
+    const start = () => {
+      own.running[kind] += 1;
+      res.once('close', () => {
+        own.running[kind] -= 1;
+        startWaiting(own);
+      });
+      handler(req, res);
+    };
+    if (queue.waiting.length === 0 && mayStart(queue, kind)) start();
+    else queue.waiting.push({ kind, start });
+  };
+}
+
+function mayStart(queue: ConnectionQueue, kind: Kind): boolean {
+  const { read, append, write } = queue.running;
+  if (write > 0) return false;
+  if (kind === 'read') return append === 0;
+  if (kind === 'append') return read === 0;
+  return read === 0 && append === 0;
+}
+
+function startWaiting(queue: ConnectionQueue): void {
+  // In arrival order, as far as the first that must still wait.
+  for (let next = queue.waiting[0]; next !== undefined && mayStart(queue, next.kind); next = queue.waiting[0]) {
+    queue.waiting.shift();
+    next.start();
+  }
+}
