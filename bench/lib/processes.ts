@@ -1,0 +1,87 @@
+/** Child processes of the bench: run one to its end, keep track of the live ones, read their CPU time. */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { childEnv, pin, work } from './context.js';
+
+/** Every child still running, so that a failed or interrupted run leaves none behind. */
+export const live = new Set<ChildProcess>();
+
+export interface Finished {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** Wall time from spawn to exit, ms. */
+  ms: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a command to its end (killed after timeoutMs), timing it from spawn to exit. */
+export function run(
+  command: string,
+  args: readonly string[],
+  options: { timeoutMs: number; stdout?: 'pipe' | 'ignore'; cpu?: number | undefined } = { timeoutMs: 60_000 },
+): Promise<Finished> {
+  const [file, argv] = pinned(command, args, options.cpu);
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    const child = spawn(file, argv, { env: childEnv, cwd: work, stdio: ['ignore', options.stdout ?? 'pipe', 'pipe'] });
+    live.add(child);
+    let stdout = '';
+    let stderr = '';
+    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+      if (stderr.length < 100_000) stderr += chunk;
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs);
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      live.delete(child);
+      reject(error);
+    });
+    child.once('exit', (code, signal) => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      clearTimeout(timer);
+      live.delete(child);
+      // stdio may still be draining: give it its 'close' before resolving.
+      const done = () => resolve({ code, signal, ms, stdout, stderr });
+      if (child.stdout === null && child.stderr === null) done();
+      else child.once('close', done);
+    });
+  });
+}
+
+/** The command line that runs `command` on one cpu when pinning is on and a cpu is given. */
+export function pinned(command: string, args: readonly string[], cpu: number | undefined): [string, string[]] {
+  return pin && cpu !== undefined ? ['taskset', ['-c', String(cpu), command, ...args]] : [command, [...args]];
+}
+
+export async function stopAll(): Promise<void> {
+  for (const child of live) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Clock ticks per second of /proc/<pid>/stat. */
+const clockTicks = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/** User + system CPU seconds of a process so far, from /proc (Linux); undefined elsewhere. */
+export function cpuSeconds(pid: number | undefined): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces) in parentheses; utime and stime are 14 and 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / clockTicks;
+  } catch {
+    return undefined;
+  }
+}
