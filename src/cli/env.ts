@@ -11,6 +11,20 @@ export interface PlantsEnv {
   configDir: string | undefined;
   /** PLANTS_DATA_DIR: the folder of the `plants serve` database instead of the user's data folder. */
   dataDir: string | undefined;
+  /**
+   * PLANTS_DATABASE_URL, else DATABASE_URL when it is a postgres:// URL (as Heroku-style
+   * platforms set it): where `plants serve` keeps its plants when no flag says.
+   */
+  databaseUrl: string | undefined;
+  /** libpq's PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE: what a PostgreSQL URL leaves out. */
+  postgres: {
+    host?: string;
+    port?: string;
+    user?: string;
+    password?: string;
+    database?: string;
+    sslmode?: string;
+  };
   /** NO_COLOR (any non-empty value): no colour at all. */
   noColor: boolean;
   /** HTTP_PROXY / HTTPS_PROXY / NO_PROXY, either case. */
@@ -23,12 +37,26 @@ function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value === '' ? undefined : value;
 }
 
+/** DATABASE_URL is shared with every other program on the machine: only a PostgreSQL one is ours to take. */
+function postgresUrlOnly(value: string | undefined): string | undefined {
+  return value !== undefined && /^postgres(ql)?:\/\//i.test(value) ? value : undefined;
+}
+
 export function readEnv(env: NodeJS.ProcessEnv = process.env): PlantsEnv {
   return {
     token: nonEmpty(env.PLANTS_TOKEN),
     baseUrl: nonEmpty(env.PLANTS_BASE_URL),
     configDir: nonEmpty(env.PLANTS_CONFIG_DIR),
     dataDir: nonEmpty(env.PLANTS_DATA_DIR),
+    databaseUrl: nonEmpty(env.PLANTS_DATABASE_URL) ?? postgresUrlOnly(nonEmpty(env.DATABASE_URL)),
+    postgres: {
+      host: nonEmpty(env.PGHOST),
+      port: nonEmpty(env.PGPORT),
+      user: nonEmpty(env.PGUSER),
+      password: nonEmpty(env.PGPASSWORD),
+      database: nonEmpty(env.PGDATABASE),
+      sslmode: nonEmpty(env.PGSSLMODE),
+    },
     noColor: nonEmpty(env.NO_COLOR) !== undefined,
     httpProxy: nonEmpty(env.HTTP_PROXY) ?? nonEmpty(env.http_proxy),
     httpsProxy: nonEmpty(env.HTTPS_PROXY) ?? nonEmpty(env.https_proxy),

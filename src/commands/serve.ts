@@ -8,13 +8,14 @@ export class Serve extends PlantsCommand {
   static override description =
     `Listens on http://127.0.0.1:4010 by default and prints that URL as its first line on stdout, so scripts can read it. Accepts the tokens given with --token (repeatable), else PLANTS_TOKEN; with neither, it makes one up for this run and prints it with the exact plants login command to use it.
 
-Plants are kept in plants.db in your data folder (PLANTS_DATA_DIR, or $XDG_DATA_HOME/plants), in another file with --db, or only in memory with --memory. A 200 is sent only once the plant is committed: with --durability full (the default) it survives a power cut, with normal a crash of the process.
+Plants are kept in plants.db in your data folder (PLANTS_DATA_DIR, or $XDG_DATA_HOME/plants), in another file with --db, only in memory with --memory, or in PostgreSQL with --database postgres://… (also PLANTS_DATABASE_URL, or DATABASE_URL; PGHOST, PGUSER, PGPASSWORD, PGDATABASE and PGSSLMODE fill in what the URL leaves out), where several serve instances can share one store. A 200 is sent only once the plant is committed: with --durability full (the default) it survives a power cut, with normal a crash of the process.
 
 One line per request goes to stderr (method, path, status, milliseconds), unless --quiet. Ctrl-C or SIGTERM stops accepting, finishes requests in flight, closes the database and exits 0.`;
   static override examples = [
     '<%= config.bin %> serve',
     '<%= config.bin %> serve --port 0 --memory --token "$TOKEN" | head -1',
     '<%= config.bin %> serve --db ./plants.db --durability normal --quiet',
+    '<%= config.bin %> serve --database postgres://plants@db.example:5432/plants --port 8080',
     '<%= config.bin %> serve --host 0.0.0.0 --tls-cert cert.pem --tls-key key.pem',
   ];
   static override flags = {
@@ -23,9 +24,18 @@ One line per request goes to stderr (method, path, status, milliseconds), unless
     db: Flags.string({
       summary: 'SQLite database file (created if missing).',
       helpValue: 'PATH',
-      exclusive: ['memory'],
+      exclusive: ['memory', 'database'],
     }),
-    memory: Flags.boolean({ summary: 'Keep plants in memory only; they go when the server stops.', default: false }),
+    memory: Flags.boolean({
+      summary: 'Keep plants in memory only; they go when the server stops.',
+      default: false,
+      exclusive: ['database'],
+    }),
+    database: Flags.string({
+      summary:
+        'Keep plants in PostgreSQL (postgres://USER:PASSWORD@HOST:PORT/DB) or a SQLite file (file: URL or path).',
+      helpValue: 'URL',
+    }),
     token: Flags.string({
       summary: 'An accepted bearer token; repeat for several.',
       helpValue: 'TOKEN',
@@ -54,7 +64,7 @@ One line per request goes to stderr (method, path, status, milliseconds), unless
     const setup = await import('../cli/actions/serve-setup.js');
     const { startPlantServer } = await import('../server/start.js');
     const { tokens, generated } = setup.serveTokens(flags.token, this.factory.env);
-    const database = flags.memory ? ':memory:' : (flags.db ?? (await setup.defaultDatabasePath(this.factory.env)));
+    const database = await setup.serveDatabase(flags, this.factory.env);
     const tls = flags['tls-cert'] === undefined ? undefined : readTls(flags['tls-cert'], flags['tls-key'] ?? '');
     const c = this.output.errorColor;
     // Listen for SIGINT/SIGTERM before anything can send one: a script may stop the server as
@@ -64,6 +74,7 @@ One line per request goes to stderr (method, path, status, milliseconds), unless
       host: flags.host,
       port: flags.port,
       database,
+      postgresEnv: this.factory.env.postgres,
       tokens,
       durability: flags.durability as 'full' | 'normal',
       tls,
@@ -76,8 +87,8 @@ One line per request goes to stderr (method, path, status, milliseconds), unless
       renderServeBanner(
         {
           url: server.url,
-          database,
-          durability: flags.durability,
+          database: setup.describeDatabase(database),
+          durability: setup.isPostgresUrl(database) ? 'as the PostgreSQL server commits' : flags.durability,
           generatedToken: generated ? tokens[0] : undefined,
           clearTextWarning: setup.servesTokensInClear(flags.host, tls !== undefined),
           command: setup.invocationName(process.argv[1], process.cwd()),

@@ -6,6 +6,7 @@ import { isBearerToken } from '../schema/token.js';
 import { answerClientError, closeAfterAnswer, createPlantApp, DEFAULT_MAX_BODY_BYTES } from './app.js';
 import { ListenError, ServerOptionsError } from './errors.js';
 import { openPlantStore } from './stores/open-store.js';
+import type { PostgresEnv } from './stores/postgres/connection-settings.js';
 import type { Durability } from './stores/sqlite/sqlite-plant-store.js';
 
 export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
@@ -18,8 +19,13 @@ export interface PlantServerOptions {
   host: string;
   /** TCP port; 0 picks a free one (read it back from `port`). */
   port: number;
-  /** SQLite database file, created if missing; or `:memory:`. */
+  /**
+   * Where the plants are: a `postgres://` or `postgresql://` URL (PostgreSQL), else a SQLite
+   * database file (created if missing), a `file:` URL of one, or `:memory:`.
+   */
   database: string;
+  /** libpq's environment (PGHOST …), for what a PostgreSQL URL leaves out. */
+  postgresEnv?: PostgresEnv;
   /** Accepted bearer tokens: at least one, each a valid RFC 6750 b64token. */
   tokens: readonly string[];
   /** SQLite `synchronous` level in WAL mode; see Durability. `plants serve` should default to 'full'. */
@@ -60,7 +66,8 @@ export interface RunningPlantServer {
 
 /**
  * Opens the store and listens. Throws ServerOptionsError, DatabaseOpenError or ListenError
- * (all exit 2), having released whatever it had taken.
+ * (all exit 2), or DatabaseConnectError (exit 2, or 3 when PostgreSQL cannot be reached),
+ * having released whatever it had taken.
  */
 export async function startPlantServer(options: PlantServerOptions): Promise<RunningPlantServer> {
   const headersTimeout = options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
@@ -71,6 +78,7 @@ export async function startPlantServer(options: PlantServerOptions): Promise<Run
     database: options.database,
     durability: options.durability,
     busyTimeoutMs: options.busyTimeoutMs,
+    postgresEnv: options.postgresEnv,
   });
   const app = createPlantApp({
     store,

@@ -52,24 +52,28 @@ export function postgresAdminUrl(): string | undefined {
 }
 
 /**
- * One database per test file (CREATE DATABASE takes about a second, with a checkpoint): the
- * first create() makes it, each later one empties it (drops the store's tables) and hands it
- * out again. Tests in a file run one after another, so no two use it at once.
+ * Databases of this test file, emptied and free for another store. CREATE DATABASE takes about
+ * a second (a checkpoint), so a file makes one per store open at once rather than one per store:
+ * remove() drops the store's tables and puts the database back here.
  */
-let fileDatabase: Promise<StoreLocation> | undefined;
+const spareDatabases: StoreLocation[] = [];
 
 export const postgresBackend: StoreBackend = {
   name: 'postgres',
   async create() {
     const admin = postgresAdminUrl();
     if (admin === undefined) throw new Error('no PostgreSQL for this run');
-    if (fileDatabase === undefined) {
-      fileDatabase = createPostgresDatabase(admin);
-      return fileDatabase;
-    }
-    const location = await fileDatabase;
-    await runSql(location.database, 'DROP TABLE IF EXISTS plants, plants_schema');
-    return { ...location, remove: async () => undefined };
+    const location = spareDatabases.pop() ?? (await createPostgresDatabase(admin));
+    let removed = false;
+    return {
+      ...location,
+      async remove() {
+        if (removed) return;
+        removed = true;
+        await runSql(location.database, 'DROP TABLE IF EXISTS plants, plants_schema');
+        spareDatabases.push(location);
+      },
+    };
   },
 };
 

@@ -1,8 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import Database from 'better-sqlite3';
 import { type PlantServerOptions, type RunningPlantServer, startPlantServer } from '../../src/server/start.js';
+import { type StoreBackend, type StoredRow, type StoreLocation, sqliteBackend } from './store-backends.js';
 
 export const TEST_TOKEN = 'test-token-0123456789abcdef';
 
@@ -12,26 +10,31 @@ export interface StoreServer {
   port: number;
   /** The one accepted token (unless `tokens` was overridden). */
   token: string;
-  /** The SQLite file the server writes. */
+  /** Which store it runs on. */
+  backend: StoreBackend['name'];
+  /** The SQLite file the server writes, or the PostgreSQL URL. */
   dbPath: string;
-  /** The temporary folder holding dbPath; removed by close(). */
-  dir: string;
+  /** The plants table as the database holds it, read over a connection of its own. */
+  readPlants(): Promise<StoredRow[]>;
   /** Request-log lines so far. */
   logLines: string[];
   /** Errors behind 500 answers so far. */
   internalErrors: unknown[];
   server: RunningPlantServer;
-  /** Closes the server (gracefully) and removes the temporary folder. Safe to call twice. */
+  /** Closes the server (gracefully) and removes its store. Safe to call twice. */
   close(): Promise<void>;
 }
 
 /**
- * Starts the real plant server on 127.0.0.1, port 0, over a new database file in a temporary
- * folder, with TEST_TOKEN accepted. Any option may be overridden.
+ * Starts the real plant server on 127.0.0.1, port 0, over a new store of `backend` (default: a
+ * SQLite file in a temporary folder), with TEST_TOKEN accepted. Any option may be overridden.
  */
-export async function startStoreServer(overrides: Partial<PlantServerOptions> = {}): Promise<StoreServer> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'plants-server-'));
-  const dbPath = path.join(dir, 'plants.db');
+export async function startStoreServer(
+  overrides: Partial<PlantServerOptions> & { backend?: StoreBackend } = {},
+): Promise<StoreServer> {
+  const { backend = sqliteBackend, ...options } = overrides;
+  const location: StoreLocation = await backend.create();
+  const dbPath = location.database;
   const logLines: string[] = [];
   const internalErrors: unknown[] = [];
   let server: RunningPlantServer;
@@ -44,10 +47,10 @@ export async function startStoreServer(overrides: Partial<PlantServerOptions> = 
       durability: 'full',
       log: (line) => logLines.push(line),
       onInternalError: (error) => internalErrors.push(error),
-      ...overrides,
+      ...options,
     });
   } catch (error) {
-    rmSync(dir, { recursive: true, force: true });
+    await location.remove();
     throw error;
   }
   let closed: Promise<void> | undefined;
@@ -55,23 +58,20 @@ export async function startStoreServer(overrides: Partial<PlantServerOptions> = 
     url: server.url,
     port: server.port,
     token: TEST_TOKEN,
+    backend: backend.name,
     dbPath,
-    dir,
+    readPlants: () => location.readPlants(),
     logLines,
     internalErrors,
     server,
     close() {
-      closed ??= server.close().finally(() => rmSync(dir, { recursive: true, force: true }));
+      closed ??= server.close().finally(() => location.remove());
       return closed;
     },
   };
 }
 
-export interface StoredRow {
-  id: bigint;
-  name: string;
-  tag: string | null;
-}
+export type { StoredRow } from './store-backends.js';
 
 /**
  * Opens a database file with a connection of its own (ids as bigint), the way another program

@@ -2,6 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { isLoopbackHost } from '../../client/base-url.js';
+import { InvalidInputError } from '../../errors.js';
+import { isPostgresUrl, redactUrl } from '../../server/stores/postgres/connection-settings.js';
+
+export { isPostgresUrl };
+
 import type { PlantsEnv } from '../env.js';
 
 /** The tokens `plants serve` accepts: every --token, else PLANTS_TOKEN, else one made up for this run. */
@@ -23,6 +28,35 @@ export async function defaultDatabasePath(env: PlantsEnv): Promise<string> {
   }
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   return path.join(dir, 'plants.db');
+}
+
+/**
+ * Where `plants serve` keeps its plants: --memory, --db PATH or --database URL (the flags
+ * exclude each other), else PLANTS_DATABASE_URL, else a postgres:// DATABASE_URL, else
+ * plants.db in the data folder. A database URL is PostgreSQL (`postgres://`, `postgresql://`)
+ * or a SQLite file (`file:` URL, or a plain path).
+ */
+export async function serveDatabase(
+  flags: { memory: boolean; db: string | undefined; database: string | undefined },
+  env: PlantsEnv,
+): Promise<string> {
+  if (flags.memory) return ':memory:';
+  if (flags.db !== undefined) return flags.db;
+  const url = flags.database ?? env.databaseUrl;
+  if (url === undefined) return defaultDatabasePath(env);
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1]?.toLowerCase();
+  if (scheme === undefined || scheme === 'file' || scheme === 'postgres' || scheme === 'postgresql') return url;
+  // One letter: a Windows drive (C:\plants.db), a path.
+  if (scheme.length === 1) return url;
+  const from = flags.database === undefined ? 'PLANTS_DATABASE_URL' : '--database';
+  throw new InvalidInputError(
+    `${from}: plants serve keeps plants in PostgreSQL (postgres://…) or SQLite (a file path or file: URL), not ${scheme}:`,
+  );
+}
+
+/** The store as the banner names it: a PostgreSQL URL without its password. */
+export function describeDatabase(database: string): string {
+  return isPostgresUrl(database) ? redactUrl(database) : database;
 }
 
 /** True when tokens would cross the network in clear text: plain http on an address other machines reach. */

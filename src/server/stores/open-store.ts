@@ -25,8 +25,8 @@ export interface OpenStoreOptions {
  */
 export async function openPlantStore(options: OpenStoreOptions): Promise<PlantStore> {
   const { database } = options;
-  if (/^postgres(ql)?:\/\//i.test(database)) {
-    const { resolvePostgresConnection } = await import('./postgres/connection-settings.js');
+  const { isPostgresUrl, resolvePostgresConnection } = await import('./postgres/connection-settings.js');
+  if (isPostgresUrl(database)) {
     const { PostgresPlantStore } = await import('./postgres/postgres-plant-store.js');
     return PostgresPlantStore.open({
       connection: resolvePostgresConnection(database, options.postgresEnv, loginName()),

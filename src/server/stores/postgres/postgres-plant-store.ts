@@ -4,7 +4,7 @@ import { DatabaseConnectError, DatabaseOpenError, HttpError, StoreUnavailableErr
 import { type AddResult, type PlantStore, StoreClosedError } from '../plant-store.js';
 import { describeConnection, type PostgresConnection } from './connection-settings.js';
 import { isTransientPostgresError, sqlState } from './postgres-errors.js';
-import { migratePostgres, SchemaTooNewError } from './postgres-migrations.js';
+import { migratePostgres, POSTGRES_MIGRATIONS, SchemaTooNewError } from './postgres-migrations.js';
 
 export interface PostgresPlantStoreOptions {
   connection: PostgresConnection;
@@ -295,9 +295,20 @@ export class PostgresPlantStore implements PlantStore {
     }
   }
 
+  /** Resolves when the database answers and holds the schema this plants migrated to; else StoreUnavailableError. */
   async check(): Promise<void> {
-    if (this.#closed) throw new StoreClosedError();
-    await this.#read('SELECT 1', []);
+    if (this.#closed) throw new StoreUnavailableError('the store is closed');
+    const { rows } = await this.#read<{ version: number | null }>(
+      'SELECT max(version) AS version FROM plants_schema',
+      [],
+    );
+    const version = rows[0]?.version ?? 0;
+    const latest = POSTGRES_MIGRATIONS.at(-1)?.version ?? 0;
+    if (version !== latest) {
+      throw new StoreUnavailableError(
+        `the database schema is at version ${version}; this plants serves version ${latest}`,
+      );
+    }
   }
 
   /** Statements that change nothing: any failure to reach the database is a plain 503. */

@@ -1,4 +1,4 @@
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { DatabaseConnectError, DatabaseOpenError } from '../../../../src/server/errors.js';
 import { openPlantStore } from '../../../../src/server/stores/open-store.js';
 import type { PlantStore } from '../../../../src/server/stores/plant-store.js';
@@ -25,8 +25,6 @@ async function openStore(database: string): Promise<PlantStore> {
 
 afterEach(async () => {
   for (const store of open.splice(0)) await store.close();
-});
-afterAll(async () => {
   for (const location of locations.splice(0)) await location.remove();
 });
 
@@ -65,6 +63,7 @@ describe.skipIf(admin === undefined)('PostgresPlantStore', () => {
       expect(stores).toHaveLength(3);
       expect(await runSql(database, 'SELECT version FROM plants_schema')).toEqual([{ version: 1 }]);
       for (const store of open.splice(0)) await store.close();
+      for (const location of locations.splice(0)) await location.remove();
     }
   });
 
