@@ -33,17 +33,17 @@ export abstract class PlantsCommand extends Command {
     this.factory = new Factory({ env, version: this.config.version, output: this.output });
   }
 
-  /** The API client for the request flags every store command shares (`--base-url`, `--insecure`, `--timeout`). */
+  /** The request flags every store command shares (`--base-url`, `--insecure`, `--timeout`), for the factory. */
+  protected clientRequest(flags: { 'base-url'?: string | undefined; insecure: boolean; timeout: number }) {
+    return { flagBaseUrl: flags['base-url'], insecure: flags.insecure, timeoutSeconds: flags.timeout };
+  }
+
+  /** The API client for those flags. */
   protected plantClient(
     flags: { 'base-url'?: string | undefined; insecure: boolean; timeout: number },
     connections?: number,
   ) {
-    return this.factory.plantClient({
-      flagBaseUrl: flags['base-url'],
-      insecure: flags.insecure,
-      timeoutSeconds: flags.timeout,
-      connections,
-    });
+    return this.factory.plantClient({ ...this.clientRequest(flags), connections });
   }
 
   /** --json is honoured even when flag parsing itself failed. */

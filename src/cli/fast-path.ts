@@ -7,11 +7,13 @@ import { Output } from './render/output.js';
 import { reportError } from './render/report-error.js';
 
 /**
- * `plants --version` and a plain one-record `plants add --id … --name …`, run without oclif.
- * A `plants add` in a shell loop pays Node's start-up every time; loading oclif on top
- * of that was most of the cost. Only invocations whose every flag is valid are taken here,
- * through the same library functions as the oclif command; anything else (help, --file, a
- * bad or repeated flag) returns false and goes to oclif, which gives its usual messages.
+ * `plants --version` and the everyday commands (`add` of one record, `get`, `list`, `delete`,
+ * `status`, `login`, `logout`), run without oclif. These are what people put in shell loops,
+ * and each pays Node's start-up; loading oclif on top of that was most of their cost. Only
+ * invocations whose every flag and argument is valid are taken here, through the same action
+ * functions as the oclif commands; anything else (help, --file, a bad, unknown or repeated
+ * flag, a missing or extra argument) returns false and goes to oclif, which gives its usual
+ * messages.
  */
 export async function runFastPath(argv: readonly string[], packageJsonUrl: URL): Promise<boolean> {
   if (argv[0] === '--version') {
@@ -20,76 +22,189 @@ export async function runFastPath(argv: readonly string[], packageJsonUrl: URL):
     );
     return true;
   }
-  const args = argv[0] === 'add' ? argv.slice(1) : argv[0] === 'plant' && argv[1] === 'add' ? argv.slice(2) : undefined;
-  const flags = args === undefined ? undefined : parseAddFlags(args);
-  if (flags === undefined) return false;
+  const named = argv[0] === 'plant' && argv[1] !== undefined && aliased.has(argv[1]) ? argv.slice(1) : argv;
+  const route = named[0] === undefined ? undefined : routes[named[0]];
+  const parsed = route === undefined ? undefined : parseRoute(route, named.slice(1));
+  const action = route === undefined || parsed === undefined ? undefined : route.plan(parsed.values, parsed.args);
+  if (action === undefined || parsed === undefined) return false;
 
   const env = readEnv();
   const output = new Output({ stdout: process.stdout, stderr: process.stderr }, { noColor: env.noColor });
   const factory = new Factory({ env, version: readVersion(packageJsonUrl), output });
   try {
-    const { applyPlantFlags } = await import('./input/plant-input.js');
-    const { addSinglePlant } = await import('./actions/add-single.js');
-    await addSinglePlant(applyPlantFlags({}, flags), flags, factory, output);
+    await action(factory, output);
   } catch (error) {
-    process.exitCode = reportError(error, output, { json: flags.json });
+    process.exitCode = reportError(error, output, { json: parsed.values.json === true });
   } finally {
     await factory.close();
   }
   return true;
 }
 
-interface FastAddFlags {
-  id: string;
-  name: string;
-  tag: string | undefined;
-  json: boolean;
-  baseUrl: string | undefined;
-  insecure: boolean;
-  timeoutSeconds: number;
-  retries: number;
+type Values = Record<string, string | boolean | undefined>;
+type Action = (factory: Factory, output: Output) => Promise<void>;
+
+interface Route {
+  /** The command's flags, as node:util parseArgs takes them. */
+  options: Record<string, { type: 'string' | 'boolean'; short?: string }>;
+  /** How many arguments it takes, exactly. */
+  args: number;
+  /** What to run, or undefined when a flag value is one oclif would refuse (oclif then says so). */
+  plan(values: Values, args: readonly string[]): Action | undefined;
 }
 
-function parseAddFlags(args: readonly string[]): FastAddFlags | undefined {
-  let parsed: ReturnType<typeof parseAdd>;
+const connection = { 'base-url': { type: 'string' } } as const;
+const request = { ...connection, insecure: { type: 'boolean' }, timeout: { type: 'string' } } as const;
+const json = { json: { type: 'boolean' } } as const;
+
+/** The request flags as the factory takes them; undefined for a --timeout oclif would refuse. */
+function clientRequest(values: Values) {
+  const timeoutSeconds =
+    values.timeout === undefined ? DEFAULT_TIMEOUT_SECONDS : parseTimeoutSeconds(String(values.timeout));
+  if (timeoutSeconds === undefined) return undefined;
+  return { flagBaseUrl: text(values['base-url']), insecure: values.insecure === true, timeoutSeconds };
+}
+
+function text(value: string | boolean | undefined): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** A whole number from min to max, as oclif's integer flags take it; undefined otherwise. */
+function integer(value: string | boolean | undefined, fallback: number, min: number, max: number) {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'string' || !/^\d+$/.test(value)) return undefined;
+  const number = Number(value);
+  return number >= min && number <= max ? number : undefined;
+}
+
+const routes: Record<string, Route> = {
+  add: {
+    options: {
+      id: { type: 'string' },
+      name: { type: 'string' },
+      tag: { type: 'string' },
+      retries: { type: 'string' },
+      ...request,
+      ...json,
+    },
+    args: 0,
+    plan(values) {
+      const client = clientRequest(values);
+      const retries = integer(values.retries, DEFAULT_RETRIES, 0, MAX_RETRIES);
+      const id = text(values.id);
+      const name = text(values.name);
+      // Without --id and --name it is a --file or an interactive add: oclif's.
+      if (client === undefined || retries === undefined || id === undefined || name === undefined) return undefined;
+      const flags = { id, name, tag: text(values.tag) };
+      return async (factory, output) => {
+        const { applyPlantFlags } = await import('./input/plant-input.js');
+        const { addSinglePlant } = await import('./actions/add-single.js');
+        await addSinglePlant(
+          applyPlantFlags({}, flags),
+          {
+            json: values.json === true,
+            baseUrl: client.flagBaseUrl,
+            insecure: client.insecure,
+            timeoutSeconds: client.timeoutSeconds,
+            retries,
+          },
+          factory,
+          output,
+        );
+      };
+    },
+  },
+  get: {
+    options: { ...request, ...json },
+    args: 1,
+    plan(values, [id = '']) {
+      const client = clientRequest(values);
+      if (client === undefined) return undefined;
+      return async (factory, output) => {
+        const { showPlant } = await import('./actions/show-plant.js');
+        await showPlant(id, { ...client, json: values.json === true }, factory, output);
+      };
+    },
+  },
+  list: {
+    options: { limit: { type: 'string' }, after: { type: 'string' }, all: { type: 'boolean' }, ...request, ...json },
+    args: 0,
+    plan(values) {
+      const client = clientRequest(values);
+      const limit = integer(values.limit, 100, 1, 1000);
+      if (client === undefined || limit === undefined) return undefined;
+      return async (factory, output) => {
+        const { listPlants } = await import('./actions/list-plants.js');
+        const options = { limit, afterText: text(values.after), all: values.all === true, json: values.json === true };
+        await listPlants({ ...client, ...options }, factory, output);
+      };
+    },
+  },
+  delete: {
+    options: { yes: { type: 'boolean', short: 'y' }, ...request },
+    args: 1,
+    plan(values, [id = '']) {
+      const client = clientRequest(values);
+      if (client === undefined) return undefined;
+      return async (factory, output) => {
+        const { deletePlant } = await import('./actions/delete-plant.js');
+        await deletePlant(id, { ...client, yes: values.yes === true }, factory, output);
+      };
+    },
+  },
+  status: {
+    options: { ...connection, ...json },
+    args: 0,
+    plan(values) {
+      return async (factory, output) => {
+        const { showStatus } = await import('./actions/show-status.js');
+        await showStatus({ flagBaseUrl: text(values['base-url']), json: values.json === true }, factory, output);
+      };
+    },
+  },
+  login: {
+    options: { ...connection, token: { type: 'string' }, 'with-token': { type: 'boolean' } },
+    args: 0,
+    plan(values) {
+      // The two are exclusive: oclif says so.
+      if (values.token !== undefined && values['with-token'] !== undefined) return undefined;
+      return async (factory, output) => {
+        const { logIn } = await import('./actions/log-in.js');
+        const options = { token: text(values.token), withToken: values['with-token'] === true };
+        await logIn({ flagBaseUrl: text(values['base-url']), ...options }, factory, output);
+      };
+    },
+  },
+  logout: {
+    options: { ...connection },
+    args: 0,
+    plan(values) {
+      return async (factory, output) => {
+        const { logOut } = await import('./actions/log-out.js');
+        await logOut({ flagBaseUrl: text(values['base-url']) }, factory, output);
+      };
+    },
+  },
+};
+
+/** The commands that also answer as `plants plant <command>` (their oclif aliases `plant:<command>`). */
+const aliased = new Set(['add', 'get', 'list', 'delete']);
+
+/** The flags and arguments, or undefined for anything oclif should see (and answer) itself. */
+function parseRoute(route: Route, argv: readonly string[]): { values: Values; args: string[] } | undefined {
+  let parsed: ReturnType<typeof parseArgs>;
   try {
-    parsed = parseAdd(args);
+    parsed = parseArgs({ args: [...argv], options: route.options, strict: true, allowPositionals: true, tokens: true });
   } catch {
     return undefined;
   }
-  const names = parsed.tokens.filter((token) => token.kind === 'option').map((token) => token.name);
+  const tokens = parsed.tokens ?? [];
+  // `--` and repeated flags: oclif's rules, oclif's messages.
+  if (tokens.some((token) => token.kind === 'option-terminator')) return undefined;
+  const names = tokens.filter((token) => token.kind === 'option').map((token) => token.name);
   if (new Set(names).size !== names.length) return undefined;
-  const { id, name, tag, json, insecure } = parsed.values;
-  const timeout =
-    parsed.values.timeout === undefined ? DEFAULT_TIMEOUT_SECONDS : parseTimeoutSeconds(parsed.values.timeout);
-  const retries = parsed.values.retries === undefined ? DEFAULT_RETRIES : Number(parsed.values.retries);
-  if (id === undefined || name === undefined || timeout === undefined) return undefined;
-  if (!/^\d+$/.test(parsed.values.retries ?? '0') || retries > MAX_RETRIES) return undefined;
-  return {
-    id,
-    name,
-    tag,
-    json: json === true,
-    baseUrl: parsed.values['base-url'],
-    insecure: insecure === true,
-    timeoutSeconds: timeout,
-    retries,
-  };
-}
-
-const addOptions = {
-  id: { type: 'string' },
-  name: { type: 'string' },
-  tag: { type: 'string' },
-  json: { type: 'boolean' },
-  'base-url': { type: 'string' },
-  insecure: { type: 'boolean' },
-  timeout: { type: 'string' },
-  retries: { type: 'string' },
-} as const;
-
-function parseAdd(args: readonly string[]) {
-  return parseArgs({ args: [...args], options: addOptions, strict: true, allowPositionals: false, tokens: true });
+  if (parsed.positionals.length !== route.args) return undefined;
+  return { values: parsed.values as Values, args: parsed.positionals };
 }
 
 function readVersion(packageJsonUrl: URL): string {

@@ -17,18 +17,7 @@ export class Delete extends PlantsCommand {
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(Delete);
-    const { parsePlantIdText } = await import('../schema/plant.js');
-    const id = parsePlantIdText(args.id);
-    const client = await this.plantClient(flags);
-    const { canPrompt, confirm } = await import('../cli/input/prompt.js');
-    if (!flags.yes && canPrompt(process.stdin, process.stderr)) {
-      if (!(await confirm(`Delete plant ${id}? [y/N] `, process.stdin, process.stderr))) {
-        // Like `rm -i`: answering no is not a failure.
-        this.output.info('Not deleted.');
-        return;
-      }
-    }
-    await client.deletePlant(id);
-    this.output.data(`${this.output.color.green('✓')} Deleted plant ${id}`);
+    const { deletePlant } = await import('../cli/actions/delete-plant.js');
+    await deletePlant(args.id, { ...this.clientRequest(flags), yes: flags.yes }, this.factory, this.output);
   }
 }

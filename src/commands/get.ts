@@ -12,15 +12,7 @@ export class Get extends PlantsCommand {
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(Get);
-    const { parsePlantIdText } = await import('../schema/plant.js');
-    const id = parsePlantIdText(args.id);
-    const client = await this.plantClient(flags);
-    const found = await client.getPlant(id);
-    if (flags.json) {
-      this.output.data(found.rawBody.trim());
-      return;
-    }
-    const { renderPlant } = await import('../cli/render/render-list.js');
-    this.output.data(renderPlant(found.plant, this.output.color));
+    const { showPlant } = await import('../cli/actions/show-plant.js');
+    await showPlant(args.id, { ...this.clientRequest(flags), json: flags.json }, this.factory, this.output);
   }
 }

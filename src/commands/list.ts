@@ -24,10 +24,11 @@ export class List extends PlantsCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(List);
-    const { parsePlantIdText } = await import('../schema/plant.js');
-    const after = flags.after === undefined ? undefined : parsePlantIdText(flags.after);
-    const client = await this.plantClient(flags);
-    const { printPlantList } = await import('../cli/actions/list-plants.js');
-    await printPlantList(client, this.output, { limit: flags.limit, after, all: flags.all, json: flags.json });
+    const { listPlants } = await import('../cli/actions/list-plants.js');
+    await listPlants(
+      { ...this.clientRequest(flags), limit: flags.limit, afterText: flags.after, all: flags.all, json: flags.json },
+      this.factory,
+      this.output,
+    );
   }
 }

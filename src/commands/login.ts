@@ -25,24 +25,11 @@ Give the token with --with-token on stdin to keep it out of shell history and th
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Login);
-    const { obtainToken } = await import('../cli/input/obtain-token.js');
-    const token = await obtainToken(
-      { token: flags.token, withToken: flags['with-token'] },
-      process.stdin,
-      process.stderr,
+    const { logIn } = await import('../cli/actions/log-in.js');
+    await logIn(
+      { flagBaseUrl: flags['base-url'], token: flags.token, withToken: flags['with-token'] },
+      this.factory,
+      this.output,
     );
-    const { login } = await import('../config/session.js');
-    const config = await this.factory.config();
-    const baseUrl = await this.factory.baseUrl(flags['base-url']);
-    const result = await login(config, {
-      token,
-      baseUrl: baseUrl.value,
-      explicitBaseUrl: flags['base-url'] !== undefined,
-    });
-    const c = this.output.errorColor;
-    this.output.info(
-      `${c.green('✓')} Logged in to ${result.origin}${result.madeDefault ? ` (now the default: ${result.baseUrl})` : ''}`,
-    );
-    this.output.info(c.dim(`  Token stored in ${config.path}`));
   }
 }

@@ -12,13 +12,7 @@ export class Logout extends PlantsCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Logout);
-    const { logout } = await import('../config/session.js');
-    const config = await this.factory.config();
-    const baseUrl = await this.factory.baseUrl(flags['base-url']);
-    const result = await logout(config, baseUrl.value);
-    const c = this.output.errorColor;
-    this.output.info(
-      result.removed ? `${c.green('✓')} Logged out of ${result.origin}` : `No token was stored for ${result.origin}`,
-    );
+    const { logOut } = await import('../cli/actions/log-out.js');
+    await logOut({ flagBaseUrl: flags['base-url'] }, this.factory, this.output);
   }
 }

@@ -1,11 +1,13 @@
+import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import type { ServerResponse } from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir, runCli } from '../helpers/cli.js';
-import { type FixtureServer, reply, startFixtureServer } from '../helpers/fixture-server.js';
+import { type FixtureServer, type RecordedRequest, reply, startFixtureServer } from '../helpers/fixture-server.js';
 
-// bin/run.js answers `--version` and plain one-record adds without loading oclif. Whatever
-// it takes, it must answer exactly as the oclif command does; whatever it does not take,
-// oclif must get.
+// bin/run.js answers `--version`, one-record adds, get, list, delete, status, login and logout
+// without loading oclif. Whatever it takes, it must answer exactly as the oclif command does;
+// whatever it does not take, oclif must get.
 let server: FixtureServer;
 const temp = makeTempDir();
 let env: Record<string, string>;
@@ -45,5 +47,167 @@ describe('the fast path answers exactly like oclif', () => {
     expect(fast.code).toBe(oclif.code);
     expect(fast.stdout).toBe(oclif.stdout);
     expect(fast.stderr).toBe(oclif.stderr);
+  });
+});
+
+const plant = (id: string, name: string) => `{"id":${id},"name":"${name}","tag":"herb"}`;
+
+/**
+ * A store that answers by URL and keeps no state, so that the fast run and the oclif run of
+ * the same arguments see the same answers: plant 1 and the largest id exist, 404 is missing,
+ * 401 is refused, 502 is a proxy's HTML page; a list of two pages.
+ */
+function storeAnswers(request: RecordedRequest, response: ServerResponse): void {
+  const url = new URL(request.url, 'http://x');
+  const id = /^\/plants\/(.+)$/.exec(url.pathname)?.[1];
+  const [status, body, contentType = 'application/json'] = ((): [number, string, string?] => {
+    if (id === '404') return [404, '{"error":404,"message":"no plant 404"}'];
+    if (id === '401') return [401, '{"error":401,"message":"bad token"}'];
+    if (id === '502') return [502, '<html>bad gateway</html>', 'text/html'];
+    if (request.method === 'DELETE') return [204, ''];
+    if (id !== undefined) return [200, plant(id, 'Fern')];
+    if (url.searchParams.get('after') === '2') return [200, `[${plant('3', 'Ivy')}]`];
+    response.setHeader('link', `</plants?after=2&limit=${url.searchParams.get('limit') ?? 100}>; rel="next"`);
+    return [200, `[${plant('1', 'Fern')},${plant('9223372036854775807', 'Oak')}]`];
+  })();
+  reply(status, body, contentType)(request, response);
+}
+
+describe('every fast command answers exactly like its oclif command', () => {
+  let store: FixtureServer;
+  /** A config folder with a token stored for the store, copied afresh for each run. */
+  let seeded: string;
+  beforeAll(async () => {
+    store = await startFixtureServer(storeAnswers);
+    seeded = path.join(temp.dir, 'seeded');
+    const login = await runCli(['login', '--token', 'seed-token', '--base-url', store.url], {
+      env: { PLANTS_CONFIG_DIR: seeded },
+    });
+    expect(login.code).toBe(0);
+  });
+  afterAll(() => store.close());
+
+  let runs = 0;
+  /** Runs the arguments both ways, each in its own copy of the seeded config; what each printed and stored. */
+  async function bothWays(args: readonly string[], options: { input?: string; token?: boolean } = {}) {
+    const results = [];
+    for (const viaOclif of [false, true]) {
+      const dir = path.join(temp.dir, `config-${runs++}`);
+      cpSync(seeded, dir, { recursive: true });
+      const env = { PLANTS_CONFIG_DIR: dir, ...(options.token ? { PLANTS_TOKEN: 'env-token' } : {}) };
+      const expanded = args.map((arg) => arg.replace('STORE', store.url));
+      const result = await runCli(expanded, { env, input: options.input, viaOclif });
+      const file = path.join(dir, 'config.json');
+      const unfold = (text: string) => text.replaceAll(dir, 'CONFIG');
+      results.push({
+        code: result.code,
+        stdout: unfold(result.stdout),
+        stderr: unfold(result.stderr),
+        config: existsSync(file) ? readFileSync(file, 'utf8') : undefined,
+      });
+    }
+    return results;
+  }
+
+  it.each([
+    [['get', '1']],
+    [['get', '9223372036854775807', '--json']],
+    [['plant', 'get', '1', '--json', '--timeout', '5']],
+    [['get', '404']],
+    [['get', '404', '--json']],
+    [['get', '401']],
+    [['get', '502']],
+    [['get', 'abc']],
+    [['get', 'abc', '--json']],
+    [['get', '9223372036854775808']],
+    [['get']],
+    [['get', '1', '2']],
+    [['get', '1', '--timeout', '0']],
+    [['get', '1', '--json', '--json']],
+    [['get', '--', '1']],
+    [['get', '1', '--base-url', 'http://plants.example.com']],
+    [['get', '1', '--base-url', 'not a url']],
+    [['list']],
+    [['list', '--json']],
+    [['list', '--all']],
+    [['plant', 'list', '--limit', '2', '--all', '--json']],
+    [['list', '--after', '2']],
+    [['list', '--after', 'two']],
+    [['list', '--limit', '0']],
+    [['list', '--limit', '1001']],
+    [['list', '--limit', '-1']],
+    [['list', 'stray']],
+    [['delete', '1']],
+    [['delete', '1', '--yes']],
+    [['plant', 'delete', '1', '-y']],
+    [['delete', '404']],
+    [['delete', 'abc']],
+    [['delete', '1', '--json']],
+    [['delete', '1', '-y', '--yes']],
+    [['status']],
+    [['status', '--json']],
+    [['status', '--base-url', 'http://127.0.0.1:1']],
+    [['status', '--base-url', 'not a url']],
+    [['status', 'extra']],
+    [['login', '--token', 'new-token']],
+    [['login', '--token', 'new-token', '--base-url', 'http://127.0.0.1:2']],
+    [['login', '--token', 'has space']],
+    [['login', '--token', 'x', '--with-token']],
+    [['logout']],
+    [['logout', '--base-url', 'http://127.0.0.1:2']],
+    [['logout', '--base-url', 'STORE']],
+    [['logout', '--help']],
+  ])('%j', async (args) => {
+    const [fast, oclif] = await bothWays(args);
+    expect(fast).toEqual(oclif);
+  });
+
+  it('the store of each case is the one seeded (the cases above did reach it)', async () => {
+    const [fast] = await bothWays(['get', '1', '--base-url', 'STORE']);
+    expect(fast?.code).toBe(0);
+    expect(fast?.stdout).toContain('Fern');
+  });
+
+  it.each([
+    [['login', '--with-token'], 'piped-token\n'],
+    [['login', '--with-token', '--base-url', 'http://127.0.0.1:3'], 'piped-token'],
+    [['login', '--with-token'], ''],
+    [['status'], undefined, true],
+    [['status', '--json'], undefined, true],
+  ])('%j with stdin %j (PLANTS_TOKEN: %s)', async (args, input, token = false) => {
+    const [fast, oclif] = await bothWays(args, { input, token });
+    expect(fast).toEqual(oclif);
+  });
+});
+
+describe('the fast route is the one taken', () => {
+  // oclif is CommonJS: whatever imports it leaves it in require.cache, which a preloaded probe
+  // reads as the process exits.
+  it.each([
+    [['--version']],
+    [['add', '--id', '1', '--name', 'x']],
+    [['get', '1']],
+    [['list', '--json']],
+    [['delete', '1', '--yes']],
+    [['status']],
+    [['login', '--token', 'probe-token']],
+    [['logout']],
+  ])('%j does not load oclif', async (args) => {
+    const probe = path.join(temp.dir, 'probe.cjs');
+    const report = path.join(temp.dir, `probe-${args.join('-')}.txt`);
+    writeFileSync(
+      probe,
+      `process.on('exit', () => require('node:fs').writeFileSync(process.env.PROBE_REPORT, String(Object.keys(require.cache).some((file) => file.includes('@oclif')))));\n`,
+    );
+    const probed = { ...env, PLANTS_CONFIG_DIR: path.join(temp.dir, 'probe-config'), PROBE_REPORT: report };
+    await runCli(args, { env: probed, nodeArgs: ['--require', probe] });
+    expect(readFileSync(report, 'utf8')).toBe('false');
+  });
+
+  it('and oclif is loaded for what the fast route does not take (the probe sees it)', async () => {
+    const probe = path.join(temp.dir, 'probe.cjs');
+    const report = path.join(temp.dir, 'probe-help.txt');
+    await runCli(['list', '--help'], { env: { ...env, PROBE_REPORT: report }, nodeArgs: ['--require', probe] });
+    expect(readFileSync(report, 'utf8')).toBe('true');
   });
 });

@@ -25,6 +25,8 @@ export interface RunCliOptions {
    * both ways behave the same.
    */
   viaOclif?: boolean;
+  /** Options for node itself, before the script (e.g. `--require` of a probe). */
+  nodeArgs?: readonly string[];
 }
 
 /** A temporary folder, removed by the returned function. */
@@ -64,7 +66,7 @@ export function spawnCli(args: readonly string[], options: Omit<RunCliOptions, '
         '--',
       ]
     : [binPath];
-  const child = spawn(process.execPath, [...entry, ...args], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...entry, ...args], {
     cwd: projectRoot,
     env,
     stdio: ['pipe', 'pipe', 'pipe'],

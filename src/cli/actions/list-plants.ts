@@ -1,4 +1,5 @@
 import type { PlantClient } from '../../client/plant-client.js';
+import type { ClientRequest, Factory } from '../factory.js';
 import type { Output } from '../render/output.js';
 import { plantJsonLine, renderPlantRows } from '../render/render-list.js';
 
@@ -38,4 +39,16 @@ export async function printPlantList(client: PlantClient, output: Output, option
     }
     page = await client.listPage(page.next);
   }
+}
+
+/** `plants list`: the request flags and the `--after` cursor as typed, then printPlantList. */
+export async function listPlants(
+  options: ClientRequest & Omit<ListOptions, 'after'> & { afterText: string | undefined },
+  factory: Factory,
+  output: Output,
+): Promise<void> {
+  const { parsePlantIdText } = await import('../../schema/plant.js');
+  const after = options.afterText === undefined ? undefined : parsePlantIdText(options.afterText);
+  const client = await factory.plantClient(options);
+  await printPlantList(client, output, { limit: options.limit, after, all: options.all, json: options.json });
 }
