@@ -19,13 +19,21 @@ export interface Finished {
 export function run(
   command: string,
   args: readonly string[],
-  options: { timeoutMs: number; stdout?: 'pipe' | 'ignore'; cpu?: number | undefined } = { timeoutMs: 60_000 },
+  options: {
+    timeoutMs: number;
+    stdout?: 'pipe' | 'ignore';
+    cpu?: number | undefined;
+    /** Written to stdin, which is then closed; without it stdin is /dev/null. */
+    input?: string;
+  } = { timeoutMs: 60_000 },
 ): Promise<Finished> {
   const [file, argv] = pinned(command, args, options.cpu);
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
-    const child = spawn(file, argv, { env: childEnv, cwd: work, stdio: ['ignore', options.stdout ?? 'pipe', 'pipe'] });
+    const stdin = options.input === undefined ? 'ignore' : 'pipe';
+    const child = spawn(file, argv, { env: childEnv, cwd: work, stdio: [stdin, options.stdout ?? 'pipe', 'pipe'] });
     live.add(child);
+    child.stdin?.end(options.input);
     let stdout = '';
     let stderr = '';
     child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {

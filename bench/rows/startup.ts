@@ -1,32 +1,71 @@
-/** a. Start-up: whole processes, round robin against `node -e 0` and a bare node:http POST. */
+/**
+ * a. Start-up: whole processes. Wall clock, round robin against `node -e 0` (paired ratios,
+ * medians), and callgrind instruction counts beside them, which the goals are read on.
+ */
 import path from 'node:path';
-import { bench, cli, node, plan, token } from '../lib/context.js';
-import { format, median, type Row, type RowGroup, verdict } from '../lib/format.js';
+import { countInstructions, hasValgrind, millions } from '../lib/callgrind.js';
+import { bench, cli, node, plan, quick, token } from '../lib/context.js';
+import { format, median, progress, type Row, type RowGroup, verdict } from '../lib/format.js';
 import { run } from '../lib/processes.js';
 import { startPlantsServe } from '../lib/servers.js';
+
+/** The floor's POSTs use ids from here up, so that they never meet the plants' own. */
+const FLOOR_IDS = 1_000_000_000;
+
+interface Command {
+  name: string;
+  /** The node arguments for the plant of this round (add, get and delete work on the same one). */
+  args: (id: number) => string[];
+  input?: string;
+  /** Most instructions, as a multiple of `node -e 0`'s. */
+  goal?: number;
+  /** Counted with callgrind in a BENCH_QUICK run too. */
+  quick?: boolean;
+}
 
 async function startupRows(): Promise<Row[]> {
   const server = await startPlantsServe('memory', 'normal');
   try {
-    let nextId = 1;
-    const commands: Array<{ name: string; args: () => string[] }> = [
-      { name: 'node -e 0', args: () => ['-e', '0'] },
+    const url = server.url;
+    const commands: Command[] = [
+      { name: 'node -e 0', args: () => ['-e', '0'], quick: true },
       {
         name: 'node:http POST (floor)',
-        args: () => [path.join(bench, 'floor-post.mjs'), server.url, token, String(nextId++)],
+        args: (id) => [path.join(bench, 'floor-post.mjs'), url, token, String(FLOOR_IDS + id)],
       },
       { name: 'plants --version', args: () => [cli, '--version'] },
       {
         name: 'plants add --id N --name x',
-        args: () => [cli, 'add', '--id', String(nextId++), '--name', 'x', '--base-url', server.url],
+        args: (id) => [cli, 'add', '--id', String(id), '--name', 'x', '--base-url', url],
+        goal: 1.5,
+        quick: true,
       },
+      { name: 'plants get N', args: (id) => [cli, 'get', String(id), '--base-url', url], goal: 2 },
+      {
+        name: 'plants list --json',
+        args: () => [cli, 'list', '--json', '--limit', '10', '--base-url', url],
+        goal: 2,
+        quick: true,
+      },
+      { name: 'plants delete N', args: (id) => [cli, 'delete', String(id), '--base-url', url], goal: 2 },
+      { name: 'plants status', args: () => [cli, 'status'], goal: 2 },
+      { name: 'plants login --with-token', args: () => [cli, 'login', '--with-token'], input: `${token}\n`, goal: 2 },
+      { name: 'plants logout', args: () => [cli, 'logout'], goal: 2 },
+      { name: 'plants --help', args: () => [cli, '--help'], goal: 2 },
     ];
+    let nextId = 1;
     const times = commands.map(() => [] as number[]);
     const rounds = plan.startupWarmup + plan.startupRuns;
     for (let round = 0; round < rounds; round++) {
+      const id = nextId++;
       // Round robin, so that a slow spell of the machine hits every command alike.
       for (const [index, command] of commands.entries()) {
-        const result = await run(node, command.args(), { timeoutMs: 30_000, stdout: 'ignore' });
+        const input = command.input;
+        const result = await run(node, command.args(id), {
+          timeoutMs: 30_000,
+          stdout: 'ignore',
+          ...(input === undefined ? {} : { input }),
+        });
         if (result.code !== 0) {
           throw new Error(
             `${command.name} failed (exit ${result.code ?? result.signal}):\n${result.stderr.slice(-2000)}`,
@@ -35,33 +74,42 @@ async function startupRows(): Promise<Row[]> {
         if (round >= plan.startupWarmup) times[index]?.push(result.ms);
       }
     }
-    const perRound = (index: number, base: number) =>
-      median((times[index] ?? []).map((ms, round) => ms / (times[base]?.[round] ?? Number.NaN)));
-    const [bare, floor, version, add] = [0, 1, 2, 3].map((index) => median(times[index] ?? []));
-    const versionRatio = perRound(2, 0);
-    const addRatio = perRound(3, 0);
-    const row = (id: string, index: number, value: number | undefined, ratio: string, goal = '', result = '') => ({
-      id,
-      what: commands[index]?.name ?? '',
-      median: format.ms(value ?? Number.NaN),
-      spread: format.spread(times[index] ?? [], (ms) => ms.toFixed(0)),
-      ratio,
-      goal,
-      result,
+
+    // Counts do not vary from run to run: one run each, in the same order (add before get and delete).
+    const counts: Array<number | undefined> = [];
+    if (hasValgrind) {
+      const id = nextId++;
+      for (const command of commands) {
+        if (quick && !command.quick) {
+          counts.push(undefined);
+          continue;
+        }
+        progress(`callgrind: ${command.name}`);
+        counts.push(await countInstructions(command.args(id), command.input));
+      }
+    }
+    const bareCount = counts[0];
+    const perRound = (index: number) =>
+      median((times[index] ?? []).map((ms, round) => ms / (times[0]?.[round] ?? Number.NaN)));
+    return commands.map((command, index): Row => {
+      const count = counts[index];
+      const countRatio = count === undefined || bareCount === undefined ? undefined : count / bareCount;
+      const instructions =
+        count === undefined || countRatio === undefined
+          ? hasValgrind
+            ? 'callgrind: skipped (BENCH_QUICK)'
+            : 'callgrind: n/a (no valgrind)'
+          : `callgrind ${format.times(countRatio)} (${millions(count)})`;
+      return {
+        id: `a${index + 1}`,
+        what: command.name,
+        median: format.ms(median(times[index] ?? [])),
+        spread: format.spread(times[index] ?? [], (ms) => ms.toFixed(0)),
+        ratio: `wall ${format.times(index === 0 ? 1 : perRound(index))}; ${instructions}`,
+        goal: command.goal === undefined ? '' : `≤ ${command.goal}x node -e 0 (callgrind)`,
+        result: command.goal === undefined || countRatio === undefined ? '' : verdict(countRatio <= command.goal),
+      };
     });
-    return [
-      row('a1', 0, bare, '1.00x node -e 0'),
-      row('a2', 1, floor, `${format.times(perRound(1, 0))} node -e 0`),
-      row('a3', 2, version, `${format.times(versionRatio)} node -e 0`, '≤ 2x node -e 0', verdict(versionRatio <= 2)),
-      row(
-        'a4',
-        3,
-        add,
-        `${format.times(addRatio)} node -e 0, ${format.times(perRound(3, 1))} floor`,
-        '≤ 2.5x node -e 0',
-        verdict(addRatio <= 2.5),
-      ),
-    ];
   } finally {
     await server.stop();
   }

@@ -1,0 +1,34 @@
+/**
+ * Instructions a whole process executes, counted by valgrind's callgrind: the same count on
+ * every run whatever else the machine does, unlike wall-clock time on a shared machine.
+ */
+import { node } from './context.js';
+import { run } from './processes.js';
+import { hasCommand } from './system.js';
+
+export const hasValgrind = hasCommand('valgrind');
+
+/**
+ * Instructions of `node args` (the node process only: children are not traced), with the
+ * bench's environment; undefined when valgrind is not installed. Throws if the command fails.
+ */
+export async function countInstructions(args: readonly string[], input?: string): Promise<number | undefined> {
+  if (!hasValgrind) return undefined;
+  const result = await run(
+    'valgrind',
+    ['--tool=callgrind', '--trace-children=no', '--callgrind-out-file=/dev/null', node, ...args],
+    { timeoutMs: 600_000, stdout: 'ignore', input },
+  );
+  const collected = /Collected : (\d+)/.exec(result.stderr)?.[1];
+  if (result.code !== 0 || collected === undefined) {
+    throw new Error(
+      `callgrind of node ${args.join(' ')} failed (exit ${result.code ?? result.signal}):\n${result.stderr.slice(-2000)}`,
+    );
+  }
+  return Number(collected);
+}
+
+/** 1,234,567,890 as "1,235M". */
+export function millions(instructions: number): string {
+  return `${Math.round(instructions / 1e6).toLocaleString('en-US')}M`;
+}
