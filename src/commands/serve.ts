@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Flags } from '@oclif/core';
 import { PlantsCommand } from '../cli/base-command.js';
 import { InvalidInputError } from '../errors.js';
+import type { LogFormat, LogLevel } from '../server/observability/server-log.js';
 
 export class Serve extends PlantsCommand {
   static override summary = 'Run a local plant store: the same interface, backed by SQLite.';
@@ -10,13 +11,14 @@ export class Serve extends PlantsCommand {
 
 Plants are kept in plants.db in your data folder (PLANTS_DATA_DIR, or $XDG_DATA_HOME/plants), in another file with --db, only in memory with --memory, or in PostgreSQL with --database postgres://… (also PLANTS_DATABASE_URL, or DATABASE_URL; PGHOST, PGUSER, PGPASSWORD, PGDATABASE and PGSSLMODE fill in what the URL leaves out), where several serve instances can share one store. A 200 is sent only once the plant is committed: with --durability full (the default) it survives a power cut, with normal a crash of the process.
 
-One line per request goes to stderr (method, path, status, milliseconds), unless --quiet. Ctrl-C or SIGTERM stops accepting, finishes requests in flight, closes the database and exits 0.`;
+One line per request goes to stderr (method, path, status, milliseconds), unless --quiet; --log-format json makes each a JSON object for a log pipeline. Probes (/healthz, /livez, /readyz) are logged only with --log-level debug. --metrics serves Prometheus metrics at /metrics. Ctrl-C or SIGTERM stops accepting, finishes requests in flight, closes the database and exits 0.`;
   static override examples = [
     '<%= config.bin %> serve',
     '<%= config.bin %> serve --port 0 --memory --token "$TOKEN" | head -1',
     '<%= config.bin %> serve --db ./plants.db --durability normal --quiet',
     '<%= config.bin %> serve --database postgres://plants@db.example:5432/plants --port 8080',
     '<%= config.bin %> serve --host 0.0.0.0 --tls-cert cert.pem --tls-key key.pem',
+    '<%= config.bin %> serve --log-format json --metrics --metrics-token "$SCRAPE_TOKEN"',
   ];
   static override flags = {
     port: Flags.integer({ summary: 'TCP port; 0 picks a free one.', default: 4010, min: 0, max: 65_535 }),
@@ -46,7 +48,27 @@ One line per request goes to stderr (method, path, status, milliseconds), unless
       options: ['full', 'normal'],
       default: 'full',
     }),
-    quiet: Flags.boolean({ char: 'q', summary: 'No request log.', default: false }),
+    quiet: Flags.boolean({ char: 'q', summary: 'No request log (internal errors only).', default: false }),
+    'log-format': Flags.string({
+      summary: 'text: a line for people; json: one JSON object a line, for a log pipeline.',
+      options: ['text', 'json'],
+      default: 'text',
+    }),
+    'log-level': Flags.string({
+      summary: 'info: a line per request; debug: probes and scrapes too; error: internal errors only.',
+      options: ['error', 'info', 'debug'],
+      default: 'info',
+      exclusive: ['quiet'],
+    }),
+    metrics: Flags.boolean({
+      summary: 'Serve Prometheus metrics at /metrics (no token needed from this machine).',
+      default: false,
+    }),
+    'metrics-token': Flags.string({
+      summary: 'A token that may read /metrics (and is then needed for it, from this machine too).',
+      helpValue: 'TOKEN',
+      dependsOn: ['metrics'],
+    }),
     'tls-cert': Flags.string({
       summary: 'Serve HTTPS with this PEM certificate (chain).',
       helpValue: 'PATH',
@@ -78,8 +100,13 @@ One line per request goes to stderr (method, path, status, milliseconds), unless
       tokens,
       durability: flags.durability as 'full' | 'normal',
       tls,
-      log: flags.quiet ? undefined : (line) => this.output.info(c.dim(line)),
-      onInternalError: (error) => this.output.info(`${c.red('internal error:')} ${String(error)}`),
+      logFormat: flags['log-format'] as LogFormat,
+      logLevel: flags.quiet ? 'error' : (flags['log-level'] as LogLevel),
+      // JSON lines go out as they are, for a machine; text is dimmed beside the banner, errors red.
+      log: (line, level) =>
+        this.output.info(flags['log-format'] === 'json' ? line : level === 'error' ? c.red(line) : c.dim(line)),
+      metrics: flags.metrics,
+      metricsToken: flags['metrics-token'],
     });
     this.output.data(server.url);
     const { renderServeBanner } = await import('../cli/render/render-serve.js');

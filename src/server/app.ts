@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -13,11 +14,14 @@ import {
   NotFoundError,
   NotImplementedError,
   PayloadTooLargeError,
+  StoreUnavailableError,
   UnsupportedMediaTypeError,
 } from './errors.js';
 import { nextPageLink, parseListQuery, plantIdFromPath, plantIdSegment } from './listing.js';
+import type { RequestObserver } from './observability/request-record.js';
+import type { ServerMetrics } from './observability/server-metrics.js';
 import { plantStoreOpenApi } from './openapi.js';
-import type { AddResult, PlantStore } from './stores/plant-store.js';
+import { type AddResult, type PlantStore, StoreClosedError } from './stores/plant-store.js';
 
 /** Largest request body accepted by default: a NewPlant is well under 3 KiB. */
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
@@ -27,8 +31,17 @@ export interface PlantAppOptions {
   store: Pick<PlantStore, 'add' | 'page' | 'get' | 'remove' | 'check'>;
   /** Accepted bearer tokens. */
   tokens: readonly string[];
-  /** Receives one line per request: `METHOD /path STATUS 1.2ms`. Never the token, never the body. */
-  log?: (line: string) => void;
+  /** Told of every request once it is answered, or its client gone: the request log and the metrics. */
+  observe?: RequestObserver;
+  /** Told of each store call that failed (each answered 500 or 503), for the metrics. */
+  onStoreError?: (error: unknown) => void;
+  /** Serves GET /metrics (Prometheus text) when given. */
+  metrics?: Pick<ServerMetrics, 'contentType' | 'scrape'>;
+  /**
+   * A token that may read /metrics besides the store's own. Without it, /metrics answers a
+   * client on loopback with no token at all; with it, every scrape must present a token.
+   */
+  metricsToken?: string;
   /** Bodies larger than this are refused with 413. Default DEFAULT_MAX_BODY_BYTES. */
   maxBodyBytes?: number;
   /** Receives the error behind each 500, which the client never sees. Default: nothing. */
@@ -73,7 +86,7 @@ export function createPlantApp(options: PlantAppOptions): PlantRequestHandler {
   const authorize = createBearerAuth(options.tokens);
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const openapi = JSON.stringify(plantStoreOpenApi);
-  const { store, log } = options;
+  const { store, observe, metrics } = options;
 
   // This is the hot path of the server: callbacks and one promise (the store's) per request
   // rather than a chain of async functions, and nothing done for the log when there is none.
@@ -82,10 +95,13 @@ export function createPlantApp(options: PlantAppOptions): PlantRequestHandler {
     if (!(error instanceof HttpError)) safely(options.onInternalError, error);
     sendError(req, res, error, maxBodyBytes);
   };
+  // A store call that rejected: counted for the metrics, then answered like any failure.
   const failed =
     (req: IncomingMessage, res: ServerResponse) =>
-    (error: unknown): void =>
+    (error: unknown): void => {
+      safely(options.onStoreError, error);
       fail(req, res, error);
+    };
 
   const addPlant: Handler = (req, res) => {
     // Auth first, before a byte of the body is read: a client without a token learns nothing more.
@@ -109,7 +125,7 @@ export function createPlantApp(options: PlantAppOptions): PlantRequestHandler {
             fail(req, res, sendFailure);
           }
         },
-        (storeError: unknown) => fail(req, res, storeError),
+        failed(req, res),
       );
     });
   };
@@ -158,10 +174,28 @@ export function createPlantApp(options: PlantAppOptions): PlantRequestHandler {
   const ready: Handler = (req, res) => {
     store.check().then(
       () => sendJson(res, 200, '{"status":"ready"}'),
-      (error: unknown) => fail(req, res, error),
+      // Stopping is not ready either: the balancer should stop sending here (503, not a 500).
+      (error: unknown) =>
+        fail(req, res, error instanceof StoreClosedError ? new StoreUnavailableError('the server is stopping') : error),
     );
   };
   const contract: Handler = (_req, res) => sendJson(res, 200, openapi);
+  // Loopback is this machine: a scraper there may read without a token, unless a metrics token
+  // is set (a reverse proxy on this machine would make every client look local).
+  const metricsOpenOnLoopback = options.metricsToken === undefined;
+  const authorizeMetrics = createBearerAuth(
+    options.metricsToken === undefined ? options.tokens : [...options.tokens, options.metricsToken],
+  );
+  const scrape: Handler = (req, res) => {
+    if (metrics === undefined) return;
+    if (!(metricsOpenOnLoopback && isLoopbackAddress(req.socket.remoteAddress))) {
+      authorizeMetrics(req.headers.authorization);
+    }
+    metrics.scrape().then(
+      (text) => sendBody(res, 200, metrics.contentType, text),
+      (error: unknown) => fail(req, res, error),
+    );
+  };
 
   const routes: Record<string, Record<string, Handler>> = {
     '/plants': { POST: addPlant, GET: listPlants },
@@ -170,32 +204,43 @@ export function createPlantApp(options: PlantAppOptions): PlantRequestHandler {
     '/readyz': { GET: ready, HEAD: ready },
     '/openapi.json': { GET: contract, HEAD: contract },
   };
+  if (metrics !== undefined) routes['/metrics'] = { GET: scrape, HEAD: scrape };
 
   const onePlantRoute: Record<string, Handler> = { GET: getPlant, DELETE: deletePlant };
 
   const handle: PlantRequestHandler = (req, res) => {
     const method = req.method ?? 'GET';
     const path = pathOf(req.url);
+    const requestId = requestIdOf(req.headers['x-request-id']);
+    res.setHeader('x-request-id', requestId);
     (req.socket as TrackedSocket)[kResponse] = res;
-    if (log !== undefined && !PROBE_PATHS.has(path)) {
+    let route = 'other';
+    if (observe !== undefined) {
       const started = performance.now();
       res.once('close', () => {
-        const status = res.writableFinished ? res.statusCode : CLIENT_CLOSED_REQUEST;
-        const ms = (performance.now() - started).toFixed(1);
-        safely(log, `${method} ${path} ${status} ${ms}ms`);
+        const finished = res.writableFinished;
+        safely(observe, {
+          method,
+          path,
+          target: req.url ?? '/',
+          route,
+          status: finished ? res.statusCode : CLIENT_CLOSED_REQUEST,
+          durationMs: performance.now() - started,
+          bytes: finished && method !== 'HEAD' ? Number(res.getHeader('content-length') ?? 0) : 0,
+          requestId,
+          probe: PROBE_PATHS.has(path),
+        });
       });
     }
     try {
       const transferCoding = req.headers['transfer-encoding'];
       if (transferCoding !== undefined && transferCoding !== 'chunked') checkTransferCoding(transferCoding);
-      const route = Object.hasOwn(routes, path)
-        ? routes[path]
-        : plantIdSegment(path) !== undefined
-          ? onePlantRoute
-          : undefined;
-      if (route === undefined) throw new NotFoundError(path);
-      const handler = Object.hasOwn(route, method) ? route[method] : undefined;
-      if (handler === undefined) throw new MethodNotAllowedError(method, path, Object.keys(route));
+      const known = Object.hasOwn(routes, path);
+      const methods = known ? routes[path] : plantIdSegment(path) !== undefined ? onePlantRoute : undefined;
+      if (methods === undefined) throw new NotFoundError(path);
+      route = known ? path : '/plants/{id}';
+      const handler = Object.hasOwn(methods, method) ? methods[method] : undefined;
+      if (handler === undefined) throw new MethodNotAllowedError(method, path, Object.keys(methods));
       handler(req, res);
     } catch (error) {
       fail(req, res, error);
@@ -262,8 +307,23 @@ function searchOf(url: string | undefined): string {
   return index === -1 || url === undefined ? '' : url.slice(index + 1);
 }
 
-/** Probes an orchestrator asks every few seconds: not worth a log line each. */
-const PROBE_PATHS: ReadonlySet<string> = new Set(['/healthz', '/livez', '/readyz']);
+/** Probes an orchestrator asks, and scrapes, every few seconds: logged only at the debug level. */
+const PROBE_PATHS: ReadonlySet<string> = new Set(['/healthz', '/livez', '/readyz', '/metrics']);
+
+/** An X-Request-Id worth passing on: a token-like id (a UUID, a trace id), not a sentence or markup. */
+const SANE_REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
+
+/** The client's X-Request-Id when it is sane (two of them, joined by node, are not), else a new UUID. */
+function requestIdOf(header: string | string[] | undefined): string {
+  return typeof header === 'string' && SANE_REQUEST_ID.test(header) ? header : randomUUID();
+}
+
+/** 127.0.0.0/8 and ::1, also as IPv4-mapped IPv6: a client on this machine. */
+function isLoopbackAddress(address: string | undefined): boolean {
+  if (address === undefined) return false;
+  const ip = address.startsWith('::ffff:') ? address.slice(7) : address;
+  return ip === '::1' || ip.startsWith('127.');
+}
 
 /** `http://host:port` at the start of an absolute-form request target (RFC 9112 §3.2.2). */
 const ABSOLUTE_FORM = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/;
@@ -443,9 +503,13 @@ function errorBody(status: number, message: string): string {
 }
 
 function sendJson(res: ServerResponse, status: number, body: string): void {
+  sendBody(res, status, 'application/json', body);
+}
+
+function sendBody(res: ServerResponse, status: number, contentType: string, body: string): void {
   // writeHead with an object: one validation pass, where four setHeader calls would make two.
   res.writeHead(status, {
-    'content-type': 'application/json',
+    'content-type': contentType,
     'content-length': Buffer.byteLength(body),
     'cache-control': 'no-store',
     'x-content-type-options': 'nosniff',

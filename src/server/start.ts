@@ -5,6 +5,16 @@ import type { Duplex } from 'node:stream';
 import { isBearerToken } from '../schema/token.js';
 import { answerClientError, closeAfterAnswer, createPlantApp, DEFAULT_MAX_BODY_BYTES } from './app.js';
 import { ListenError, ServerOptionsError } from './errors.js';
+import type { RequestRecord } from './observability/request-record.js';
+import {
+  createServerLog,
+  defaultInstanceName,
+  LOG_FORMATS,
+  LOG_LEVELS,
+  type LogFormat,
+  type LogLevel,
+} from './observability/server-log.js';
+import type { ServerMetrics } from './observability/server-metrics.js';
 import { openPlantStore } from './stores/open-store.js';
 import type { PostgresEnv } from './stores/postgres/connection-settings.js';
 import type { Durability } from './stores/sqlite/sqlite-plant-store.js';
@@ -30,10 +40,27 @@ export interface PlantServerOptions {
   tokens: readonly string[];
   /** SQLite `synchronous` level in WAL mode; see Durability. `plants serve` should default to 'full'. */
   durability: Durability;
-  /** Receives one line per request (`POST /plants 200 1.3ms`). Omitted: quiet. */
-  log?: (line: string) => void;
-  /** Receives the error behind each 500 (the client only gets "internal server error"). Omitted: quiet. */
+  /**
+   * Receives each log line, without its newline, and its level: one per request
+   * (`POST /plants 200 1.3ms`, or a JSON object with logFormat `json`) and one per internal
+   * error. Never a token or a body. Omitted: nothing is logged.
+   */
+  log?: (line: string, level: LogLevel) => void;
+  /** `text` (default) or `json` (one object a line, from pino). */
+  logFormat?: LogFormat;
+  /** `info` (default): requests, probes left out; `debug`: probes too; `error`: internal errors only. */
+  logLevel?: LogLevel;
+  /** Names this server in JSON log lines. Default `host:pid`. */
+  instance?: string;
+  /** Receives the error behind each 500 (the client only gets "internal server error"), besides the log. */
   onInternalError?: (error: unknown) => void;
+  /** Serve Prometheus metrics at GET /metrics. Default false. */
+  metrics?: boolean;
+  /**
+   * A bearer token that may read /metrics besides the store's tokens. Without it, a client on
+   * loopback reads /metrics with no token; with it, every scrape needs a token.
+   */
+  metricsToken?: string;
   /** Largest accepted request body; larger is 413. Default 64 KiB. */
   maxBodyBytes?: number;
   /**
@@ -74,26 +101,53 @@ export async function startPlantServer(options: PlantServerOptions): Promise<Run
   const requestTimeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   checkOptions(options, headersTimeout, requestTimeout);
 
-  const store = await openPlantStore({
-    database: options.database,
-    durability: options.durability,
-    busyTimeoutMs: options.busyTimeoutMs,
-    postgresEnv: options.postgresEnv,
-  });
-  const app = createPlantApp({
-    store,
-    tokens: options.tokens,
-    log: options.log,
-    onInternalError: options.onInternalError,
-    maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
-  });
-
-  let closing = false;
   /**
    * Open connections: at close, the one request each is working on is told to end its
    * connection. Tracked per connection rather than per request, to keep the request path light.
    */
   const connections = new Set<Duplex>();
+  const log =
+    options.log === undefined
+      ? undefined
+      : await createServerLog({
+          format: options.logFormat ?? 'text',
+          level: options.logLevel ?? 'info',
+          instance: options.instance ?? defaultInstanceName(),
+          write: options.log,
+        });
+  const onInternalError = (error: unknown): void => {
+    options.onInternalError?.(error);
+    log?.internalError(error);
+  };
+  // The metrics read the store, which reads nothing of the metrics until it commits: the store
+  // is opened after them, and reached through this variable.
+  let metrics: ServerMetrics | undefined;
+  let checkStore: () => Promise<void> = () => Promise.resolve();
+  if (options.metrics === true) {
+    const { createServerMetrics } = await import('./observability/server-metrics.js');
+    metrics = createServerMetrics({ checkStore: () => checkStore(), openConnections: () => connections.size });
+  }
+
+  const store = await openPlantStore({
+    database: options.database,
+    durability: options.durability,
+    busyTimeoutMs: options.busyTimeoutMs,
+    postgresEnv: options.postgresEnv,
+    onCommit: metrics?.commit,
+  });
+  checkStore = () => store.check();
+  const app = createPlantApp({
+    store,
+    tokens: options.tokens,
+    observe: observerOf(log?.request, metrics?.request),
+    onStoreError: metrics?.storeError,
+    metrics,
+    metricsToken: options.metricsToken,
+    onInternalError,
+    maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+  });
+
+  let closing = false;
   const serverOptions: http.ServerOptions = {
     headersTimeout,
     requestTimeout,
@@ -141,7 +195,7 @@ export async function startPlantServer(options: PlantServerOptions): Promise<Run
 
   // After listening, a server 'error' is an accept failure (EMFILE when out of file
   // descriptors): report it, keep serving the connections there are; unhandled, it would crash.
-  server.on('error', (error) => options.onInternalError?.(error));
+  server.on('error', onInternalError);
 
   const port = (server.address() as AddressInfo).port;
   const scheme = options.tls === undefined ? 'http' : 'https';
@@ -182,12 +236,37 @@ function isTlsFailure(error: Error & { code?: string; library?: string }): boole
   );
 }
 
+/** One observer for the log and the metrics, or none: with neither, the app skips the bookkeeping. */
+function observerOf(
+  ...observers: Array<((record: RequestRecord) => void) | undefined>
+): ((record: RequestRecord) => void) | undefined {
+  const present = observers.filter((observer) => observer !== undefined);
+  if (present.length <= 1) return present[0];
+  return (record) => {
+    for (const observer of present) observer(record);
+  };
+}
+
 function checkOptions(options: PlantServerOptions, headersTimeout: number, requestTimeout: number): void {
   if (options.tokens.length === 0) throw new ServerOptionsError('at least one access token is needed');
   if (!options.tokens.every(isBearerToken)) {
     throw new ServerOptionsError(
       'an access token has characters a bearer token cannot have (A-Z a-z 0-9 - . _ ~ + / and trailing =)',
     );
+  }
+  if (options.metricsToken !== undefined) {
+    if (options.metrics !== true) throw new ServerOptionsError('a metrics token needs the metrics turned on');
+    if (!isBearerToken(options.metricsToken)) {
+      throw new ServerOptionsError(
+        'the metrics token has characters a bearer token cannot have (A-Z a-z 0-9 - . _ ~ + / and trailing =)',
+      );
+    }
+  }
+  if (options.logFormat !== undefined && !LOG_FORMATS.includes(options.logFormat)) {
+    throw new ServerOptionsError(`log format must be one of ${LOG_FORMATS.join(', ')} (got ${options.logFormat})`);
+  }
+  if (options.logLevel !== undefined && !LOG_LEVELS.includes(options.logLevel)) {
+    throw new ServerOptionsError(`log level must be one of ${LOG_LEVELS.join(', ')} (got ${options.logLevel})`);
   }
   if (!Number.isInteger(options.port) || options.port < 0 || options.port > 65_535) {
     throw new ServerOptionsError(`port must be a whole number from 0 to 65535 (got ${options.port})`);

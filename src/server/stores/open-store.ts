@@ -17,6 +17,8 @@ export interface OpenStoreOptions {
   postgresEnv?: PostgresEnv;
   /** Receives errors nobody waits for (a pooled connection that broke while idle). */
   onBackgroundError?: (error: unknown) => void;
+  /** Told of each committed transaction and how many plants it held (the metrics). */
+  onCommit?: (batchSize: number) => void;
 }
 
 /**
@@ -31,12 +33,14 @@ export async function openPlantStore(options: OpenStoreOptions): Promise<PlantSt
     return PostgresPlantStore.open({
       connection: resolvePostgresConnection(database, options.postgresEnv, loginName()),
       onBackgroundError: options.onBackgroundError,
+      onCommit: options.onCommit,
     });
   }
   const { SqlitePlantStore } = await import('./sqlite/sqlite-plant-store.js');
   return SqlitePlantStore.open(sqliteFile(database), {
     durability: options.durability,
     busyTimeoutMs: options.busyTimeoutMs,
+    onCommit: options.onCommit,
   });
 }
 

@@ -20,6 +20,8 @@ export interface PostgresPlantStoreOptions {
   coolDownMs?: number;
   /** Receives errors nobody waits for (an idle connection that broke). Default: nothing. */
   onBackgroundError?: (error: unknown) => void;
+  /** Told of each committed batch and how many plants it held (the metrics). */
+  onCommit?: (batchSize: number) => void;
 }
 
 interface PendingAdd {
@@ -82,6 +84,7 @@ export class PostgresPlantStore implements PlantStore {
   readonly #maxBatchesInFlight: number;
   readonly #resendWindowMs: number;
   readonly #coolDownMs: number;
+  readonly #onCommit: ((batchSize: number) => void) | undefined;
   #queue: PendingAdd[] = [];
   /** Ids in batches on the wire: an add of one of them waits in the queue. */
   readonly #idsInFlight = new Set<bigint>();
@@ -97,6 +100,7 @@ export class PostgresPlantStore implements PlantStore {
     this.#maxBatchesInFlight = options.maxBatchesInFlight ?? 2;
     this.#resendWindowMs = options.resendWindowMs ?? 30_000;
     this.#coolDownMs = options.coolDownMs ?? 250;
+    this.#onCommit = options.onCommit;
   }
 
   /**
@@ -215,6 +219,7 @@ export class PostgresPlantStore implements PlantStore {
         client.release();
         client = undefined;
         this.#commits += 1;
+        this.#onCommit?.(batch.length);
         this.#unavailableUntil = 0;
         for (const pending of batch) {
           const { id } = pending.plant;

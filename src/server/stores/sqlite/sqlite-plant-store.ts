@@ -26,6 +26,8 @@ export interface SqlitePlantStoreOptions {
   busyTimeoutMs?: number;
   /** Most plants committed in one transaction; more wait for the next one. Default 1000. */
   maxBatchSize?: number;
+  /** Told of each committed transaction and how many plants it held (the metrics). */
+  onCommit?: (batchSize: number) => void;
   /**
    * Where commits run. `worker` (the default for a `full` store in a file): on a thread of their
    * own, with a connection of their own (same `synchronous`), so that the event loop goes on
@@ -91,6 +93,7 @@ export class SqlitePlantStore implements PlantStore {
   readonly #select: Database.Statement<[bigint], PlantRow>;
   readonly #insertBatch: (plants: readonly NewPlant[]) => number[];
   readonly #maxBatchSize: number;
+  readonly #onCommit: ((batchSize: number) => void) | undefined;
   readonly #worker: CommitWorker | undefined;
   #queue: PendingAdd[] = [];
   #scheduled: NodeJS.Immediate | undefined;
@@ -102,6 +105,7 @@ export class SqlitePlantStore implements PlantStore {
     this.#db = db;
     this.#worker = worker;
     this.#maxBatchSize = options.maxBatchSize ?? 1000;
+    this.#onCommit = options.onCommit;
     this.#insert = db.prepare(INSERT_PLANT);
     this.#select = db.prepare('SELECT id, name, tag FROM plants WHERE id = ?');
     // IMMEDIATE takes the write lock at BEGIN, so a busy database fails before any work is done.
@@ -257,6 +261,7 @@ export class SqlitePlantStore implements PlantStore {
       return;
     }
     this.#commits += 1;
+    this.#onCommit?.(batch.length);
     const { added } = outcome;
     batch.forEach((pending, index) => {
       pending.resolve(
@@ -268,10 +273,11 @@ export class SqlitePlantStore implements PlantStore {
   /**
    * Resolves when the store can serve: open, its database answering, its schema the one this
    * plants migrated to (another program may have changed it since). Rejects with
-   * StoreUnavailableError otherwise. Cheap (one pragma read): `/readyz` asks it every time.
+   * StoreClosedError once closed, StoreUnavailableError otherwise. Cheap (one pragma read):
+   * `/readyz` asks it every time.
    */
   check(): Promise<void> {
-    if (this.#closed) return Promise.reject(new StoreUnavailableError('the store is closed'));
+    if (this.#closed) return Promise.reject(new StoreClosedError());
     let version: number;
     try {
       version = Number(this.#db.pragma('user_version', { simple: true }));
