@@ -17,7 +17,7 @@ import {
   StoreUnavailableError,
   UnsupportedMediaTypeError,
 } from './errors.js';
-import { nextPageLink, parseListQuery, plantIdFromPath, plantIdSegment } from './listing.js';
+import { nextPageLink, parseListQuery, plantIdFromPath, plantIdSegment, renderPage } from './listing.js';
 import type { RequestObserver } from './observability/request-record.js';
 import type { ServerMetrics } from './observability/server-metrics.js';
 import { plantStoreOpenApi } from './openapi.js';
@@ -136,11 +136,9 @@ export function createPlantApp(options: PlantAppOptions): PlantRequestHandler {
     const { limit, after } = parseListQuery(searchOf(req.url));
     store.page(after, limit + 1).then(
       (plants) => {
-        const more = plants.length > limit;
-        const shown = more ? plants.slice(0, limit) : plants;
-        const last = shown.at(-1);
-        if (more && last !== undefined) res.setHeader('link', nextPageLink(limit, last.id));
-        sendJson(res, 200, `[${shown.map((plant) => stringifyJsonExact(toWire(plant))).join(',')}]`);
+        const page = renderPage(plants, limit, (plant) => stringifyJsonExact(toWire(plant)));
+        if (page.nextAfter !== undefined) res.setHeader('link', nextPageLink(limit, page.nextAfter));
+        sendJson(res, 200, page.body);
       },
       failed(req, res),
     );

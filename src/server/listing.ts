@@ -4,6 +4,13 @@ import { BadRequestError } from './errors.js';
 /** Plants a page when the client does not say, and the most it may ask for. */
 export const DEFAULT_PAGE_SIZE = 100;
 export const MAX_PAGE_SIZE = 1000;
+/**
+ * The most bytes of plants a page holds. Plants of 1,024 escaped control characters in name and
+ * tag are about 12 KB each, so 100 of them would not fit what `plants list` reads of an answer
+ * (1 MiB, src/client): a page ends at whichever comes first, `limit` plants or these bytes. At
+ * least one plant a page, which is far smaller.
+ */
+export const MAX_PAGE_BYTES = 512 * 1024;
 
 export interface ListQuery {
   limit: number;
@@ -60,6 +67,33 @@ export function plantIdFromPath(path: string): bigint {
     );
   }
   return parsePathId(text);
+}
+
+/**
+ * One page as a JSON array: the first `limit` items, fewer when they would pass `maxBytes`.
+ * `nextAfter`: the id of the last item shown, when some were left for the next page.
+ */
+export function renderPage<T extends { id: bigint }>(
+  items: readonly T[],
+  limit: number,
+  render: (item: T) => string,
+  maxBytes = MAX_PAGE_BYTES,
+): { body: string; nextAfter: bigint | undefined } {
+  const parts: string[] = [];
+  let bytes = 2;
+  let last: T | undefined;
+  const end = Math.min(limit, items.length);
+  for (let index = 0; index < end; index += 1) {
+    const item = items[index] as T;
+    const json = render(item);
+    const size = Buffer.byteLength(json) + 1;
+    if (parts.length > 0 && bytes + size > maxBytes) break;
+    parts.push(json);
+    bytes += size;
+    last = item;
+  }
+  const more = parts.length < items.length;
+  return { body: `[${parts.join(',')}]`, nextAfter: more ? last?.id : undefined };
 }
 
 /** `Link: </plants?limit=N&after=ID>; rel="next"` (RFC 8288) for the page after `lastId`. */

@@ -56,6 +56,24 @@ describe('plants list', () => {
     );
   });
 
+  it('lists any valid store: plants of 12 KB each, one page and --all', async () => {
+    // 1,024 control characters in name and tag: about 12 KB a plant once escaped, 1.2 MB for 100.
+    const wide = '\\u0001'.repeat(1024);
+    const input = Array.from({ length: 100 }, (_, index) => `{"id":${index + 1},"name":"${wide}","tag":"${wide}"}`);
+    const added = await runCli(['add', '--file', '-', '--concurrency', '8'], { env, input: `${input.join('\n')}\n` });
+    expect(added.code).toBe(0);
+    const page = await runCli(['list'], { env });
+    expect(page.stderr).toBe('');
+    expect(page.code).toBe(0);
+    expect(lines(page.stdout).length).toBeGreaterThan(0);
+    const all = await runCli(['list', '--all', '--json'], { env });
+    expect(all.stderr).toBe('');
+    expect(all.code).toBe(0);
+    expect(lines(all.stdout).map((line) => JSON.parse(line).id)).toEqual(
+      Array.from({ length: 100 }, (_, index) => index + 1),
+    );
+  });
+
   it('shows a table on a terminal', async () => {
     await seed([1n, 2n]);
     const session = runCliInTty(['list'], env);

@@ -1,7 +1,28 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_RESPONSE_BYTES } from '../../src/client/plant-client.js';
+import { MAX_PAGE_BYTES, renderPage } from '../../src/server/listing.js';
 import { storeBackends } from '../helpers/store-backends.js';
 import { type StoreServer, startStoreServer } from '../helpers/store-server.js';
 import { send } from './http-client.js';
+
+describe('renderPage', () => {
+  const items = [1n, 2n, 3n].map((id) => ({ id }));
+  const render = (item: { id: bigint }) => `"${'x'.repeat(8)}${item.id}"`;
+
+  it('stops at limit, or before the item that would pass the byte bound, never before the first', () => {
+    expect(renderPage(items, 2, render)).toEqual({ body: '["xxxxxxxx1","xxxxxxxx2"]', nextAfter: 2n });
+    expect(renderPage(items, 3, render)).toEqual({
+      body: '["xxxxxxxx1","xxxxxxxx2","xxxxxxxx3"]',
+      nextAfter: undefined,
+    });
+    expect(renderPage(items, 3, render, 26)).toEqual({ body: '["xxxxxxxx1","xxxxxxxx2"]', nextAfter: 2n });
+    expect(renderPage(items, 3, render, 5)).toEqual({ body: '["xxxxxxxx1"]', nextAfter: 1n });
+  });
+
+  it('fits a page within what the client reads', () => {
+    expect(MAX_PAGE_BYTES).toBeLessThan(MAX_RESPONSE_BYTES);
+  });
+});
 
 describe.each(storeBackends())('on $name', (backend) => {
   // GET /plants, GET and DELETE /plants/{id} over HTTP against the real server.
@@ -54,6 +75,36 @@ describe.each(storeBackends())('on $name', (backend) => {
 
     it('needs the token', async () => {
       expect((await send(`${server.url}/plants`)).status).toBe(401);
+    });
+
+    it('ends a page before it would outgrow what the client reads, and the next page goes on from there', async () => {
+      // 1,024 control characters are 6 bytes each once escaped: about 12 KB a plant.
+      const wide = '\\u0001'.repeat(1024);
+      const wideIds = Array.from({ length: 100 }, (_, index) => BigInt(1000 + index));
+      for (const id of wideIds) {
+        const answer = await send(`${server.url}/plants`, {
+          method: 'POST',
+          headers: { ...auth(), 'content-type': 'application/json' },
+          body: `{"id":${id},"name":"${wide}","tag":"${wide}"}`,
+        });
+        expect(answer.status).toBe(200);
+      }
+      const seen: bigint[] = [];
+      let next: string | undefined = '/plants?limit=1000&after=999';
+      let pages = 0;
+      while (next !== undefined) {
+        const page = await send(`${server.url}${next}`, { headers: auth() });
+        expect(page.status).toBe(200);
+        expect(Buffer.byteLength(page.text)).toBeLessThanOrEqual(MAX_RESPONSE_BYTES);
+        seen.push(...(page.json as Array<{ id: bigint | number }>).map((plant) => BigInt(plant.id)));
+        next = /^<([^>]+)>; rel="next"$/.exec(page.headers.link ?? '')?.[1];
+        pages += 1;
+      }
+      expect(pages).toBeGreaterThan(1);
+      expect(seen).toEqual([...wideIds, 9007199254740992n, 9007199254740993n, 9223372036854775807n]);
+      for (const id of wideIds) {
+        await send(`${server.url}/plants/${id}`, { method: 'DELETE', headers: auth() });
+      }
     });
   });
 
