@@ -14,6 +14,7 @@ import {
   NotFoundError,
   NotImplementedError,
   PayloadTooLargeError,
+  StorageFaultError,
   StoreUnavailableError,
   UnsupportedMediaTypeError,
 } from './errors.js';
@@ -92,7 +93,7 @@ export function createPlantApp(options: PlantAppOptions): PlantRequestHandler {
   // rather than a chain of async functions, and nothing done for the log when there is none.
   const fail = (req: IncomingMessage, res: ServerResponse, error: unknown): void => {
     if (error instanceof ClientGoneError) return;
-    if (!(error instanceof HttpError)) safely(options.onInternalError, error);
+    if (!(error instanceof HttpError) || error instanceof StorageFaultError) safely(options.onInternalError, error);
     sendError(req, res, error, maxBodyBytes);
   };
   // A store call that rejected: counted for the metrics, then answered like any failure.

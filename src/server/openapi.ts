@@ -62,6 +62,7 @@ export const plantStoreOpenApi = {
           '431': { $ref: '#/components/responses/RequestHeaderFieldsTooLarge' },
           '500': { $ref: '#/components/responses/InternalServerError' },
           '501': { $ref: '#/components/responses/NotImplemented' },
+          '507': { $ref: '#/components/responses/InsufficientStorage' },
         },
       },
       get: {
@@ -131,6 +132,7 @@ export const plantStoreOpenApi = {
           '401': { $ref: '#/components/responses/Unauthorized' },
           '404': errorResponse('no plant with that id'),
           '500': { $ref: '#/components/responses/InternalServerError' },
+          '507': { $ref: '#/components/responses/InsufficientStorage' },
         },
       },
     },
@@ -274,7 +276,10 @@ export const plantStoreOpenApi = {
         },
       ),
       RequestHeaderFieldsTooLarge: errorResponse('the request headers are too large; the connection is closed'),
-      InternalServerError: errorResponse('the server failed; the message tells nothing of why'),
+      InternalServerError: errorResponse(
+        'the server failed; the message tells nothing of why, except when the database file was deleted or replaced while the server ran (nothing is stored until it restarts)',
+      ),
+      InsufficientStorage: errorResponse("the server's disk is full; nothing was stored"),
       NotImplemented: errorResponse(
         'a transfer coding other than chunked (RFC 9112 §6.1); the connection is closed after the answer',
       ),

@@ -1,4 +1,13 @@
-import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -10,6 +19,7 @@ import { type PlantServerOptions, type RunningPlantServer, startPlantServer } fr
 import { SqlitePlantStore } from '../../src/server/stores/sqlite/sqlite-plant-store.js';
 import { makeTempDir, projectRoot } from '../helpers/cli.js';
 import { startServeProcess } from '../helpers/serve-process.js';
+import { mountSmallDisk } from '../helpers/small-disk.js';
 import { holdSqliteLock } from '../helpers/sqlite-lock.js';
 import { readStoredPlants, startStoreServer, TEST_TOKEN } from '../helpers/store-server.js';
 import { postPlant, RawConnection, send, sleep, waitUntil } from './http-client.js';
@@ -207,6 +217,88 @@ describe('persistence', () => {
     expect((await postPlant(server.url, TEST_TOKEN, plant(1))).status).toBe(409);
     expect(readdirSync(dir)).toEqual([]);
   });
+});
+
+describe('storage faults', () => {
+  const errorOf = (answer: { json: unknown }) => answer.json as { error: number; message: string };
+
+  // A real full disk (a small tmpfs) needs root, as CI has: there it must run, never skip.
+  it.runIf(process.getuid?.() === 0 || process.env.CI === 'true')(
+    'answers 507 on a full disk, saying so, logs it, stores nothing, and stores again once there is room',
+    async () => {
+      const disk = mountSmallDisk(2 * 1024 * 1024);
+      if (disk === undefined) throw new Error('cannot mount a tmpfs: this test needs root (CI runs as root)');
+      cleanups.push(() => disk.remove());
+      const internalErrors: unknown[] = [];
+      const database = path.join(disk.dir, 'plants.db');
+      const server = await start({ database, onInternalError: (error) => internalErrors.push(error) });
+      expect((await postPlant(server.url, TEST_TOKEN, plant(1))).status).toBe(200);
+      disk.fill();
+      const full = await postPlant(server.url, TEST_TOKEN, plant(2, 'x'.repeat(1000)));
+      expect(full.status).toBe(507);
+      expect(errorOf(full)).toEqual({
+        error: 507,
+        message: "the server's disk is full: nothing was stored; try again once space is freed",
+      });
+      expect(internalErrors).toEqual([expect.objectContaining({ status: 507 })]);
+      disk.free();
+      expect((await postPlant(server.url, TEST_TOKEN, plant(3))).status).toBe(200);
+      await server.close();
+      expect(readStoredPlants(database).map((row) => row.id)).toEqual([1n, 3n]);
+    },
+    30_000,
+  );
+
+  it.each([
+    ['deleted', (file: string) => unlinkSync(file)],
+    [
+      'replaced',
+      (file: string) => {
+        copyFileSync(file, `${file}.copy`);
+        renameSync(`${file}.copy`, file);
+      },
+    ],
+  ])('refuses every write with a 500 that says so once the database file is %s, and logs it', async (_how, change) => {
+    const internalErrors: unknown[] = [];
+    const database = path.join(dir, 'plants.db');
+    const server = await start({ database, onInternalError: (error) => internalErrors.push(error) });
+    expect((await postPlant(server.url, TEST_TOKEN, plant(1))).status).toBe(200);
+    change(database);
+    const message = `the database file ${database} was deleted or replaced while the server ran: nothing is stored until plants serve is restarted`;
+    const add = await postPlant(server.url, TEST_TOKEN, plant(2));
+    expect(add.status).toBe(500);
+    expect(errorOf(add)).toEqual({ error: 500, message });
+    const auth = { authorization: `Bearer ${TEST_TOKEN}` };
+    const remove = await send(`${server.url}/plants/1`, { method: 'DELETE', headers: auth });
+    expect(errorOf(remove)).toEqual({ error: 500, message });
+    expect((await send(`${server.url}/readyz`)).status).toBe(503);
+    expect(internalErrors.map((error) => (error as Error).message)).toEqual([message, message]);
+  });
+
+  it('is safe to run two plants serve on one database file: each id stored once, every 200 kept', async () => {
+    const database = path.join(dir, 'shared.db');
+    const args = ['--port', '0', '--db', database, '--token', TEST_TOKEN, '--quiet'];
+    const first = await startServeProcess(args);
+    cleanups.push(() => first.stop('SIGKILL'));
+    const second = await startServeProcess(args);
+    cleanups.push(() => second.stop('SIGKILL'));
+    // Ids 1-120 to the first, 61-180 to the second, at once: 61-120 go to both.
+    const sends = [
+      ...Array.from({ length: 120 }, (_, index) => [first.url, index + 1] as const),
+      ...Array.from({ length: 120 }, (_, index) => [second.url, index + 61] as const),
+    ];
+    const answers = await Promise.all(
+      sends.map(async ([url, id]) => ({ id, status: (await postPlant(url, TEST_TOKEN, plant(id))).status })),
+    );
+    const acknowledged = answers.filter((answer) => answer.status === 200).map((answer) => BigInt(answer.id));
+    expect(answers.every((answer) => answer.status === 200 || answer.status === 409)).toBe(true);
+    expect(acknowledged.sort((a, b) => (a < b ? -1 : 1))).toEqual(
+      Array.from({ length: 180 }, (_, index) => BigInt(index + 1)),
+    );
+    expect(await first.stop()).toBe(0);
+    expect(await second.stop()).toBe(0);
+    expect(readStoredPlants(database).map((row) => row.id)).toEqual(acknowledged);
+  }, 60_000);
 });
 
 describe('graceful close', () => {

@@ -13,7 +13,11 @@ export type AddResult = { added: true; plant: NewPlant } | { added: false; id: b
  * StoreClosedError (the server is shutting down).
  */
 export interface PlantStore {
-  /** Adds a plant; resolves only once it is committed, or with `added: false` when the id is taken. */
+  /**
+   * Adds a plant; resolves only once it is committed, or with `added: false` when the id is taken.
+   * Of adds of one id, the one called first is the one stored: pipelined adds on a connection
+   * overlap on that promise (see connection-order.ts).
+   */
   add(plant: NewPlant): Promise<AddResult>;
   /** The plant with this id, or undefined. */
   get(id: bigint): Promise<NewPlant | undefined>;

@@ -2,7 +2,12 @@ import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { NewPlant } from '../../../schema/plant.js';
-import { DatabaseOpenError, StoreUnavailableError } from '../../errors.js';
+import {
+  DatabaseOpenError,
+  DatabaseReplacedError,
+  InsufficientStorageError,
+  StoreUnavailableError,
+} from '../../errors.js';
 import { type AddResult, type PlantStore, StoreClosedError } from '../plant-store.js';
 import { type BatchOutcome, CommitWorker } from './commit-worker.js';
 
@@ -100,9 +105,19 @@ export class SqlitePlantStore implements PlantStore {
   #commits = 0;
   #closed = false;
   #flushing = false;
+  /** The database file and the identity (device, inode) it had when opened; none in memory. */
+  readonly #file: { path: string; dev: number; ino: number } | undefined;
+  /** Set once the file is found deleted or replaced: it stays so until a restart. */
+  #replaced: DatabaseReplacedError | undefined;
 
-  private constructor(db: Database.Database, options: SqlitePlantStoreOptions, worker: CommitWorker | undefined) {
+  private constructor(
+    db: Database.Database,
+    options: SqlitePlantStoreOptions,
+    worker: CommitWorker | undefined,
+    file: { path: string; dev: number; ino: number } | undefined,
+  ) {
     this.#db = db;
+    this.#file = file;
     this.#worker = worker;
     this.#maxBatchSize = options.maxBatchSize ?? 1000;
     this.#onCommit = options.onCommit;
@@ -183,7 +198,12 @@ export class SqlitePlantStore implements PlantStore {
               synchronous: options.durability === 'full' ? 'FULL' : 'NORMAL',
             })
           : undefined;
-      return new SqlitePlantStore(db, options, worker);
+      let identity: { path: string; dev: number; ino: number } | undefined;
+      if (!inMemory) {
+        const { dev, ino } = statSync(file);
+        identity = { path: path.resolve(file), dev, ino };
+      }
+      return new SqlitePlantStore(db, options, worker, identity);
     } catch (error) {
       db.close();
       if (error instanceof DatabaseOpenError) throw error;
@@ -229,6 +249,12 @@ export class SqlitePlantStore implements PlantStore {
     // Busy: the queue goes when the batch in flight is done (see below), gathering meanwhile.
     if (worker.busy || this.#queue.length === 0) return;
     const batch = this.#queue.splice(0, this.#maxBatchSize);
+    const replaced = this.#fileReplaced();
+    if (replaced !== undefined) {
+      this.#settle(batch, { error: replaced });
+      if (this.#queue.length > 0) this.#scheduled ??= setImmediate(this.#commitNext);
+      return;
+    }
     const ids = new BigInt64Array(batch.length);
     const names: string[] = [];
     const tags: Array<string | null> = [];
@@ -246,7 +272,9 @@ export class SqlitePlantStore implements PlantStore {
 
   #commitHere(batch: PendingAdd[]): void {
     let outcome: BatchOutcome;
+    const replaced = this.#fileReplaced();
     try {
+      if (replaced !== undefined) throw replaced;
       outcome = { added: this.#insertBatch(batch.map((pending) => pending.plant)) };
     } catch (error) {
       outcome = { error: error as Error };
@@ -257,7 +285,8 @@ export class SqlitePlantStore implements PlantStore {
   #settle(batch: PendingAdd[], outcome: BatchOutcome): void {
     if ('error' in outcome) {
       // The whole transaction rolled back: nobody in this batch was stored, everybody hears so.
-      for (const pending of batch) pending.reject(outcome.error);
+      const error = describeWriteFailure(outcome.error);
+      for (const pending of batch) pending.reject(error);
       return;
     }
     this.#commits += 1;
@@ -278,6 +307,8 @@ export class SqlitePlantStore implements PlantStore {
    */
   check(): Promise<void> {
     if (this.#closed) return Promise.reject(new StoreClosedError());
+    const replaced = this.#fileReplaced();
+    if (replaced !== undefined) return Promise.reject(new StoreUnavailableError(replaced.message));
     let version: number;
     try {
       version = Number(this.#db.pragma('user_version', { simple: true }));
@@ -317,7 +348,27 @@ export class SqlitePlantStore implements PlantStore {
    */
   async remove(id: bigint): Promise<boolean> {
     if (this.#closed) throw new StoreClosedError();
-    return this.#db.prepare<[bigint]>('DELETE FROM plants WHERE id = ?').run(id).changes === 1;
+    const replaced = this.#fileReplaced();
+    if (replaced !== undefined) throw replaced;
+    try {
+      return this.#db.prepare<[bigint]>('DELETE FROM plants WHERE id = ?').run(id).changes === 1;
+    } catch (error) {
+      throw describeWriteFailure(error);
+    }
+  }
+
+  /**
+   * Whether the database file is still the one opened. Deleted, or replaced by another file (a
+   * restore, a `mv`), it is not: our connections would go on committing into an unlinked inode,
+   * acknowledged and then lost at the next start. One stat() a commit, before it.
+   */
+  #fileReplaced(): DatabaseReplacedError | undefined {
+    if (this.#replaced !== undefined || this.#file === undefined) return this.#replaced;
+    const now = statSync(this.#file.path, { throwIfNoEntry: false });
+    if (now === undefined || now.dev !== this.#file.dev || now.ino !== this.#file.ino) {
+      this.#replaced = new DatabaseReplacedError(this.#file.path);
+    }
+    return this.#replaced;
   }
 
   /** Every plant, by id. For tests and small stores: it reads the whole table. */
@@ -418,6 +469,13 @@ function describeOpenFailure(
       }
       return fail(`cannot open database ${file}: ${oneLine(error)}`, error);
   }
+}
+
+/** A failed write, as the client should hear it: a full disk says so (507); the rest as it is (a 500). */
+function describeWriteFailure(error: unknown): unknown {
+  if (error instanceof Database.SqliteError && error.code === 'SQLITE_FULL')
+    return new InsufficientStorageError({ cause: error });
+  return error;
 }
 
 function oneLine(error: unknown): string {
