@@ -60,6 +60,8 @@ export class Factory {
     if (this.#config === undefined) {
       const { ConfigStore } = await import('../config/config-store.js');
       this.#config = ConfigStore.open({ dir: await this.configDir() });
+      // Once a run: the config is opened once, here.
+      for (const warning of this.#config.warnings) this.output.info(this.output.errorColor.yellow(warning));
     }
     return this.#config;
   }

@@ -30,6 +30,9 @@ export interface ConfigStoreOptions {
 /** Thrown when the config file exists but cannot be read as ours. Exit 2: the user must mend it. */
 export class ConfigFileError extends InvalidInputError {}
 
+/** A file holding tokens is the user's alone: no permission bit for group or others. */
+const SHARED_BITS = 0o077;
+
 /**
  * The user's plants config. Writes are atomic (a new file 0600, synced, renamed over the old
  * one) into a folder made 0700; a folder that already exists with looser modes is tightened,
@@ -40,30 +43,49 @@ export class ConfigFileError extends InvalidInputError {}
  */
 export class ConfigStore {
   readonly path: string;
+  /**
+   * What the user should hear about the file, once, on stderr: a file holding tokens that group
+   * or others may open (as ssh warns of a private key). The next change writes it back 0600.
+   */
+  readonly warnings: readonly string[];
   readonly #dir: string;
   #data: ConfigData;
 
-  private constructor(dir: string, file: string, data: ConfigData) {
+  private constructor(dir: string, file: string, data: ConfigData, warnings: readonly string[]) {
     this.#dir = dir;
     this.path = file;
     this.#data = data;
+    this.warnings = warnings;
   }
 
-  /** Opens the config in `dir` (nothing is created until something is stored). */
+  /**
+   * Opens the config in `dir` (nothing is created until something is stored). Throws
+   * ConfigFileError (exit 2) for a file that is not JSON, or whose known keys have values of
+   * the wrong type, naming the file and the key.
+   */
   static open(options: ConfigStoreOptions): ConfigStore {
     const file = path.join(options.dir, 'config.json');
-    return new ConfigStore(options.dir, file, readConfigFile(file));
+    const read = readConfigFile(file);
+    if (read === undefined) return new ConfigStore(options.dir, file, {}, []);
+    const warnings: string[] = [];
+    const holdsTokens = Object.keys(read.data.tokens ?? {}).length > 0;
+    if (holdsTokens && (read.mode & SHARED_BITS) !== 0 && process.platform !== 'win32') {
+      const mode = (read.mode & 0o777).toString(8).padStart(4, '0');
+      warnings.push(
+        `warning: the config file ${file} holds tokens and other users can open it (mode ${mode}); ` +
+          `the next change writes it back 0600, or run: chmod 600 ${file}`,
+      );
+    }
+    return new ConfigStore(options.dir, file, read.data, warnings);
   }
 
   get defaultBaseUrl(): string | undefined {
-    const value = this.#data.defaultBaseUrl;
-    return typeof value === 'string' ? value : undefined;
+    return this.#data.defaultBaseUrl;
   }
 
   tokenFor(origin: string): string | undefined {
     const tokens = this.#tokens();
-    const token = Object.hasOwn(tokens, origin) ? tokens[origin] : undefined;
-    return typeof token === 'string' ? token : undefined;
+    return Object.hasOwn(tokens, origin) ? tokens[origin] : undefined;
   }
 
   /** Origins that have a token stored, sorted. */
@@ -89,8 +111,7 @@ export class ConfigStore {
   }
 
   #tokens(): Record<string, string> {
-    const tokens = this.#data.tokens;
-    return typeof tokens === 'object' && tokens !== null ? tokens : {};
+    return this.#data.tokens ?? {};
   }
 
   async #write<K extends keyof ConfigData>(key: K, value: NonNullable<ConfigData[K]>): Promise<void> {
@@ -120,12 +141,15 @@ function writeFileAtomically(file: string, text: string): void {
   }
 }
 
-function readConfigFile(file: string): ConfigData {
+/** The file's settings and its permission bits; undefined when there is no file yet. */
+function readConfigFile(file: string): { data: ConfigData; mode: number } | undefined {
   let text: string;
+  let mode: number;
   try {
     text = readFileSync(file, 'utf8');
+    mode = statSync(file).mode;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw unreadable(file, error);
   }
   let data: unknown;
@@ -137,7 +161,36 @@ function readConfigFile(file: string): ConfigData {
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
     throw unreadable(file, new Error('it does not hold a JSON object'));
   }
-  return data as ConfigData;
+  const problem = wrongType(data as Record<string, unknown>);
+  if (problem !== undefined) throw unreadable(file, new Error(problem));
+  return { data: data as ConfigData, mode };
+}
+
+/**
+ * The first value of a known key that has the wrong type, described; undefined when all are
+ * right. Unknown keys are left alone: a newer plants may have written them.
+ */
+function wrongType(data: Record<string, unknown>): string | undefined {
+  if (Object.hasOwn(data, 'defaultBaseUrl') && typeof data.defaultBaseUrl !== 'string') {
+    return `"defaultBaseUrl" must be a string (a URL), not ${typeName(data.defaultBaseUrl)}`;
+  }
+  if (!Object.hasOwn(data, 'tokens')) return undefined;
+  const tokens = data.tokens;
+  if (typeof tokens !== 'object' || tokens === null || Array.isArray(tokens)) {
+    return `"tokens" must be an object of origin to token, not ${typeName(tokens)}`;
+  }
+  for (const [origin, token] of Object.entries(tokens)) {
+    if (typeof token !== 'string') {
+      return `"tokens" of ${JSON.stringify(origin.slice(0, 100))} must be a string, not ${typeName(token)}`;
+    }
+  }
+  return undefined;
+}
+
+function typeName(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
 
 function unreadable(file: string, cause: unknown): ConfigFileError {

@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTempDir, runCli } from '../helpers/cli.js';
@@ -162,5 +162,56 @@ describe('plants status', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('config.json cannot be read');
     expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe('a config file left careless', () => {
+  const configFile = () => path.join(env.PLANTS_CONFIG_DIR as string, 'config.json');
+  const writeConfig = (text: string, mode = 0o600) => {
+    mkdirSync(env.PLANTS_CONFIG_DIR as string, { recursive: true, mode: 0o700 });
+    writeFileSync(configFile(), text, { mode });
+    chmodSync(configFile(), mode);
+  };
+
+  it.each([
+    ['{"origins":"x","defaultBaseUrl":5}', '"defaultBaseUrl" must be a string (a URL), not a number'],
+    ['{"tokens":"abc"}', '"tokens" must be an object of origin to token, not a string'],
+    ['{"tokens":{"http://127.0.0.1:4010":42}}', '"tokens" of "http://127.0.0.1:4010" must be a string, not a number'],
+    ['{"tokens":[]}', '"tokens" must be an object of origin to token, not an array'],
+  ])('refuses %s, naming the key and the file (exit 2)', async (text, problem) => {
+    writeConfig(text);
+    for (const args of [['status'], ['status', '--json'], ['add', '--id', '1', '--name', 'x']]) {
+      const result = await runCli(args, { env });
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr).toContain(`the config file ${configFile()} cannot be read: ${problem}`);
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+    }
+    expect(readFileSync(configFile(), 'utf8')).toBe(text);
+  });
+
+  it('warns once on stderr of a file holding tokens that others can read, and writes it back 0600 at the next change', async () => {
+    writeConfig(JSON.stringify({ tokens: { 'http://127.0.0.1:4010': token } }), 0o644);
+    const warning = `warning: the config file ${configFile()} holds tokens and other users can open it (mode 0644)`;
+
+    const status = await runCli(['status'], { env });
+    expect(status.code).toBe(0);
+    expect(status.stderr.split(warning)).toHaveLength(2);
+    expect(status.stdout).not.toContain('warning');
+    expect(status.stdout + status.stderr).not.toContain(token);
+    expect(statSync(configFile()).mode & 0o777).toBe(0o644);
+
+    const login = await runCli(['login', '--base-url', 'https://plants.example.com', '--token', `${token}x`], { env });
+    expect(login.code).toBe(0);
+    expect(login.stderr.split(warning)).toHaveLength(2);
+    expect(statSync(configFile()).mode & 0o777).toBe(0o600);
+
+    const after = await runCli(['status'], { env });
+    expect(after.stderr).not.toContain('warning');
+  });
+
+  it('says nothing of a readable file without tokens', async () => {
+    writeConfig('{"defaultBaseUrl":"http://127.0.0.1:4011"}', 0o644);
+    const status = await runCli(['status'], { env });
+    expect(status.stderr).not.toContain('warning');
   });
 });
