@@ -80,13 +80,18 @@ export function startServer(
   });
 }
 
-/** `plants serve` on 127.0.0.1, a free port, with the bench's token, over a db file or in memory. */
+/**
+ * `plants serve` on 127.0.0.1, a free port, with the bench's token, over a db file or in memory;
+ * `--quiet` unless `extra` asks for a log (`--log-format …`).
+ */
 export function startPlantsServe(
   db: string | 'memory',
   durability: 'full' | 'normal',
   cpu?: number | undefined,
+  extra: readonly string[] = [],
 ): Promise<Server> {
   const store = db === 'memory' ? ['--memory'] : ['--db', db];
+  const quiet = extra.includes('--log-format') ? [] : ['--quiet'];
   return startServer(
     `plants serve --durability ${durability}`,
     node,
@@ -97,12 +102,13 @@ export function startPlantsServe(
       '127.0.0.1',
       '--port',
       '0',
-      '--quiet',
+      ...quiet,
       '--token',
       token,
       '--durability',
       durability,
       ...store,
+      ...extra,
     ],
     { cpu },
   );
