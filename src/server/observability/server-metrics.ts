@@ -60,7 +60,7 @@ export function createServerMetrics(sources: ServerMetricsSources): ServerMetric
   });
   const storeErrors = new Counter({
     name: 'plants_store_errors_total',
-    help: 'Store operations that failed (each answered 500 or 503)',
+    help: 'Store operations that failed (each answered with a 5xx: 500, 503 or 507)',
     registers: [registry],
   });
   new Gauge({
