@@ -1,7 +1,7 @@
 /** Files of a run: NDJSON inputs, fresh folders, the rows a store file holds. */
 import { createWriteStream, mkdtempSync } from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import { Database } from '../../src/server/stores/sqlite/sqlite-driver.js';
 import { work } from './context.js';
 
 export function freshDir(label: string): string {

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { driverPath } from '../../src/server/stores/sqlite/sqlite-driver.js';
 import { projectRoot } from './cli.js';
 
 /**
@@ -12,7 +13,7 @@ export async function holdSqliteLock(
   options: { wal?: boolean } = {},
 ): Promise<{ release(): Promise<void> }> {
   const script = `
-    const Database = require('better-sqlite3');
+    const Database = require(${JSON.stringify(driverPath)});
     const db = new Database(${JSON.stringify(file)});
     ${options.wal === true ? "db.pragma('journal_mode = WAL');" : ''}
     db.exec('CREATE TABLE IF NOT EXISTS lock_holder (x)');

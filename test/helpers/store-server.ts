@@ -1,5 +1,5 @@
-import Database from 'better-sqlite3';
 import { type PlantServerOptions, type RunningPlantServer, startPlantServer } from '../../src/server/start.js';
+import { Database } from '../../src/server/stores/sqlite/sqlite-driver.js';
 import { type StoreBackend, type StoredRow, type StoreLocation, sqliteBackend } from './store-backends.js';
 
 export const TEST_TOKEN = 'test-token-0123456789abcdef';
@@ -77,7 +77,7 @@ export type { StoredRow } from './store-backends.js';
  * Opens a database file with a connection of its own (ids as bigint), the way another program
  * would, runs `read`, and closes it. Works while the server runs (WAL lets readers in) and after.
  */
-export function readStoreFile<T>(dbPath: string, read: (db: Database.Database) => T): T {
+export function readStoreFile<T>(dbPath: string, read: (db: Database) => T): T {
   const db = new Database(dbPath, { fileMustExist: true });
   try {
     db.defaultSafeIntegers(true);

@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { Pool } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { Database } from '../../src/server/stores/sqlite/sqlite-driver.js';
 import { makeTempDir, runCli } from '../helpers/cli.js';
 import { type FixtureServer, startFixtureServer } from '../helpers/fixture-server.js';
 import {

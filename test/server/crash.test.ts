@@ -1,10 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createRequire } from 'node:module';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { Pool } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeTempDir, projectRoot } from '../helpers/cli.js';
+import { projectRoot } from '../helpers/cli.js';
 import { readStoreFile, TEST_TOKEN } from '../helpers/store-server.js';
 
 /**
@@ -19,11 +19,12 @@ let bundle: string;
 const children: ChildProcess[] = [];
 
 beforeAll(async () => {
-  ({ dir, remove: removeDir } = makeTempDir('plants-crash-'));
+  // Inside the project (in the git-ignored .vitest-tmp/), so that the bundle finds node_modules
+  // as dist/ does: the SQLite driver is native and chosen at run time (stores/sqlite/sqlite-driver.ts).
+  mkdirSync(path.join(projectRoot, '.vitest-tmp'), { recursive: true });
+  dir = mkdtempSync(path.join(projectRoot, '.vitest-tmp', 'crash-'));
+  removeDir = () => rmSync(dir, { recursive: true, force: true });
   bundle = path.join(dir, 'start.mjs');
-  // better-sqlite3 is native: leave it out of the bundle, imported by absolute path so the
-  // bundle can live in a temporary folder outside the project.
-  const betterSqlite = createRequire(path.join(projectRoot, 'package.json')).resolve('better-sqlite3');
   await build({
     entryPoints: [path.join(projectRoot, 'src', 'server', 'start.ts')],
     outfile: bundle,
@@ -32,14 +33,7 @@ beforeAll(async () => {
     format: 'esm',
     target: 'node20',
     logLevel: 'silent',
-    plugins: [
-      {
-        name: 'better-sqlite3-from-project',
-        setup(b) {
-          b.onResolve({ filter: /^better-sqlite3$/ }, () => ({ path: betterSqlite, external: true }));
-        },
-      },
-    ],
+    packages: 'external',
   });
 });
 

@@ -10,12 +10,12 @@ import {
 } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import { Agent, request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PlantsError } from '../../src/errors.js';
 import { DatabaseOpenError, ListenError, ServerOptionsError } from '../../src/server/errors.js';
 import { type PlantServerOptions, type RunningPlantServer, startPlantServer } from '../../src/server/start.js';
+import { Database } from '../../src/server/stores/sqlite/sqlite-driver.js';
 import { SqlitePlantStore } from '../../src/server/stores/sqlite/sqlite-plant-store.js';
 import { makeTempDir, projectRoot } from '../helpers/cli.js';
 import { startServeProcess } from '../helpers/serve-process.js';

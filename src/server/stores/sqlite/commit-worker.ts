@@ -1,6 +1,5 @@
-import { createRequire } from 'node:module';
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
-import Database from 'better-sqlite3';
+import { Database, driverPath } from './sqlite-driver.js';
 
 /**
  * Plants as the worker takes them: column by column, the ids in a typed array (moved to the
@@ -130,7 +129,7 @@ export class CommitWorker {
         insertSql: options.insertSql,
         busyTimeoutMs: options.busyTimeoutMs,
         synchronous: options.synchronous,
-        driver: driverPath(),
+        driver: driverPath,
       },
       transferList: [port2],
     });
@@ -238,17 +237,6 @@ export class CommitWorker {
     this.#port.unref();
     done?.({ error });
   }
-}
-
-/**
- * The file of the better-sqlite3 this process runs, for the worker to load the same: found by
- * identity in the module cache, which also works when this code is bundled away from
- * node_modules (with better-sqlite3 left external); else resolved from here.
- */
-function driverPath(): string {
-  const require = createRequire(import.meta.url);
-  const loaded = Object.values(require.cache).find((module) => module?.exports === Database);
-  return loaded?.filename ?? require.resolve('better-sqlite3');
 }
 
 function toSqliteError(error: { message: string; code?: string }): Error {

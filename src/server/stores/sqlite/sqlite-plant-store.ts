@@ -1,6 +1,5 @@
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import type { NewPlant } from '../../../schema/plant.js';
 import {
   DatabaseOpenError,
@@ -10,6 +9,7 @@ import {
 } from '../../errors.js';
 import { type AddResult, type PlantStore, StoreClosedError } from '../plant-store.js';
 import { type BatchOutcome, CommitWorker } from './commit-worker.js';
+import { Database, type Statement } from './sqlite-driver.js';
 
 /**
  * How hard a commit tries to reach the disk (SQLite `synchronous`, always in WAL mode).
@@ -48,7 +48,7 @@ export interface SqlitePlantStoreOptions {
 export interface Migration {
   readonly version: number;
   readonly description: string;
-  up(db: Database.Database): void;
+  up(db: Database): void;
 }
 
 /**
@@ -93,9 +93,9 @@ const INSERT_PLANT = 'INSERT INTO plants (id, name, tag) VALUES (?, ?, ?) ON CON
  * `commitThread`): while one batch waits for its fsync, the next one gathers.
  */
 export class SqlitePlantStore implements PlantStore {
-  readonly #db: Database.Database;
-  readonly #insert: Database.Statement<[bigint, string, string | null]>;
-  readonly #select: Database.Statement<[bigint], PlantRow>;
+  readonly #db: Database;
+  readonly #insert: Statement<[bigint, string, string | null]>;
+  readonly #select: Statement<[bigint], PlantRow>;
   readonly #insertBatch: (plants: readonly NewPlant[]) => number[];
   readonly #maxBatchSize: number;
   readonly #onCommit: ((batchSize: number) => void) | undefined;
@@ -111,7 +111,7 @@ export class SqlitePlantStore implements PlantStore {
   #replaced: DatabaseReplacedError | undefined;
 
   private constructor(
-    db: Database.Database,
+    db: Database,
     options: SqlitePlantStoreOptions,
     worker: CommitWorker | undefined,
     file: { path: string; dev: number; ino: number } | undefined,
@@ -159,7 +159,7 @@ export class SqlitePlantStore implements PlantStore {
         }
       }
     }
-    let db: Database.Database;
+    let db: Database;
     try {
       db = new Database(file, { timeout: options.busyTimeoutMs ?? 5000 });
     } catch (error) {
@@ -429,7 +429,7 @@ function fromRow(row: PlantRow): NewPlant {
  * BEGIN IMMEDIATE even when there is nothing to do: it proves at start that we can take the
  * write lock, so a database another process holds is refused now rather than failing every add.
  */
-export function migrate(db: Database.Database, migrations: readonly Migration[]): { from: number; to: number } {
+export function migrate(db: Database, migrations: readonly Migration[]): { from: number; to: number } {
   const begin = db.transaction(() => Number(db.pragma('user_version', { simple: true })));
   const from = begin.immediate();
   for (const step of migrations) {

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Database } from '../../../../src/server/stores/sqlite/sqlite-driver.js';
 import { SqlitePlantStore } from '../../../../src/server/stores/sqlite/sqlite-plant-store.js';
 import { makeTempDir } from '../../../helpers/cli.js';
 

@@ -1,8 +1,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DatabaseOpenError } from '../../../../src/server/errors.js';
+import { Database } from '../../../../src/server/stores/sqlite/sqlite-driver.js';
 import {
   type Migration,
   migrate,
@@ -30,7 +30,7 @@ function openStore(file = path.join(dir, 'plants.db'), durability: 'full' | 'nor
   return store;
 }
 
-function rawDb(file: string): Database.Database {
+function rawDb(file: string): Database {
   const db = new Database(file);
   db.defaultSafeIntegers(true);
   return db;
