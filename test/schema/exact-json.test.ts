@@ -1,7 +1,26 @@
 import { describe, expect, it } from 'vitest';
-import { DecimalLiteral, parseJsonExact, stringifyJsonExact } from '../../src/schema/exact-json.js';
+import {
+  DecimalLiteral,
+  type ExactJsonParser,
+  jsonSourceTextAccess,
+  parseJsonExact as parseWithDefault,
+  stringifyJsonExact,
+} from '../../src/schema/exact-json.js';
 
-describe('parseJsonExact', () => {
+// Both ways of reading, on any Node that has them: lossless-json everywhere (Node 20's only
+// way, forced here), JSON.parse with source text where the engine gives it (Node 21+).
+const parsers: ExactJsonParser[] = jsonSourceTextAccess ? ['source-text', 'lossless-json'] : ['lossless-json'];
+
+describe('the way parseJsonExact reads by default', () => {
+  it('is JSON.parse with source text from Node 22 on, lossless-json before', () => {
+    const major = Number(process.versions.node.split('.')[0]);
+    expect(jsonSourceTextAccess).toBe(major >= 21);
+  });
+});
+
+describe.each(parsers)('parseJsonExact with %s', (parser) => {
+  const parseJsonExact = (text: string) => parseWithDefault(text, parser);
+
   it('keeps integers beyond 2^53 digit for digit as bigint', () => {
     expect(parseJsonExact('{"id":9223372036854775807}')).toEqual({ id: 9223372036854775807n });
     expect(parseJsonExact('[9007199254740993,9007199254740992]')).toEqual([9007199254740993n, 9007199254740992n]);
@@ -33,6 +52,28 @@ describe('parseJsonExact', () => {
     // A depth the parser does hold is still read.
     expect(parseJsonExact(`${'['.repeat(500)}${']'.repeat(500)}`)).toBeInstanceOf(Array);
   });
+  it('reads big ids beside strings with colons, escapes, unicode and nesting', () => {
+    expect(
+      parseJsonExact('{"id":-9223372036854775808,"name":"a:b \\"c\\": d","tag":"\\u00e9","n":[{"x":[1.25e-3,0,-0]}]}'),
+    ).toEqual({
+      id: -9223372036854775808n,
+      name: 'a:b "c": d',
+      tag: 'é',
+      n: [{ x: [new DecimalLiteral('1.25e-3'), 0, -0] }],
+    });
+  });
+
+  it.each([
+    ['{"id":5,"id":6,"name":"fern"}', 'two values for one key'],
+    ['{"a":{"b":1,"b":2},"c":"x:y"}', 'a nested duplicate beside a colon in a string'],
+    ['{"id":9223372036854775807,"id":1}', 'a duplicate beside a big id'],
+  ])('throws SyntaxError on %j (%s)', (text) => {
+    expect(() => parseJsonExact(text)).toThrow(SyntaxError);
+  });
+
+  it('takes a key given twice with the same value, as lossless-json does', () => {
+    expect(parseJsonExact('{"a":1,"a":1,"b":"c:"}')).toEqual({ a: 1, b: 'c:' });
+  });
 });
 
 describe('stringifyJsonExact', () => {
@@ -44,7 +85,7 @@ describe('stringifyJsonExact', () => {
 
   it('round-trips the int64 edges', () => {
     for (const id of [-(2n ** 63n), 2n ** 63n - 1n, 2n ** 53n + 1n]) {
-      expect(parseJsonExact(stringifyJsonExact({ id }))).toEqual({ id });
+      expect(parseWithDefault(stringifyJsonExact({ id }))).toEqual({ id });
     }
   });
 });
