@@ -16,6 +16,8 @@ export interface ServeProcess {
 export interface ServeProcessOptions {
   /** Run it under `ulimit -n <fdLimit>` (through bash): at most this many open files. */
   fdLimit?: number;
+  /** The `plants` to run (an installed one) instead of this checkout's bin/run.js. */
+  executable?: string;
 }
 
 /**
@@ -27,7 +29,11 @@ export function startServeProcess(
   env: Record<string, string> = {},
   options: ServeProcessOptions = {},
 ): Promise<ServeProcess> {
-  const argv = [process.execPath, binPath, 'serve', ...args];
+  const argv = [
+    ...(options.executable === undefined ? [process.execPath, binPath] : [options.executable]),
+    'serve',
+    ...args,
+  ];
   const [command, ...commandArgs] =
     options.fdLimit === undefined ? argv : ['bash', '-c', `ulimit -n ${options.fdLimit} && exec "$0" "$@"`, ...argv];
   const child = spawn(command as string, commandArgs, {

@@ -1,6 +1,6 @@
 import { networkInterfaces } from 'node:os';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Database } from '../../../src/server/stores/sqlite/sqlite-driver.js';
 import { type StoreLocation, storeBackends } from '../../helpers/store-backends.js';
 import { type StoreServer, startStoreServer, TEST_TOKEN } from '../../helpers/store-server.js';
 import { postPlant, send } from '../http-client.js';
