@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import {
   chmodSync,
   closeSync,
@@ -125,7 +124,9 @@ export class ConfigStore {
 
 /** The whole file or nothing: a reader (or a crash) never sees a half-written config. */
 function writeFileAtomically(file: string, text: string): void {
-  const temporary = `${file}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
+  // Unique without node:crypto (whose import alone costs a login a tenth of Node's start-up): the
+  // process id and the time; 'wx' refuses to reuse a name all the same.
+  const temporary = `${file}.${process.pid}-${process.hrtime.bigint()}.tmp`;
   try {
     const fd = openSync(temporary, 'wx', 0o600);
     try {

@@ -1,19 +1,15 @@
-import { Chalk, type ChalkInstance } from 'chalk';
 import { ResponseError } from '../../client/errors.js';
 import { PlantsError } from '../../errors.js';
+import { type Colors, colors } from './colors.js';
 
 export interface OutputStreams {
   stdout: NodeJS.WriteStream;
   stderr: NodeJS.WriteStream;
 }
 
-/** Colour level for a stream: none when it is not a terminal or NO_COLOR is set. */
-function colorFor(stream: NodeJS.WriteStream, noColor: boolean): ChalkInstance {
-  const level =
-    noColor || !stream.isTTY
-      ? 0
-      : (Math.min(3, Math.max(1, Math.log2(stream.getColorDepth?.() ?? 2))) as 0 | 1 | 2 | 3);
-  return new Chalk({ level });
+/** Colours for a stream: none when it is not a terminal or NO_COLOR is set. */
+function colorFor(stream: NodeJS.WriteStream, noColor: boolean): Colors {
+  return colors(!noColor && stream.isTTY === true);
 }
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
@@ -43,8 +39,8 @@ export class Output {
   readonly stdout: NodeJS.WriteStream;
   readonly stderr: NodeJS.WriteStream;
   /** Colours for stdout and for stderr, each off unless that stream is a TTY. */
-  readonly color: ChalkInstance;
-  readonly errorColor: ChalkInstance;
+  readonly color: Colors;
+  readonly errorColor: Colors;
 
   constructor(streams: OutputStreams, options: { noColor: boolean }) {
     this.stdout = streams.stdout;

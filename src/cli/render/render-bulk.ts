@@ -1,6 +1,6 @@
-import type { ChalkInstance } from 'chalk';
 import type { BulkSummary, RecordOutcome } from '../../bulk/bulk-add.js';
 import { parseJsonExact, stringifyJsonExact } from '../../schema/exact-json.js';
+import type { Colors } from './colors.js';
 import { sanitizeForTerminal } from './output.js';
 
 /** A JSON text on one line: the server's body as it came when it is already one line. */
@@ -53,7 +53,7 @@ export function progressText(done: number, elapsedMs: number, total?: number): s
 }
 
 /** The summary for a person, on stderr: counts, how it ended, and the first failures by line. */
-export function renderBulkSummary(summary: BulkSummary, c: ChalkInstance): string {
+export function renderBulkSummary(summary: BulkSummary, c: Colors): string {
   const seconds = summary.elapsedMs / 1000;
   const rate = seconds > 0 ? Math.round(summary.records / seconds) : summary.records;
   const mark = summary.added === summary.records && summary.stopped === undefined ? c.green('✓') : c.red('✗');

@@ -1,6 +1,6 @@
-import type { ChalkInstance } from 'chalk';
 import { stringifyJsonExact } from '../../schema/exact-json.js';
 import type { StoredPlant } from '../../schema/plant.js';
+import type { Colors } from './colors.js';
 import { sanitizeForTerminal } from './output.js';
 
 /** One plant as one NDJSON line, `id` first and digit for digit; `tag` only when set. */
@@ -20,12 +20,7 @@ function fitCell(text: string, width: number): string {
  * Plants as table rows for a terminal `columns` wide: the id in full, then name and tag
  * sharing what is left (the name first), cut with … when they do not fit.
  */
-export function renderPlantRows(
-  plants: readonly StoredPlant[],
-  columns: number,
-  c: ChalkInstance,
-  header: boolean,
-): string[] {
+export function renderPlantRows(plants: readonly StoredPlant[], columns: number, c: Colors, header: boolean): string[] {
   const idWidth = Math.max(2, ...plants.map((plant) => String(plant.id).length));
   const room = Math.max(10, columns - idWidth - 4);
   const longestName = Math.max(4, ...plants.map((plant) => plant.name.length));
@@ -39,7 +34,7 @@ export function renderPlantRows(
 }
 
 /** `plants get` for a person: one field a line. */
-export function renderPlant(plant: StoredPlant, c: ChalkInstance): string {
+export function renderPlant(plant: StoredPlant, c: Colors): string {
   const lines = [`${c.bold('id')}    ${plant.id}`, `${c.bold('name')}  ${sanitizeForTerminal(plant.name)}`];
   if (plant.tag !== undefined) lines.push(`${c.bold('tag')}   ${sanitizeForTerminal(plant.tag)}`);
   return lines.join('\n');

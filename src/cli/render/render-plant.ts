@@ -1,9 +1,9 @@
-import type { ChalkInstance } from 'chalk';
 import type { Plant } from '../../schema/plant.js';
+import type { Colors } from './colors.js';
 import { sanitizeForTerminal } from './output.js';
 
 /** The human line for an added plant; the id is the one sent when the answer leaves it out. */
-export function renderAddedPlant(plant: Plant, sentId: bigint, c: ChalkInstance): string {
+export function renderAddedPlant(plant: Plant, sentId: bigint, c: Colors): string {
   const id = plant.id ?? sentId;
   const tag = plant.tag === undefined ? '' : ` ${c.dim(`[${sanitizeForTerminal(plant.tag)}]`)}`;
   return `${c.green('✓')} Added plant ${id}: ${c.bold(sanitizeForTerminal(plant.name))}${tag}`;

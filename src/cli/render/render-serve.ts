@@ -1,4 +1,4 @@
-import type { ChalkInstance } from 'chalk';
+import type { Colors } from './colors.js';
 
 export interface ServeBanner {
   url: string;
@@ -12,7 +12,7 @@ export interface ServeBanner {
 }
 
 /** What `plants serve` tells the person who started it, on stderr: where, what, and what to try next. */
-export function renderServeBanner(banner: ServeBanner, c: ChalkInstance): string {
+export function renderServeBanner(banner: ServeBanner, c: Colors): string {
   const store = banner.database === ':memory:' ? 'in memory (gone when the server stops)' : banner.database;
   const lines = [
     `${c.green('✓')} Plant store listening on ${c.bold(banner.url)}`,

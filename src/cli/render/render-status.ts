@@ -1,10 +1,10 @@
-import type { ChalkInstance } from 'chalk';
 import type { Status } from '../../config/session.js';
+import type { Colors } from './colors.js';
 
 const sourceWords = { flag: '--base-url', environment: 'environment', config: 'config', default: 'default' } as const;
 
 /** `plants status` for a person: the default first, then every origin with a token. */
-export function renderStatus(status: Status, c: ChalkInstance): string {
+export function renderStatus(status: Status, c: Colors): string {
   const lines = [
     `${c.bold('Default store:')} ${status.defaultBaseUrl} ${c.dim(`(from ${sourceWords[status.defaultBaseUrlSource]})`)}`,
     `${c.bold('Config file:')}   ${status.configFile}`,
