@@ -9,7 +9,7 @@
  * This file only runs the groups of rows and prints the table. Each group is one module of
  * bench/rows/ (add a group there and list it in `groups`); what rows share is in bench/lib/.
  *
- * BENCH_QUICK=1: a smoke run of about 30 s (fewer runs, smaller files, shorter loads, no peers).
+ * BENCH_QUICK=1: a smoke run of a few minutes with valgrind, about 30 s without (fewer runs, smaller files, shorter loads, no peers, three callgrind counts).
  * BENCH_PIN=0: do not pin the server under test and its load generator to separate cores.
  * BENCH_ROWS=a,c: only these groups of rows (a start-up, b bulk, c server, d listing); default all.
  */
@@ -58,7 +58,7 @@ async function main(): Promise<void> {
   const out = [
     `plants bench${quick ? ' (BENCH_QUICK=1: smoke run, not for the record)' : ''}, ${new Date().toISOString().slice(0, 16)}Z`,
     `machine: ${cpu}, ${cores} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB; ${os.platform()} ${os.arch()}; Node ${process.version}; load average ${load0.toFixed(1)} at start, ${(os.loadavg()[0] ?? 0).toFixed(1)} at end`,
-    `runs: start-up ${plan.startupRuns} per command after ${plan.startupWarmup} warm-up, round robin; bulk ${plan.bulkRuns} per side; server ${plan.serverRuns} × ${plan.serverSeconds} s per target after ${plan.warmupSeconds} s warm-up; ${seconds.toFixed(0)} s in all`,
+    `runs: start-up ${plan.startupRuns} per command after ${plan.startupWarmup} warm-up, round robin, callgrind medians of ${plan.callgrindRuns}; bulk ${plan.bulkRuns} per side; server ${plan.serverRuns} × ${plan.serverSeconds} s per target after ${plan.warmupSeconds} s warm-up; ${seconds.toFixed(0)} s in all`,
     `set-up: every server and client its own process on 127.0.0.1; ${pin ? 'server pinned to cpu 0, load generator or client to cpu 1 (taskset)' : 'no pinning'}; server load: autocannon ${serverLoad.connections} connections × pipelining ${serverLoad.pipelining}, POST /plants, a new id each request; bulk: fresh durable (full) server and db file per side; plants add with its default concurrency`,
     'ratios: medians of per-round ratios (each round measures its rows back to back)',
     '',
@@ -68,7 +68,7 @@ async function main(): Promise<void> {
 }
 
 /** However the machine behaves, the whole run ends: a few minutes normally, this at most. */
-const DEADLINE_MS = (quick ? 5 : 20) * 60_000;
+const DEADLINE_MS = (quick ? 10 : 40) * 60_000;
 setTimeout(() => {
   console.error(`bench: still running after ${DEADLINE_MS / 60_000} minutes; stopping`);
   void stopAll().then(() => {

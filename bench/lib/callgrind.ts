@@ -1,6 +1,8 @@
 /**
- * Instructions a whole process executes, counted by valgrind's callgrind: the same count on
- * every run whatever else the machine does, unlike wall-clock time on a shared machine.
+ * Instructions a whole process executes, counted by valgrind's callgrind: unlike wall-clock
+ * time, not swayed by whatever else the machine does. Not quite the same count on every run
+ * (V8's compiler and collector threads interleave differently: seen here, ±1% for `node -e 0`,
+ * ±5% for an empty ES module), hence medians of a few runs.
  */
 import { node } from './context.js';
 import { run } from './processes.js';

@@ -21,6 +21,7 @@ export const plan = quick
   ? {
       startupRuns: 7,
       startupWarmup: 2,
+      callgrindRuns: 1,
       bulkRecords: 20_000,
       bulkRuns: 1,
       rssRecords: 50_000,
@@ -34,6 +35,7 @@ export const plan = quick
   : {
       startupRuns: 20,
       startupWarmup: 3,
+      callgrindRuns: 3,
       bulkRecords: 100_000,
       bulkRuns: 3,
       rssRecords: 1_000_000,

@@ -75,19 +75,19 @@ async function startupRows(): Promise<Row[]> {
       }
     }
 
-    // Counts do not vary from run to run: one run each, in the same order (add before get and delete).
-    const counts: Array<number | undefined> = [];
-    if (hasValgrind) {
+    // Counts move little from run to run: medians of a few rounds, each in the same order (add
+    // before get and delete).
+    const runs = commands.map(() => [] as number[]);
+    for (let round = 0; hasValgrind && round < plan.callgrindRuns; round++) {
       const id = nextId++;
-      for (const command of commands) {
-        if (quick && !command.quick) {
-          counts.push(undefined);
-          continue;
-        }
-        progress(`callgrind: ${command.name}`);
-        counts.push(await countInstructions(command.args(id), command.input));
+      for (const [index, command] of commands.entries()) {
+        if (quick && !command.quick) continue;
+        progress(`callgrind ${round + 1}/${plan.callgrindRuns}: ${command.name}`);
+        const count = await countInstructions(command.args(id), command.input);
+        if (count !== undefined) runs[index]?.push(count);
       }
     }
+    const counts = runs.map((values) => (values.length === 0 ? undefined : median(values)));
     const bareCount = counts[0];
     const perRound = (index: number) =>
       median((times[index] ?? []).map((ms, round) => ms / (times[0]?.[round] ?? Number.NaN)));
