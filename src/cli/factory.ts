@@ -5,6 +5,7 @@ import type { ConfigStore } from '../config/config-store.js';
 import { resolveBaseUrl, resolveToken, type Setting, type SettingInputs } from '../config/settings.js';
 import { InvalidInputError } from '../errors.js';
 import { describeBadToken, isBearerToken } from '../schema/token.js';
+import { DEFAULT_RETRIES } from './defaults.js';
 import type { PlantsEnv } from './env.js';
 import type { Output } from './render/output.js';
 
@@ -111,6 +112,9 @@ export class Factory {
     return new PlantClient({
       baseUrl,
       token: token?.value,
+      tokenSource: token?.source === 'environment' ? 'environment' : 'config',
+      // Reads and deletes are sent again like adds: a refused connection, a 429/503 with Retry-After.
+      retry: { attempts: DEFAULT_RETRIES + 1 },
       dispatcher: await this.dispatcher(request.connections),
       userAgent: this.userAgent,
       timeoutMs: (request.timeoutSeconds ?? 30) * 1000,

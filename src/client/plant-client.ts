@@ -2,7 +2,7 @@ import type { Dispatcher } from 'undici';
 import { ExitCode } from '../errors.js';
 import { parseJsonExact, stringifyJsonExact } from '../schema/exact-json.js';
 import { ErrorBody, type NewPlant, Plant, StoredPlant } from '../schema/plant.js';
-import { DEFAULT_BASE_URL, formatBaseUrl } from './base-url.js';
+import { DEFAULT_BASE_URL, formatBaseUrl, isLoopbackHost } from './base-url.js';
 import { AuthRejectedError, ResponseError, UnreachableError } from './errors.js';
 
 /** The most of a response body we read; a Plant or an Error is a few hundred bytes. */
@@ -22,6 +22,10 @@ export interface PlantClientOptions {
   userAgent: string;
   /** Gives up on a request after this long, headers and body included. Default 30 000. */
   timeoutMs?: number;
+  /** Where the token came from, so that a refused one gets the hint that can help. */
+  tokenSource?: 'environment' | 'config' | undefined;
+  /** How reads and deletes are sent again after a transient failure (addPlant takes its own). Default: not. */
+  retry?: RetryPolicy;
 }
 
 /** A plant the server accepted: the parsed Plant and the exact text it was sent as. */
@@ -73,29 +77,16 @@ export class PlantClient {
    * UnreachableError, whose `attempts` says how often it was sent.
    */
   async addPlant(newPlant: NewPlant, options: { retry?: RetryPolicy } = {}): Promise<AddedPlant> {
-    const body = stringifyJsonExact(newPlant);
-    const policy = options.retry ?? { attempts: 1 };
-    let mayHaveBeenApplied = false;
-    for (let attempt = 1; ; attempt++) {
-      let retryable: Retryable = false;
-      let retryAfterMs: number | undefined;
-      try {
-        const answer = await this.#send('POST', this.#plantsUrl, body);
-        if (answer.status === 200 || answer.status === 201) return { ...this.#plant(answer), attempts: attempt };
-        const error = this.#errorFor(answer.status, answer.contentType, answer.text);
-        retryAfterMs = answer.status === 429 || answer.status === 503 ? parseRetryAfter(answer.retryAfter) : undefined;
-        if (retryAfterMs !== undefined) retryable = 'not-applied';
-        if (attempt >= policy.attempts || retryable === false || (retryAfterMs ?? 0) > (policy.maxDelayMs ?? 10_000)) {
-          throw withAttempts(answer.status === 409 && mayHaveBeenApplied ? duplicateAfterRetry(error) : error, attempt);
-        }
-      } catch (error) {
-        if (!(error instanceof SendError)) throw error;
-        retryable = error.retryable;
-        if (attempt >= policy.attempts || retryable === false) throw withAttempts(error.reported, attempt);
-      }
-      if (retryable === 'maybe-applied') mayHaveBeenApplied = true;
-      await sleep(retryAfterMs ?? backoff(attempt, policy));
+    const exchange = await this.#exchange('POST', this.#plantsUrl, stringifyJsonExact(newPlant), options.retry);
+    const { answer, attempts } = exchange;
+    if (answer.status === 200 || answer.status === 201) {
+      return { ...withAttempts(() => this.#plant(answer), attempts), attempts };
     }
+    const error = this.#errorFor(answer);
+    throw withAttemptsOn(
+      answer.status === 409 && exchange.mayHaveBeenApplied ? duplicateAfterRetry(error) : error,
+      attempts,
+    );
   }
 
   /**
@@ -108,8 +99,7 @@ export class PlantClient {
       if (page.limit !== undefined) url.searchParams.set('limit', String(page.limit));
       if (page.after !== undefined) url.searchParams.set('after', String(page.after));
     }
-    const answer = await this.#send('GET', url);
-    if (answer.status !== 200) throw this.#errorFor(answer.status, answer.contentType, answer.text);
+    const answer = await this.#read('GET', url);
     const json = tryParseJson(answer.text, answer.contentType);
     const plants = json.ok && Array.isArray(json.value) ? StoredPlant.array().safeParse(json.value) : undefined;
     if (plants?.success !== true) {
@@ -130,6 +120,21 @@ export class PlantClient {
     return { plants: plants.data, next };
   }
 
+  /**
+   * Whether the store answers and takes the token, for `plants status`: one plant's page
+   * (GET /plants?limit=1). A store that does not list plants (405) is reachable, but the token
+   * could not be checked that way.
+   */
+  async checkAccess(): Promise<'accepted' | 'not-checked'> {
+    try {
+      await this.listPage({ limit: 1 });
+      return 'accepted';
+    } catch (error) {
+      if (error instanceof ResponseError && error.status === 405) return 'not-checked';
+      throw error;
+    }
+  }
+
   /** Every plant, page after page, in flat memory: one page is held at a time. */
   async *listAll(limit?: number): AsyncGenerator<StoredPlant> {
     let page: PlantPage = await this.listPage({ limit });
@@ -142,8 +147,7 @@ export class PlantClient {
 
   /** GET /plants/{id}: the plant, or ResponseError (404 when there is none). */
   async getPlant(id: bigint): Promise<{ plant: StoredPlant; rawBody: string }> {
-    const answer = await this.#send('GET', this.#plantUrl(id));
-    if (answer.status !== 200) throw this.#errorFor(answer.status, answer.contentType, answer.text);
+    const answer = await this.#read('GET', this.#plantUrl(id));
     const json = tryParseJson(answer.text, answer.contentType);
     const plant = json.ok ? StoredPlant.safeParse(json.value) : undefined;
     if (plant?.success) return { plant: plant.data, rawBody: answer.text };
@@ -156,9 +160,42 @@ export class PlantClient {
 
   /** DELETE /plants/{id}: resolves once deleted; ResponseError (404 when there is none). */
   async deletePlant(id: bigint): Promise<void> {
-    const answer = await this.#send('DELETE', this.#plantUrl(id));
-    if (answer.status !== 204 && answer.status !== 200)
-      throw this.#errorFor(answer.status, answer.contentType, answer.text);
+    await this.#read('DELETE', this.#plantUrl(id));
+  }
+
+  /**
+   * The one way every request goes out: sent, and sent again under the retry policy where that
+   * is safe (see RetryPolicy). Resolves with the answer, whatever its status; rejects only with
+   * UnreachableError, whose `attempts` says how often it was sent.
+   */
+  async #exchange(method: string, url: URL, body?: string, policy: RetryPolicy = { attempts: 1 }): Promise<Exchange> {
+    let mayHaveBeenApplied = false;
+    for (let attempt = 1; ; attempt++) {
+      let waitMs: number | undefined;
+      try {
+        const answer = await this.#send(method, url, body);
+        const retryAfterMs =
+          answer.status === 429 || answer.status === 503 ? parseRetryAfter(answer.retryAfter) : undefined;
+        if (retryAfterMs === undefined || attempt >= policy.attempts || retryAfterMs > (policy.maxDelayMs ?? 10_000)) {
+          return { answer, attempts: attempt, mayHaveBeenApplied };
+        }
+        waitMs = retryAfterMs;
+      } catch (error) {
+        if (!(error instanceof SendError)) throw error;
+        // A DELETE sent again after it may have been applied would answer 404 for its own success.
+        const again = error.retryable === 'not-applied' || (error.retryable === 'maybe-applied' && method !== 'DELETE');
+        if (attempt >= policy.attempts || !again) throw withAttemptsOn(error.reported, attempt);
+        if (error.retryable === 'maybe-applied') mayHaveBeenApplied = true;
+      }
+      await sleep(waitMs ?? backoff(attempt, policy));
+    }
+  }
+
+  /** A GET or DELETE under the client's retry policy: the answer when it is a success, else its error. */
+  async #read(method: 'GET' | 'DELETE', url: URL): Promise<Answer> {
+    const { answer, attempts } = await this.#exchange(method, url, undefined, this.#options.retry);
+    if (answer.status === 200 || (method === 'DELETE' && answer.status === 204)) return answer;
+    throw withAttemptsOn(this.#errorFor(answer), attempts);
   }
 
   #plantUrl(id: bigint): URL {
@@ -177,9 +214,12 @@ export class PlantClient {
   }
 
   async #send(method: string, url: URL, body?: string): Promise<Answer> {
-    // undici's own time-outs, headers and then body, rather than a timer and an AbortSignal per
-    // request: with thousands in flight those cost more than the request itself.
+    // undici's own time-out for the headers, rather than an AbortSignal per request: with
+    // thousands in flight those cost more than the request itself. The body then gets what is
+    // left of --timeout, on one timer, so that an answer dripping a byte at a time ends too.
+    const started = performance.now();
     let answered = false;
+    let deadlinePassed = false;
     try {
       const response = await this.#options.dispatcher.request({
         origin: url.origin,
@@ -191,7 +231,20 @@ export class PlantClient {
         bodyTimeout: this.#options.timeoutMs,
       });
       answered = true;
-      const text = await readLimited(response.body, response.headers['content-length']);
+      const left = this.#options.timeoutMs - (performance.now() - started);
+      const deadline = setTimeout(
+        () => {
+          deadlinePassed = true;
+          response.body.destroy(new Error('the whole answer did not arrive in time'));
+        },
+        Math.max(0, left),
+      );
+      let text: string;
+      try {
+        text = await readLimited(response.body, response.headers['content-length']);
+      } finally {
+        clearTimeout(deadline);
+      }
       const contentType = String(response.headers['content-type'] ?? '');
       const { 'retry-after': retryAfter, link } = response.headers;
       return {
@@ -203,30 +256,27 @@ export class PlantClient {
       };
     } catch (error) {
       const code = errorCode(error);
-      const timedOut = code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT';
+      const timedOut = deadlinePassed || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT';
       throw new SendError(this.#unreachable(error, timedOut), timedOut || answered ? false : retryableFailure(error));
     }
   }
 
   #unreachable(error: unknown, timedOut: boolean): UnreachableError {
-    const base = formatBaseUrl(this.#options.baseUrl);
-    const isDefault = base === DEFAULT_BASE_URL;
-    const hints = isDefault ? ['Is the local store running? Start it with `plants serve`.'] : [];
+    const baseUrl = this.#options.baseUrl;
+    const base = formatBaseUrl(baseUrl);
     if (timedOut) {
       return new UnreachableError(`no answer from ${base} within ${this.#options.timeoutMs / 1000} s`, {
         url: base,
         cause: error,
-        hints: ['Raise the limit with --timeout SECONDS.', ...hints],
+        hints: ['Raise the limit with --timeout SECONDS.'],
       });
     }
-    return new UnreachableError(`cannot reach ${base}: ${describeNetworkError(error)}`, {
-      url: base,
-      cause: error,
-      hints,
-    });
+    const { reason, hints } = describeNetworkFailure(error, baseUrl);
+    return new UnreachableError(`cannot reach ${base}: ${reason}`, { url: base, cause: error, hints });
   }
 
-  #errorFor(status: number, contentType: string, text: string): ResponseError {
+  #errorFor(answer: Answer): ResponseError {
+    const { status, contentType, text } = answer;
     const json = tryParseJson(text, contentType);
     const errorBody = json.ok ? ErrorBody.safeParse(json.value) : undefined;
     const problem = json.ok ? problemMessage(json.value) : undefined;
@@ -239,14 +289,13 @@ export class PlantClient {
     // Any JSON body is passed on as it came (an Error, or a problem+json); other bodies are not.
     const rawBody = json.ok ? text : undefined;
     if (status === 401 || status === 403) {
-      const origin = this.#options.baseUrl.origin;
-      const hint =
-        this.#options.token === undefined
-          ? `No token is stored for ${origin}: run \`plants login --base-url ${origin}\` or set PLANTS_TOKEN.`
-          : `Check the token: \`plants login --base-url ${origin}\` stores a new one.`;
+      const hint = refusedTokenHint(
+        this.#options.baseUrl,
+        this.#options.token === undefined ? undefined : (this.#options.tokenSource ?? 'config'),
+      );
       return new AuthRejectedError(message, { status, body, rawBody, exitCode: ExitCode.auth, hints: [hint] });
     }
-    return new ResponseError(message, { status, body, rawBody });
+    return new ResponseError(message, { status, body, rawBody, hints: busyHint(status, answer.retryAfter) });
   }
 }
 
@@ -312,27 +361,104 @@ function excerpt(text: string): string {
   return line.length > 80 ? `${line.slice(0, 77)}...` : line;
 }
 
-function describeNetworkError(error: unknown): string {
-  const seen = new Set<unknown>();
-  let current: unknown = error;
-  while (current instanceof Error && !seen.has(current)) {
-    seen.add(current);
-    const code = (current as { code?: unknown }).code;
-    if (code === 'ECONNREFUSED') return 'connection refused';
-    if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'host not found';
-    if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET')
-      return 'the connection was closed before a whole answer arrived';
-    if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return 'the server stopped answering';
-    if (
-      typeof code === 'string' &&
-      (code.startsWith('ERR_TLS') || code.includes('CERT') || code.startsWith('ERR_SSL'))
-    ) {
-      return `TLS failed (${current.message})`;
-    }
-    if (current.cause === undefined) return current.message;
-    current = current.cause;
+/** OpenSSL's verdicts on a certificate, as a sentence. */
+const certificateProblems: Record<string, string> = {
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'its TLS certificate is self-signed, and not trusted here',
+  SELF_SIGNED_CERT_IN_CHAIN: 'its TLS certificate chain ends in a self-signed certificate that is not trusted here',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'its TLS certificate is not signed by an authority trusted here',
+  UNABLE_TO_GET_ISSUER_CERT: 'its TLS certificate is not signed by an authority trusted here',
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'its TLS certificate is not signed by an authority trusted here',
+  CERT_HAS_EXPIRED: 'its TLS certificate has expired',
+  CERT_NOT_YET_VALID: 'its TLS certificate is not valid yet',
+  ERR_TLS_CERT_ALTNAME_INVALID: 'its TLS certificate is for another host name',
+  CERT_REVOKED: 'its TLS certificate has been revoked',
+};
+
+/**
+ * Why a request got no answer, as a sentence and what to try: never the library's own text,
+ * which for TLS is OpenSSL's internals (error codes, source paths).
+ */
+export function describeNetworkFailure(error: unknown, baseUrl: URL): { reason: string; hints: string[] } {
+  const code = errorCode(error) ?? '';
+  const text = causeMessages(error);
+  if (code === 'ECONNREFUSED') {
+    const hints = !isLoopbackHost(baseUrl.hostname)
+      ? []
+      : formatBaseUrl(baseUrl) === DEFAULT_BASE_URL
+        ? ['Is the local store running? Start it with `plants serve`.']
+        : [
+            `Is a store listening there? \`plants serve --port ${baseUrl.port || (baseUrl.protocol === 'https:' ? 443 : 80)}\` starts one.`,
+          ];
+    return { reason: 'connection refused', hints };
   }
-  return String(error);
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME' || code === 'EAI_FAIL') {
+    return {
+      reason: `the host name ${baseUrl.hostname} could not be resolved (DNS)`,
+      hints: ['Check the host in the base URL (--base-url, PLANTS_BASE_URL, or the default `plants status` shows).'],
+    };
+  }
+  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE' || code === 'UND_ERR_CLOSED') {
+    return { reason: 'the connection was closed before a whole answer arrived', hints: [] };
+  }
+  const problem = certificateProblems[code];
+  if (problem !== undefined) {
+    return { reason: problem, hints: ['Trust its certificate authority with NODE_EXTRA_CA_CERTS=FILE (a PEM file).'] };
+  }
+  if (/wrong version number|packet length too long|http request|unknown protocol/i.test(text)) {
+    const plain = new URL(formatBaseUrl(baseUrl));
+    plain.protocol = 'http:';
+    return {
+      reason: 'the server does not speak TLS on this port',
+      hints: [`If it is a plain-HTTP store, try ${formatBaseUrl(plain)}`],
+    };
+  }
+  if (code.startsWith('ERR_SSL') || code.startsWith('ERR_TLS') || code.includes('CERT') || code === 'EPROTO') {
+    return { reason: 'the TLS handshake failed', hints: [] };
+  }
+  if (code === 'ETIMEDOUT' || code === 'UND_ERR_CONNECT_TIMEOUT')
+    return { reason: 'the connection timed out', hints: [] };
+  if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return { reason: 'no route to the host', hints: [] };
+  return { reason: code === '' ? 'the request failed' : `the request failed (${code})`, hints: [] };
+}
+
+function causeMessages(error: unknown): string {
+  const parts: string[] = [];
+  for (let current = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
+    parts.push(current.message);
+  }
+  return parts.join(' ');
+}
+
+/** What to do about a refused token, naming where it came from (PLANTS_TOKEN cannot be mended by a login). */
+export function refusedTokenHint(baseUrl: URL, source: 'environment' | 'config' | undefined): string {
+  const login = loginCommand(baseUrl);
+  if (source === 'environment') {
+    return `The token sent was PLANTS_TOKEN's (it comes before any stored token): set it to a valid token, or unset it to use the one \`${login}\` stores.`;
+  }
+  if (source === undefined) return `No token is stored for ${baseUrl.origin}: run \`${login}\` or set PLANTS_TOKEN.`;
+  return `Check the token: \`${login}\` stores a new one.`;
+}
+
+/** `plants login`, with `--base-url` when the store is not the default one. */
+export function loginCommand(baseUrl: URL): string {
+  const base = formatBaseUrl(baseUrl);
+  return base === DEFAULT_BASE_URL ? 'plants login' : `plants login --base-url ${base}`;
+}
+
+/** A 429 or 503 that says when to come back: say so (it was already waited for where that was allowed). */
+function busyHint(status: number, retryAfter: string | undefined): string[] {
+  if (status !== 429 && status !== 503) return [];
+  const ms = parseRetryAfter(retryAfter);
+  return ms === undefined
+    ? ['The store is busy or down for now; try again later.']
+    : [`The store is busy; it asks to wait ${Math.ceil(ms / 1000)} s before trying again (Retry-After).`];
+}
+
+interface Exchange {
+  answer: Answer;
+  attempts: number;
+  /** A POST was sent again after a connection dropped with no answer: the first may have been applied. */
+  mayHaveBeenApplied: boolean;
 }
 
 interface Answer {
@@ -416,9 +542,18 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-function withAttempts<T extends ResponseError | UnreachableError>(error: T, attempts: number): T {
+function withAttemptsOn<T extends ResponseError | UnreachableError>(error: T, attempts: number): T {
   error.attempts = attempts;
   return error;
+}
+
+/** Runs `make`, marking a ResponseError it throws with how often the request was sent. */
+function withAttempts<T>(make: () => T, attempts: number): T {
+  try {
+    return make();
+  } catch (error) {
+    throw error instanceof ResponseError ? withAttemptsOn(error, attempts) : error;
+  }
 }
 
 /** A 409 for a POST sent again after the connection dropped: most likely our own first attempt. */

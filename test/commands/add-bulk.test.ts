@@ -118,7 +118,8 @@ describe('plants add --file with many records', () => {
     });
     expect(refused.code).toBe(4);
     expect(results(refused.stdout)).toHaveLength(1);
-    expect(refused.stderr).toContain('Stopped: the server answered 401');
+    expect(refused.stderr).toContain('Stopped: the rest was not sent.');
+    expect(refused.stderr).toContain('plants: the server answered 401');
     const gone = await startFixtureServer();
     await gone.close();
     const unreachable = await runCli(['add', '--file', '-', '--concurrency', '1', '--retries', '0'], {

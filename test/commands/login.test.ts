@@ -1,7 +1,8 @@
 import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { makeTempDir, runCli } from '../helpers/cli.js';
+import { type StoreServer, startStoreServer } from '../helpers/store-server.js';
 
 let temp: ReturnType<typeof makeTempDir>;
 let env: Record<string, string>;
@@ -100,58 +101,67 @@ describe('plants logout', () => {
 });
 
 describe('plants status', () => {
-  it('exits 4 when the default origin has no token, in human and --json mode', async () => {
-    const human = await runCli(['status'], { env });
+  let store: StoreServer;
+  beforeAll(async () => {
+    store = await startStoreServer();
+  });
+  afterAll(() => store.close());
+
+  it('exits 4 when the store wants a token and none is stored, in human and --json mode', async () => {
+    const human = await runCli(['status', '--base-url', store.url], { env });
     expect(human.code).toBe(4);
-    expect(human.stdout).toContain('http://127.0.0.1:4010');
-    expect(human.stdout).toContain('(from default)');
-    const json = await runCli(['status', '--json'], { env });
+    expect(human.stdout).toContain(`${store.url} (from --base-url)`);
+    expect(human.stderr).toContain(`run \`plants login --base-url ${store.url}\` or set PLANTS_TOKEN`);
+    const json = await runCli(['status', '--json', '--base-url', store.url], { env });
     expect(json.code).toBe(4);
     expect(JSON.parse(json.stdout)).toMatchObject({
-      defaultBaseUrl: 'http://127.0.0.1:4010',
-      defaultBaseUrlSource: 'default',
+      defaultBaseUrl: store.url,
+      defaultBaseUrlSource: 'flag',
       authenticated: false,
+      store: { answered: true, error: { error: 401 } },
     });
   });
 
-  it('shows every origin with its token masked and the source of each setting', async () => {
+  it('shows every origin with its token masked and the source of each setting, also when the store cannot be reached', async () => {
     await runCli(['login', '--token', token], { env });
-    await runCli(['login', '--token', 'remote-token-wxyz', '--base-url', 'https://plants.example.com'], { env });
+    await runCli(['login', '--token', 'remote-token-wxyz', '--base-url', 'https://plants.invalid'], { env });
     const result = await runCli(['status', '--json'], { env });
-    expect(result.code).toBe(0);
+    // plants.invalid never resolves: exit 3, as for any command, and the settings are still shown.
+    expect(result.code).toBe(3);
     expect(result.stdout).not.toContain(token);
     expect(result.stdout).not.toContain('remote-token-wxyz');
     const status = JSON.parse(result.stdout);
-    expect(status.defaultBaseUrl).toBe('https://plants.example.com');
+    expect(status.defaultBaseUrl).toBe('https://plants.invalid');
     expect(status.defaultBaseUrlSource).toBe('config');
     expect(status.origins).toEqual([
-      { origin: 'https://plants.example.com', token: '********wxyz', tokenSource: 'config', isDefault: true },
+      { origin: 'https://plants.invalid', token: '********wxyz', tokenSource: 'config', isDefault: true },
       { origin: 'http://127.0.0.1:4010', token: '********3210', tokenSource: 'config', isDefault: false },
     ]);
+    expect(status.store).toMatchObject({ answered: false, error: { error: 0 } });
     const human = await runCli(['status'], { env });
-    expect(human.code).toBe(0);
-    expect(human.stdout).toContain('https://plants.example.com (default): token ********wxyz (from config)');
+    expect(human.code).toBe(3);
+    expect(human.stdout).toContain('https://plants.invalid (default): token ********wxyz (from config)');
+    expect(human.stderr).toMatch(/^plants: cannot reach https:\/\/plants\.invalid: /);
     expect(human.stdout).not.toContain(token);
   });
 
-  it('reports the environment and the flag as sources, flag first', async () => {
+  it('reports the environment and the flag as sources, flag first, and that the store takes the token', async () => {
     const fromEnv = await runCli(['status', '--json'], {
-      env: { ...env, PLANTS_BASE_URL: 'http://127.0.0.1:5000', PLANTS_TOKEN: 'env-token-00-abcd' },
+      env: { ...env, PLANTS_BASE_URL: store.url, PLANTS_TOKEN: store.token },
     });
     expect(fromEnv.code).toBe(0);
-    expect(fromEnv.stdout).not.toContain('env-token-00-abcd');
+    expect(fromEnv.stdout).not.toContain(store.token);
     expect(JSON.parse(fromEnv.stdout)).toMatchObject({
-      defaultBaseUrl: 'http://127.0.0.1:5000',
+      defaultBaseUrl: store.url,
       defaultBaseUrlSource: 'environment',
-      origins: [{ origin: 'http://127.0.0.1:5000', token: '********abcd', tokenSource: 'environment' }],
+      origins: [{ origin: store.url, token: `********${store.token.slice(-4)}`, tokenSource: 'environment' }],
+      store: { answered: true, token: 'accepted' },
     });
-    const fromFlag = await runCli(['status', '--json', '--base-url', 'http://127.0.0.1:6000'], {
-      env: { ...env, PLANTS_BASE_URL: 'http://127.0.0.1:5000' },
+    const fromFlag = await runCli(['status', '--json', '--base-url', store.url], {
+      env: { ...env, PLANTS_BASE_URL: 'http://127.0.0.1:6000', PLANTS_TOKEN: store.token },
     });
-    expect(JSON.parse(fromFlag.stdout)).toMatchObject({
-      defaultBaseUrl: 'http://127.0.0.1:6000',
-      defaultBaseUrlSource: 'flag',
-    });
+    expect(fromFlag.code).toBe(0);
+    expect(JSON.parse(fromFlag.stdout)).toMatchObject({ defaultBaseUrl: store.url, defaultBaseUrlSource: 'flag' });
   });
 
   it('names a broken config file instead of crashing (exit 2)', async () => {

@@ -1,23 +1,65 @@
+import { ResponseError } from '../../client/errors.js';
+import { loginCommand } from '../../client/plant-client.js';
 import { ExitCode } from '../../errors.js';
 import type { Factory } from '../factory.js';
-import type { Output } from '../render/output.js';
+import { errorDocument, type Output } from '../render/output.js';
+import { asPlantsError } from '../render/report-error.js';
 
-/** `plants status`: the default store and the stored tokens; exit 4 when the default origin has none. */
-export async function showStatus(
-  options: { flagBaseUrl: string | undefined; json: boolean },
-  factory: Factory,
-  output: Output,
-) {
+export interface StatusOptions {
+  flagBaseUrl: string | undefined;
+  json: boolean;
+  insecure?: boolean;
+  timeoutSeconds?: number;
+}
+
+/**
+ * `plants status`: the settings and stored tokens (masked), then whether the default store
+ * answers and takes its token, as `gh auth status` checks. A failure of that check is reported
+ * like every other command's (same message, hint and exit code); with --json it is the status
+ * document's `store.error`, so stdout still holds one document. Exit 4 when the default origin
+ * has no token.
+ */
+export async function showStatus(options: StatusOptions, factory: Factory, output: Output): Promise<void> {
   const { describeStatus } = await import('../../config/session.js');
   const status = describeStatus(await factory.config(), factory.settingInputs(options.flagBaseUrl));
+  let store: { answered: boolean; token?: 'accepted' | 'not checked'; error?: unknown };
+  let failure: ReturnType<typeof asPlantsError> | undefined;
+  try {
+    const client = await factory.plantClient({
+      flagBaseUrl: options.flagBaseUrl,
+      insecure: options.insecure ?? false,
+      timeoutSeconds: options.timeoutSeconds,
+    });
+    const access = await output.withSpinner(`Checking ${status.defaultBaseUrl}`, () => client.checkAccess());
+    store = { answered: true, token: access === 'accepted' ? 'accepted' : 'not checked' };
+  } catch (error) {
+    failure = asPlantsError(error);
+    store = { answered: error instanceof ResponseError, error: JSON.parse(errorDocument(failure)) };
+  }
   if (options.json) {
-    output.data(JSON.stringify(status, null, 2));
+    output.data(JSON.stringify({ ...status, store }, null, 2));
   } else {
     const { renderStatus } = await import('../render/render-status.js');
     output.data(renderStatus(status, output.color));
+    if (store.token !== undefined) output.data(renderStoreCheck(store.token, output));
+  }
+  if (failure !== undefined) {
+    output.error(failure);
+    process.exitCode = failure.exitCode;
+    return;
   }
   if (!status.authenticated) {
-    if (!options.json) output.info(`No token for ${status.defaultOrigin}: run \`plants login\` or set PLANTS_TOKEN.`);
+    if (!options.json) {
+      const { value } = await factory.baseUrl(options.flagBaseUrl);
+      output.info(`No token for ${status.defaultOrigin}: run \`${loginCommand(value)}\` or set PLANTS_TOKEN.`);
+    }
     process.exitCode = ExitCode.auth;
   }
+}
+
+function renderStoreCheck(token: 'accepted' | 'not checked', output: Output): string {
+  const c = output.color;
+  return token === 'accepted'
+    ? `${c.green('✓')} The store answers${c.dim(' (GET /plants)')}`
+    : `${c.green('✓')} The store answers ${c.dim('(it does not list plants, so the token was not checked)')}`;
 }

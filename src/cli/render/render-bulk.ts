@@ -39,10 +39,11 @@ function describeFailure(outcome: RecordOutcome): string {
     case 'added':
       return 'added';
     case 'rejected':
-      return `${outcome.error.status}: ${outcome.error.body.message}`;
     case 'unreachable':
+      // The same words a one-record add uses for the same failure.
+      return outcome.error.message;
     case 'invalid':
-      return outcome.kind === 'invalid' ? outcome.message : outcome.error.message;
+      return outcome.message;
   }
 }
 
@@ -65,15 +66,21 @@ export function renderBulkSummary(summary: BulkSummary, c: Colors): string {
     lines.push(c.yellow('Interrupted: the rest of the input was not read or sent.'));
   if (summary.stopped === 'fail-fast')
     lines.push(c.yellow('Stopped at the first failure (--fail-fast): the rest was not sent.'));
-  if (summary.stopped === 'fatal' && summary.fatal !== undefined) {
-    lines.push(c.yellow(`Stopped: ${sanitizeForTerminal(summary.fatal.message)}. The rest was not sent.`));
-    for (const hint of summary.fatal.hints) lines.push(c.dim(`  ${hint}`));
-  }
+  if (summary.stopped === 'fatal') lines.push(c.yellow('Stopped: the rest was not sent.'));
   if (summary.firstFailures.length > 0) {
     lines.push('First failures:');
+    const hints = new Set<string>();
     for (const failure of summary.firstFailures) {
       lines.push(`  line ${failure.line}: ${sanitizeForTerminal(describeFailure(failure))}`);
+      if (failure.kind === 'rejected' && summary.fatal === undefined)
+        for (const hint of failure.error.hints) hints.add(hint);
     }
+    for (const hint of hints) lines.push(c.dim(`  ${hint}`));
+  }
+  if (summary.stopped === 'fatal' && summary.fatal !== undefined) {
+    // What stopped the run, in the words (and with the hints) any other command uses for it.
+    lines.push(`${c.red('plants:')} ${sanitizeForTerminal(summary.fatal.message)}`);
+    for (const hint of summary.fatal.hints) lines.push(c.dim(`  ${hint}`));
   }
   return lines.join('\n');
 }

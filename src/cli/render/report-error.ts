@@ -2,18 +2,25 @@ import { ExitCode, PlantsError } from '../../errors.js';
 import { errorDocument, type Output } from './output.js';
 
 /**
+ * Every failure as a PlantsError: anything else is a bug, reported in one line too (never as a
+ * stack trace), with exit 1.
+ */
+export function asPlantsError(error: unknown): PlantsError {
+  if (error instanceof PlantsError) return error;
+  return new PlantsError(`unexpected error: ${error instanceof Error ? error.message : String(error)}`, {
+    exitCode: ExitCode.serverError,
+    cause: error,
+  });
+}
+
+/**
  * Tells the user about a failure and returns its exit code: the message (and hints) on
- * stderr, and with --json also one JSON document on stdout. Anything that is not a
- * PlantsError is a bug: it is reported in one line too, never as a stack trace, with exit 1.
+ * stderr, and with --json also one JSON document on stdout. The one place a failure becomes
+ * what the user sees and the exit code, whichever command met it.
  */
 export function reportError(error: unknown, output: Output, options: { json: boolean }): ExitCode {
-  const known =
-    error instanceof PlantsError
-      ? error
-      : new PlantsError(`unexpected error: ${error instanceof Error ? error.message : String(error)}`, {
-          exitCode: ExitCode.serverError,
-        });
-  if (options.json) output.data(errorDocument(error instanceof PlantsError ? error : known));
+  const known = asPlantsError(error);
+  if (options.json) output.data(errorDocument(known));
   output.error(known);
   return known.exitCode;
 }
