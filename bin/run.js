@@ -27,14 +27,27 @@ if (typeof module.enableCompileCache === 'function') {
   module.enableCompileCache(`${envPaths('plants', { suffix: '' }).cache}/compile-cache`);
 }
 
-// A reader that goes away (`plants status | head -1`) is not an error worth a stack trace.
+// stdout that cannot take what is written: stop at once, and say so in the exit code (README,
+// Exit codes). A reader that went away (`plants list --all | head -1`) is 141, as a shell
+// reports SIGPIPE, so that `set -o pipefail` sees it; anything else (a full disk) is one line
+// and 74 (EX_IOERR), never a stack trace.
 process.stdout.on('error', (error) => {
-  if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-  throw error;
+  if (error.code === 'EPIPE') process.exit(141);
+  const words = {
+    ENOSPC: 'no space left on device',
+    EDQUOT: 'disk quota exceeded',
+    EFBIG: 'file too large',
+    EIO: 'input/output error',
+    EBADF: 'it is not open for writing',
+  };
+  process.stderr.write(`plants: cannot write to stdout: ${words[error.code] ?? error.code ?? error.message}\n`);
+  process.exit(74);
 });
 
 const { runFastPath } = await import(new URL('../dist/fast/fast-path.js', import.meta.url).href);
 if (!(await runFastPath(argv, new URL('../package.json', import.meta.url)))) {
+  const { maskSecretsInDebugOutput } = await import(new URL('../dist/cli/secrets.js', import.meta.url).href);
+  await maskSecretsInDebugOutput(argv, new URL('../oclif.manifest.json', import.meta.url));
   const { execute } = await import('@oclif/core');
   await execute({ dir: import.meta.url });
 }

@@ -12,8 +12,12 @@ export const ExitCode = {
   unreachable: 3,
   /** No token for this origin, or the server refused the token (401/403). */
   auth: 4,
+  /** stdout could not be written (a full disk, /dev/full): EX_IOERR of sysexits.h. */
+  outputFailed: 74,
   /** Interrupted by SIGINT (128 + 2), as shells report it. */
   interrupted: 130,
+  /** stdout was closed before everything was written (`| head -1`): 128 + SIGPIPE, as shells report it. */
+  brokenPipe: 141,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 

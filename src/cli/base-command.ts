@@ -4,6 +4,7 @@ import { readEnv } from './env.js';
 import { Factory } from './factory.js';
 import { Output } from './render/output.js';
 import { reportError } from './render/report-error.js';
+import { maskWords, secretWords } from './secrets.js';
 
 /** Flags every command that talks to a store shares. */
 export const connectionFlags = {
@@ -57,7 +58,7 @@ export abstract class PlantsCommand extends Command {
     const output = this.output ?? new Output({ stdout: process.stdout, stderr: process.stderr }, { noColor: true });
     const usage =
       error instanceof Errors.CLIError && !(error instanceof PlantsError)
-        ? new InvalidInputError(usageMessage(error.message), {
+        ? new InvalidInputError(maskArgv(usageMessage(error.message), this.argv, this.config.commands), {
             hints: [`See \`plants ${this.id?.replaceAll(':', ' ') ?? ''} --help\`.`],
           })
         : undefined;
@@ -68,6 +69,26 @@ export abstract class PlantsCommand extends Command {
     await this.factory?.close();
     await super.finally(error);
   }
+}
+
+/**
+ * A usage error never repeats a word of the command line that may be a token (`--tokne=T`,
+ * `plants help T`): flag values and stray words of 8 characters or more are masked.
+ */
+function maskArgv(
+  message: string,
+  argv: readonly string[],
+  commands: readonly { id: string; aliases: string[]; flags: Record<string, { char?: string; type?: string }> }[],
+) {
+  const words = new Set(commands.flatMap((command) => [command.id, ...command.aliases].flatMap((id) => id.split(':'))));
+  const flags = new Set(
+    commands.flatMap((command) =>
+      Object.entries(command.flags)
+        .filter(([, { type }]) => type === 'option')
+        .flatMap(([name, { char }]) => (char === undefined ? [name] : [name, char])),
+    ),
+  );
+  return maskWords(message, secretWords(argv, { words, flags }));
 }
 
 /** oclif's parse errors, without the parts that repeat what the hint says. */

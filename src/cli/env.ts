@@ -27,6 +27,8 @@ export interface PlantsEnv {
   };
   /** NO_COLOR (any non-empty value): no colour at all. */
   noColor: boolean;
+  /** DEBUG (any non-empty value): oclif's debug output is on, so stderr is masked for tokens. */
+  debug: boolean;
   /** HTTP_PROXY / HTTPS_PROXY / NO_PROXY, either case. */
   httpProxy: string | undefined;
   httpsProxy: string | undefined;
@@ -58,6 +60,7 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): PlantsEnv {
       sslmode: nonEmpty(env.PGSSLMODE),
     },
     noColor: nonEmpty(env.NO_COLOR) !== undefined,
+    debug: nonEmpty(env.DEBUG) !== undefined,
     httpProxy: nonEmpty(env.HTTP_PROXY) ?? nonEmpty(env.http_proxy),
     httpsProxy: nonEmpty(env.HTTPS_PROXY) ?? nonEmpty(env.https_proxy),
     noProxy: nonEmpty(env.NO_PROXY) ?? nonEmpty(env.no_proxy),

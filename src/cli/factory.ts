@@ -1,5 +1,6 @@
+import path from 'node:path';
 import type { Dispatcher } from 'undici';
-import { assertTokenTransportSafe } from '../client/base-url.js';
+import { assertTokenTransportSafe, isLoopbackHost } from '../client/base-url.js';
 import type { PlantClient } from '../client/plant-client.js';
 import type { ConfigStore } from '../config/config-store.js';
 import { resolveBaseUrl, resolveToken, type Setting, type SettingInputs } from '../config/settings.js';
@@ -54,7 +55,15 @@ export class Factory {
   async configDir(): Promise<string> {
     if (this.env.configDir !== undefined) return this.env.configDir;
     const { default: envPaths } = await import('env-paths');
-    return envPaths('plants', { suffix: '' }).config;
+    const dir = envPaths('plants', { suffix: '' }).config;
+    // With HOME empty the platform's folder comes out relative: the current folder, a git
+    // checkout say, is no place for tokens.
+    if (!path.isAbsolute(dir)) {
+      throw new InvalidInputError('no folder for the config: HOME is not set (or not an absolute path)', {
+        hints: ['Set HOME, or PLANTS_CONFIG_DIR to the folder to keep config.json in.'],
+      });
+    }
+    return dir;
   }
 
   async config(): Promise<ConfigStore> {
@@ -79,15 +88,19 @@ export class Factory {
    * One dispatcher per process, honouring HTTP_PROXY, HTTPS_PROXY and NO_PROXY, keeping its
    * connections alive across requests.
    */
-  async dispatcher(connections = 1): Promise<Dispatcher> {
+  async dispatcher(connections = 1, options: { direct?: boolean } = {}): Promise<Dispatcher> {
     if (this.#dispatcher === undefined) {
-      const { createProxyAgent } = await import('../client/undici-agent.js');
-      this.#dispatcher = createProxyAgent({
-        connections,
-        httpProxy: this.env.httpProxy ?? '',
-        httpsProxy: this.env.httpsProxy ?? this.env.httpProxy ?? '',
-        noProxy: this.env.noProxy ?? '',
-      });
+      const { createDirectAgent, createProxyAgent } = await import('../client/undici-agent.js');
+      // Loopback never goes through a proxy (as NO_PROXY conventionally holds it): a proxy
+      // would read a plain-http token that was only allowed because it never left the machine.
+      this.#dispatcher = options.direct
+        ? createDirectAgent({ connections })
+        : createProxyAgent({
+            connections,
+            httpProxy: this.env.httpProxy ?? '',
+            httpsProxy: this.env.httpsProxy ?? this.env.httpProxy ?? '',
+            noProxy: this.env.noProxy ?? '',
+          });
     }
     return this.#dispatcher;
   }
@@ -115,7 +128,7 @@ export class Factory {
       tokenSource: token?.source === 'environment' ? 'environment' : 'config',
       // Reads and deletes are sent again like adds: a refused connection, a 429/503 with Retry-After.
       retry: { attempts: DEFAULT_RETRIES + 1 },
-      dispatcher: await this.dispatcher(request.connections),
+      dispatcher: await this.dispatcher(request.connections, { direct: isLoopbackHost(baseUrl.hostname) }),
       userAgent: this.userAgent,
       timeoutMs: (request.timeoutSeconds ?? 30) * 1000,
     });

@@ -153,12 +153,14 @@ const routes: Record<string, Route> = {
     },
   },
   status: {
-    options: { ...connection, ...json },
+    options: { ...request, ...json },
     args: 0,
     plan(values) {
+      const client = clientRequest(values);
+      if (client === undefined) return undefined;
       return async (factory, output) => {
         const { showStatus } = await import('./actions/show-status.js');
-        await showStatus({ flagBaseUrl: text(values['base-url']), json: values.json === true }, factory, output);
+        await showStatus({ ...client, json: values.json === true }, factory, output);
       };
     },
   },

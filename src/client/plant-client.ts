@@ -415,6 +415,8 @@ export function describeNetworkFailure(error: unknown, baseUrl: URL): { reason: 
   if (code.startsWith('ERR_SSL') || code.startsWith('ERR_TLS') || code.includes('CERT') || code === 'EPROTO') {
     return { reason: 'the TLS handshake failed', hints: [] };
   }
+  const proxy = /Proxy response \((\d+)\)/.exec(text);
+  if (proxy !== null) return { reason: `the proxy answered ${proxy[1]} instead of opening a tunnel to it`, hints: [] };
   if (code === 'ETIMEDOUT' || code === 'UND_ERR_CONNECT_TIMEOUT')
     return { reason: 'the connection timed out', hints: [] };
   if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return { reason: 'no route to the host', hints: [] };

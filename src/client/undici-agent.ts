@@ -1,6 +1,7 @@
 import v8 from 'node:v8';
 import type { Dispatcher as DispatcherType, EnvHttpProxyAgent as EnvHttpProxyAgentType } from 'undici';
 import api from 'undici/lib/api/index.js';
+import Agent from 'undici/lib/dispatcher/agent.js';
 import Dispatcher from 'undici/lib/dispatcher/dispatcher.js';
 import EnvHttpProxyAgent from 'undici/lib/dispatcher/env-http-proxy-agent.js';
 
@@ -16,6 +17,13 @@ export function createProxyAgent(options: EnvHttpProxyAgentType.Options): Dispat
   useBaselineWasmCompiler();
   if (!('request' in Dispatcher.prototype)) Object.assign(Dispatcher.prototype, api);
   return new EnvHttpProxyAgent(options);
+}
+
+/** A plain agent, for a store on this machine: no proxy, whatever the environment says. */
+export function createDirectAgent(options: { connections: number }): DispatcherType {
+  useBaselineWasmCompiler();
+  if (!('request' in Dispatcher.prototype)) Object.assign(Dispatcher.prototype, api);
+  return new Agent(options);
 }
 
 /**

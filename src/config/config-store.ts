@@ -114,10 +114,17 @@ export class ConfigStore {
   }
 
   async #write<K extends keyof ConfigData>(key: K, value: NonNullable<ConfigData[K]>): Promise<void> {
-    ensurePrivateDir(this.#dir);
     const data = { ...this.#data, [key]: value };
-    // Tab-indented, as conf wrote it: a file from an earlier version is rewritten the same way.
-    writeFileAtomically(this.path, JSON.stringify(data, undefined, '\t'));
+    try {
+      ensurePrivateDir(this.#dir);
+      // Tab-indented, as conf wrote it: a file from an earlier version is rewritten the same way.
+      writeFileAtomically(this.path, JSON.stringify(data, undefined, '\t'));
+    } catch (error) {
+      throw new InvalidInputError(`cannot use the config folder ${this.#dir}: ${describeFileError(error)}`, {
+        cause: error,
+        hints: ['Give it to your user, or choose another folder with PLANTS_CONFIG_DIR.'],
+      });
+    }
     this.#data = data;
   }
 }
@@ -157,7 +164,8 @@ function readConfigFile(file: string): { data: ConfigData; mode: number } | unde
   try {
     data = JSON.parse(text);
   } catch (error) {
-    throw unreadable(file, error);
+    // JSON.parse quotes the text around the fault, and a hand-edited file may hold a raw token.
+    throw unreadable(file, new Error('it is not valid JSON', { cause: error }));
   }
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
     throw unreadable(file, new Error('it does not hold a JSON object'));
@@ -199,6 +207,21 @@ function unreadable(file: string, cause: unknown): ConfigFileError {
     cause,
     hints: ['Fix it by hand, or delete it and run `plants login` again.'],
   });
+}
+
+/** A file system error as words: never the library's text, which names system calls. */
+function describeFileError(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  const words: Record<string, string> = {
+    EPERM: 'operation not permitted (it may belong to another user)',
+    EACCES: 'permission denied',
+    EROFS: 'the file system is read-only',
+    ENOSPC: 'no space left on device',
+    EDQUOT: 'disk quota exceeded',
+    ENOTDIR: 'a part of the path is not a folder',
+    EEXIST: 'a file of that name is in the way',
+  };
+  return (code !== undefined ? words[code] : undefined) ?? code ?? String(error);
 }
 
 function ensurePrivateDir(dir: string): void {

@@ -21,8 +21,13 @@ const hook: Hook<'command_not_found'> = async function (options) {
   // On a terminal @oclif/plugin-not-found asks instead.
   if (process.stdin.isTTY === true && process.stderr.isTTY === true) return;
   const guess = closestCommand(first, ids);
-  process.stderr.write(`plants: '${first.slice(0, 40)}' is not a plants command.\n`);
-  if (guess !== undefined) process.stderr.write(`  Did you mean \`plants ${guess.replaceAll(':', ' ')}\`?\n`);
+  // A word that resembles no command is not repeated: it may be a token typed as the command.
+  if (guess === undefined)
+    process.stderr.write('plants: that is not a plants command (the word is not repeated here).\n');
+  else {
+    process.stderr.write(`plants: '${first.slice(0, 40)}' is not a plants command.\n`);
+    process.stderr.write(`  Did you mean \`plants ${guess.replaceAll(':', ' ')}\`?\n`);
+  }
   process.stderr.write('  Run `plants help` for a list of commands.\n');
   this.exit(127);
 };

@@ -240,7 +240,8 @@ describe('plants add', () => {
           upstream.write(head);
           upstream.pipe(client).pipe(upstream);
         });
-        upstream.on('error', () => client.destroy());
+        // As a real proxy does: a target it cannot reach is a 502 to the CONNECT.
+        upstream.on('error', () => client.end('HTTP/1.1 502 Bad Gateway\r\n\r\n'));
         client.on('error', () => upstream.destroy());
       });
       await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
@@ -249,17 +250,27 @@ describe('plants add', () => {
     });
     afterAll(() => new Promise<void>((resolve) => proxy.close(() => resolve())));
 
-    it('goes through HTTP_PROXY, and around it for hosts in NO_PROXY', async () => {
+    it('goes through HTTPS_PROXY to a store on another machine, and around it for hosts in NO_PROXY', async () => {
       tunnels.length = 0;
-      const through = await runCli(['add', '--id', '1', '--name', 'x'], { env: { ...env, HTTP_PROXY: proxyUrl } });
-      expect(through.code).toBe(0);
-      expect(tunnels).toEqual([new URL(server.url).host]);
-      const around = await runCli(['add', '--id', '2', '--name', 'x'], {
-        env: { ...env, HTTP_PROXY: proxyUrl, NO_PROXY: '127.0.0.1' },
-      });
-      expect(around.code).toBe(0);
+      // Only loopback exists here: a host that never resolves shows where the request went (the
+      // proxy is asked for it by name; without the proxy, the name is looked up here and fails).
+      const remote = ['add', '--id', '1', '--name', 'x', '--base-url', 'https://plants.invalid'];
+      const through = await runCli(remote, { env: { ...env, HTTPS_PROXY: proxyUrl } });
+      expect(through.code).toBe(3);
+      expect(through.stderr).toContain('the proxy answered 502 instead of opening a tunnel to it');
+      expect(tunnels).toEqual(['plants.invalid:443']);
+      const around = await runCli(remote, { env: { ...env, HTTPS_PROXY: proxyUrl, NO_PROXY: 'plants.invalid' } });
+      expect(around.code).toBe(3);
+      expect(around.stderr).toContain('could not be resolved (DNS)');
       expect(tunnels).toHaveLength(1);
-      expect(server.requests).toHaveLength(2);
+    });
+
+    it('never sends a request to a store on this machine through a proxy (the token could be read there)', async () => {
+      tunnels.length = 0;
+      const direct = await runCli(['add', '--id', '3', '--name', 'x'], { env: { ...env, HTTP_PROXY: proxyUrl } });
+      expect(direct.code).toBe(0);
+      expect(tunnels).toEqual([]);
+      expect(server.requests).toHaveLength(1);
     });
   });
 });

@@ -29,10 +29,12 @@ describe('plants serve', () => {
     expect(running.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     await running.waitForStderr('Ctrl-C stops the server');
     // Started as `node bin/run.js` in the clone (as `npm start` does), it names the script so.
-    const loginLine = running.stderr.split('\n').find((line) => line.includes(' login '));
-    const printed = loginLine?.trim().split(/\s+/);
-    expect(printed?.slice(0, 4)).toEqual(['./bin/run.js', 'login', '--base-url', running.url]);
-    const login = await runCli(printed?.slice(1) ?? [], { env });
+    // The command to paste, then the token (on its own line) to give it on stdin.
+    const lines = running.stderr.split('\n');
+    const at = lines.findIndex((line) => line.includes(' login '));
+    const printed = lines[at]?.split('#')[0]?.trim().split(/\s+/);
+    expect(printed).toEqual(['./bin/run.js', 'login', '--base-url', running.url, '--with-token']);
+    const login = await runCli(printed?.slice(1) ?? [], { env, input: `${lines[at + 1]?.trim()}\n` });
     expect(login.code).toBe(0);
     const add = await runCli(['add', '--id', '9223372036854775807', '--name', 'Fern', '--tag', 'herb', '--json'], {
       env,

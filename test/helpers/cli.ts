@@ -27,6 +27,10 @@ export interface RunCliOptions {
   viaOclif?: boolean;
   /** Options for node itself, before the script (e.g. `--require` of a probe). */
   nodeArgs?: readonly string[];
+  /** The folder it runs in (default: the project root). */
+  cwd?: string;
+  /** A file descriptor to give it as stdout (e.g. /dev/full) instead of a pipe; `stdout` then stays empty. */
+  stdoutFd?: number;
 }
 
 /** A temporary folder, removed by the returned function. */
@@ -67,13 +71,13 @@ export function spawnCli(args: readonly string[], options: Omit<RunCliOptions, '
       ]
     : [binPath];
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...entry, ...args], {
-    cwd: projectRoot,
+    cwd: options.cwd ?? projectRoot,
     env,
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+    stdio: ['pipe', options.stdoutFd ?? 'pipe', 'pipe'],
+  }) as ChildProcessWithoutNullStreams;
   let stdout = '';
   let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
     stdout += chunk;
   });
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => {

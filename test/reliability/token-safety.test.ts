@@ -186,11 +186,15 @@ describe('plants serve with a token it made up', () => {
     const own = await startServeProcess(['--port', '0', '--memory'], { PLANTS_DATA_DIR: path.join(temp.dir, 'data') });
     try {
       await own.waitForStderr('Ctrl-C stops the server');
-      const loginLine = own.stderr.split('\n').find((line) => line.includes(' login '));
-      const made = /--token (\S+)/.exec(loginLine ?? '')?.[1] as string;
+      // The banner's login command takes the token on stdin; the token is on the line after it.
+      const lines = own.stderr.split('\n');
+      const at = lines.findIndex((line) => line.includes(' login '));
+      const loginLine = lines[at + 1];
+      const made = loginLine?.trim() as string;
+      expect(lines[at]).toContain(`login --base-url ${own.url} --with-token`);
       expect(made).toMatch(/^[A-Za-z0-9._~+/-]{16,}=*$/);
       const env = { PLANTS_CONFIG_DIR: path.join(temp.dir, 'made-config') };
-      const login = await runCli(['login', '--base-url', own.url, '--token', made], { env });
+      const login = await runCli(['login', '--base-url', own.url, '--with-token'], { env, input: `${made}\n` });
       const add = await runCli(['add', '--id', '1', '--name', 'x', '--json'], { env });
       const wrong = await runCli(['add', '--id', '2', '--name', 'x'], { env: { ...env, PLANTS_TOKEN: WRONG } });
       const status = await runCli(['status', '--json'], { env });

@@ -1,4 +1,5 @@
-import type { PlantClient } from '../../client/plant-client.js';
+import { ResponseError } from '../../client/errors.js';
+import type { PlantClient, PlantPage } from '../../client/plant-client.js';
 import type { ClientRequest, Factory } from '../factory.js';
 import type { Output } from '../render/output.js';
 import { plantJsonLine, renderPlantRows } from '../render/render-list.js';
@@ -20,7 +21,9 @@ export async function printPlantList(client: PlantClient, output: Output, option
   const table = !options.json && output.stdout.isTTY === true;
   let page = await client.listPage({ limit: options.limit, after: options.after });
   let first = true;
+  const paging = new PagingCheck();
   for (;;) {
+    paging.check(page);
     if (table) {
       if (first && page.plants.length === 0) output.info('No plants.');
       else if (page.plants.length > 0) {
@@ -38,6 +41,31 @@ export async function printPlantList(client: PlantClient, output: Output, option
       return;
     }
     page = await client.listPage(page.next);
+  }
+}
+
+/**
+ * Pages come in id order, each after the last: a next link that repeats ids (or an empty page
+ * that still points on) would have `--all` loop for ever, so it stops with exit 1.
+ */
+class PagingCheck {
+  #lastId: bigint | undefined;
+  #pages = 0;
+
+  check(page: PlantPage): void {
+    this.#pages++;
+    const first = page.plants[0]?.id;
+    const stuck =
+      (first !== undefined && this.#lastId !== undefined && first <= this.#lastId) ||
+      (page.plants.length === 0 && page.next !== undefined && this.#pages > 1);
+    if (stuck) {
+      const repeats = this.#lastId === undefined ? '' : ` (it repeats ids up to ${this.#lastId})`;
+      throw new ResponseError(
+        `the server's next page does not move forward${repeats}; stopped after ${this.#pages - 1} page${this.#pages === 2 ? '' : 's'}`,
+        { status: 200, body: { error: 200, message: 'the next page does not move forward' } },
+      );
+    }
+    this.#lastId = page.plants.at(-1)?.id ?? this.#lastId;
   }
 }
 

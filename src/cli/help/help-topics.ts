@@ -29,7 +29,9 @@ export const helpTopics: Record<string, { summary: string; text: string }> = {
        connection dropped in the middle of the answer.
   4    No token for this origin and the server wants one, or the server refused the
        token (401/403). plants status: no token for the default origin.
+  74   stdout could not be written (a full disk, > /dev/full).
   127  No such command (the closest one is suggested on stderr).
-  130  Interrupted (Ctrl-C).`,
+  130  Interrupted (Ctrl-C).
+  141  stdout was closed before everything was written (| head -1): stopped at once.`,
   },
 };

@@ -25,15 +25,16 @@ export function renderServeBanner(banner: ServeBanner, c: Colors): string {
     );
   }
   lines.push('', 'Next, in another terminal:');
+  // The token goes in on stdin, never as --token: that would put it in shell history and ps.
+  const login = `  ${banner.command} login --base-url ${banner.url} --with-token`;
   if (banner.generatedToken !== undefined) {
     lines.push(
-      `  ${banner.command} login --base-url ${banner.url} --token ${banner.generatedToken}`,
+      `${login}   # then paste this run's token, Enter, Ctrl-D:`,
+      `  ${banner.generatedToken}`,
       c.dim('  (a token made up for this run; choose your own with --token or PLANTS_TOKEN)'),
     );
   } else {
-    lines.push(
-      `  ${banner.command} login --base-url ${banner.url}   # then paste the token you gave --token or PLANTS_TOKEN`,
-    );
+    lines.push(`${login}   # then paste the token you gave --token or PLANTS_TOKEN, Enter, Ctrl-D`);
   }
   lines.push(`  ${banner.command} add --id 1 --name Fern --tag herb`, '', c.dim('Ctrl-C stops the server.'));
   return lines.join('\n');

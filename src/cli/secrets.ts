@@ -1,0 +1,88 @@
+import { readEnv } from './env.js';
+
+/** Words shorter than this are never taken for a token (a token that short is refused anyway). */
+const SHORTEST_SECRET = 8;
+
+/**
+ * The words of a command line that may be a secret: any `--token` value, the value of a flag
+ * that does not exist (`--tokne=T`), and any word that is neither a known command or topic
+ * word nor the value of a known flag. PLANTS_TOKEN too. A known flag's value (`--durability
+ * sometimes`) is not one: usage errors quote it so that the typo can be seen.
+ */
+export function secretWords(
+  argv: readonly string[],
+  /** Command and topic words, and the flags that take a value (with their one-letter names). */
+  known: { words: ReadonlySet<string>; flags: ReadonlySet<string> },
+  envToken?: string,
+): string[] {
+  const words = new Set<string>();
+  const keep = (flag: string) => known.flags.has(flag) && flag !== 'token';
+  argv.forEach((arg, index) => {
+    let value = arg;
+    if (arg.startsWith('-')) {
+      const equals = arg.indexOf('=');
+      if (equals === -1) return;
+      if (keep(arg.slice(0, equals).replace(/^-+/, ''))) return;
+      value = arg.slice(equals + 1);
+    } else {
+      const previous = argv[index - 1];
+      if (previous?.startsWith('-') === true && !previous.includes('=') && keep(previous.replace(/^-+/, ''))) return;
+    }
+    if (value.length >= SHORTEST_SECRET && !known.words.has(value)) words.add(value);
+  });
+  if (envToken !== undefined && envToken.length > 0) words.add(envToken);
+  // Longest first, so that a word containing another is masked whole.
+  return [...words].sort((a, b) => b.length - a.length);
+}
+
+/** Command, topic and flag words: never secrets, and masking them would only blur the output. */
+async function knownWords(manifestUrl: URL): Promise<{ words: Set<string>; flags: Set<string> }> {
+  const { readFile } = await import('node:fs/promises');
+  const { helpTopics } = await import('./help/help-topics.js');
+  const words = new Set(Object.keys(helpTopics));
+  const flags = new Set<string>();
+  try {
+    const manifest = JSON.parse(await readFile(manifestUrl, 'utf8')) as {
+      commands: Record<string, { aliases?: string[]; flags?: Record<string, { char?: string; type?: string }> }>;
+    };
+    for (const [id, command] of Object.entries(manifest.commands)) {
+      for (const name of [id, ...(command.aliases ?? [])]) for (const word of name.split(':')) words.add(word);
+      for (const [flag, { char, type }] of Object.entries(command.flags ?? {})) {
+        // Only flags that take a value: a word after a boolean flag is a stray word.
+        if (type !== 'option') continue;
+        flags.add(flag);
+        if (char !== undefined) flags.add(char);
+      }
+    }
+  } catch {
+    // Without the manifest every long word is masked: safe, only less readable.
+  }
+  return { words, flags };
+}
+
+/** `text` with every secret word replaced by `***`. */
+export function maskWords(text: string, words: readonly string[]): string {
+  let masked = text;
+  for (const word of words) if (masked.includes(word)) masked = masked.split(word).join('***');
+  return masked;
+}
+
+/**
+ * Two ways oclif repeats the command line on stderr, and with it any token given as a flag, a
+ * mistyped flag or a stray word: its debug output (DEBUG=*), and help for a command that does
+ * not exist (`plants login --help T` says "Command login:T not found"). In those two cases
+ * everything written to stderr is masked; otherwise this does nothing, at no cost.
+ */
+export async function maskSecretsInDebugOutput(argv: readonly string[], manifestUrl: URL): Promise<void> {
+  const env = readEnv();
+  const help = argv[0] === 'help' || argv.some((arg) => arg === '--help' || arg === '-h');
+  if (!env.debug && !help) return;
+  const words = secretWords(argv, await knownWords(manifestUrl), env.token);
+  if (words.length === 0) return;
+  const write = process.stderr.write.bind(process.stderr) as (...args: unknown[]) => boolean;
+  process.stderr.write = ((chunk: unknown, ...rest: unknown[]) =>
+    write(
+      typeof chunk === 'string' || Buffer.isBuffer(chunk) ? maskWords(chunk.toString(), words) : chunk,
+      ...rest,
+    )) as typeof process.stderr.write;
+}
