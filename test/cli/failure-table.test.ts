@@ -242,6 +242,7 @@ beforeAll(async () => {
   writeFileSync(
     path.join(configDir.dir, 'config.json'),
     JSON.stringify({ tokens: Object.fromEntries(origins.map((origin) => [origin, token])) }),
+    { mode: 0o600 },
   );
 });
 afterAll(async () => {

@@ -176,6 +176,13 @@ describe('plants status', () => {
 });
 
 describe('a config file left careless', () => {
+  // status checks the store it shows: a real one, so that it can answer 0.
+  let store: StoreServer;
+  beforeAll(async () => {
+    store = await startStoreServer();
+  });
+  afterAll(() => store.close());
+
   const configFile = () => path.join(env.PLANTS_CONFIG_DIR as string, 'config.json');
   const writeConfig = (text: string, mode = 0o600) => {
     mkdirSync(env.PLANTS_CONFIG_DIR as string, { recursive: true, mode: 0o700 });
@@ -203,7 +210,7 @@ describe('a config file left careless', () => {
     writeConfig(JSON.stringify({ tokens: { 'http://127.0.0.1:4010': token } }), 0o644);
     const warning = `warning: the config file ${configFile()} holds tokens and other users can open it (mode 0644)`;
 
-    const status = await runCli(['status'], { env });
+    const status = await runCli(['status', '--base-url', store.url], { env: { ...env, PLANTS_TOKEN: store.token } });
     expect(status.code).toBe(0);
     expect(status.stderr.split(warning)).toHaveLength(2);
     expect(status.stdout).not.toContain('warning');
