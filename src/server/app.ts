@@ -167,9 +167,16 @@ export function createPlantApp(options: PlantAppOptions): PlantRequestHandler {
       failed(req, res),
     );
   };
-  // /healthz and /livez: the process answers. /readyz: the store can serve too; an orchestrator
-  // sends traffic only to a ready instance and restarts only one that is not live.
-  const health: Handler = (_req, res) => sendJson(res, 200, '{"status":"ok"}');
+  // /livez: the process answers. /readyz: the store can serve too; an orchestrator sends traffic
+  // only to a ready instance and restarts only one that is not live. /healthz, the older name
+  // load balancers ask: up and the store reachable (503 while the database is away).
+  const live: Handler = (_req, res) => sendJson(res, 200, '{"status":"ok"}');
+  const health: Handler = (req, res) => {
+    store.check().then(
+      () => sendJson(res, 200, '{"status":"ok"}'),
+      (error: unknown) => fail(req, res, error),
+    );
+  };
   const ready: Handler = (req, res) => {
     store.check().then(
       () => sendJson(res, 200, '{"status":"ready"}'),
@@ -199,7 +206,7 @@ export function createPlantApp(options: PlantAppOptions): PlantRequestHandler {
   const routes: Record<string, Record<string, Handler>> = {
     '/plants': { POST: addPlant, GET: listPlants },
     '/healthz': { GET: health, HEAD: health },
-    '/livez': { GET: health, HEAD: health },
+    '/livez': { GET: live, HEAD: live },
     '/readyz': { GET: ready, HEAD: ready },
     '/openapi.json': { GET: contract, HEAD: contract },
   };

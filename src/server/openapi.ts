@@ -61,6 +61,7 @@ export const plantStoreOpenApi = {
           '415': { $ref: '#/components/responses/UnsupportedMediaType' },
           '431': { $ref: '#/components/responses/RequestHeaderFieldsTooLarge' },
           '500': { $ref: '#/components/responses/InternalServerError' },
+          '503': { $ref: '#/components/responses/StoreUnavailable' },
           '501': { $ref: '#/components/responses/NotImplemented' },
           '507': { $ref: '#/components/responses/InsufficientStorage' },
         },
@@ -96,6 +97,7 @@ export const plantStoreOpenApi = {
           '400': { $ref: '#/components/responses/BadRequest' },
           '401': { $ref: '#/components/responses/Unauthorized' },
           '500': { $ref: '#/components/responses/InternalServerError' },
+          '503': { $ref: '#/components/responses/StoreUnavailable' },
         },
       },
     },
@@ -121,6 +123,7 @@ export const plantStoreOpenApi = {
           '401': { $ref: '#/components/responses/Unauthorized' },
           '404': errorResponse('no plant with that id'),
           '500': { $ref: '#/components/responses/InternalServerError' },
+          '503': { $ref: '#/components/responses/StoreUnavailable' },
         },
       },
       delete: {
@@ -132,6 +135,7 @@ export const plantStoreOpenApi = {
           '401': { $ref: '#/components/responses/Unauthorized' },
           '404': errorResponse('no plant with that id'),
           '500': { $ref: '#/components/responses/InternalServerError' },
+          '503': { $ref: '#/components/responses/StoreUnavailable' },
           '507': { $ref: '#/components/responses/InsufficientStorage' },
         },
       },
@@ -139,13 +143,14 @@ export const plantStoreOpenApi = {
     '/healthz': {
       get: {
         operationId: 'health',
-        description: 'Tells that the server is up. Needs no token.',
+        description: 'Tells that the server is up and its store can be reached. Needs no token.',
         security: [],
         responses: {
           '200': {
-            description: 'the server is up',
+            description: 'the server is up and its store answers',
             content: { 'application/json': { schema: { $ref: '#/components/schemas/Health' } } },
           },
+          '503': { $ref: '#/components/responses/ServiceUnavailable' },
         },
       },
     },
@@ -284,6 +289,15 @@ export const plantStoreOpenApi = {
         'a transfer coding other than chunked (RFC 9112 §6.1); the connection is closed after the answer',
       ),
       ServiceUnavailable: errorResponse('the store cannot be reached, or its schema is not the one this server serves'),
+      StoreUnavailable: errorResponse(
+        'the database cannot be reached just now (PostgreSQL restarting, failover): with Retry-After, nothing was changed and the request may be sent again after it; without, the database went away while the change was being made, and it may or may not have been made',
+        {
+          'Retry-After': {
+            description: 'seconds to wait before sending the request again',
+            schema: { type: 'integer' },
+          },
+        },
+      ),
     },
     securitySchemes: {
       bearerAuth: { type: 'http', scheme: 'bearer' },

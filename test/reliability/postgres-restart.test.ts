@@ -1,0 +1,228 @@
+import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeTempDir, spawnCli } from '../helpers/cli.js';
+import { type PostgresCluster, postgresTestsEnabled, startPostgresCluster } from '../helpers/postgres.js';
+import { reportFigures, SEED, scaled } from '../helpers/reliability.js';
+import { type ServeProcess, startServeProcess } from '../helpers/serve-process.js';
+import { createPostgresDatabase } from '../helpers/store-backends.js';
+import { type StoreServer, startStoreServer } from '../helpers/store-server.js';
+import { postPlant, send, sleep } from '../server/http-client.js';
+
+/**
+ * PostgreSQL going away under `plants serve`: stopped with `pg_ctl stop -m immediate` (a crash:
+ * no checkpoint, connections cut) and started again, at random moments during bulk adds; and
+ * `plants serve` itself killed with -9 mid-burst. After each, every plant acknowledged 200 is in
+ * the table, and the CLI's NDJSON results agree with the table record for record. A cluster of
+ * this file's own: the shared one must not be stopped under other files' feet.
+ * CI: 3 restart cycles; `npm run test:long`: 50.
+ */
+
+const enabled = postgresTestsEnabled();
+const TOKEN = `pg-restart-${randomBytes(9).toString('base64url')}`;
+const CYCLES = scaled(3, 50);
+let cluster: PostgresCluster;
+let temp: ReturnType<typeof makeTempDir>;
+
+beforeAll(async () => {
+  if (!enabled) return;
+  temp = makeTempDir('plants-pg-restart-');
+  cluster = await startPostgresCluster();
+}, 60_000);
+afterAll(async () => {
+  await cluster?.close();
+  temp?.remove();
+});
+
+/** mulberry32: seeded, so a failing cycle replays with PLANTS_SEED. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+interface ResultLine {
+  line: number;
+  sent: boolean;
+  status?: number;
+  plant?: { id: number | string; name: string };
+  error?: { error: number; message: string };
+}
+
+/** The NDJSON a bulk add printed, one result per record; ids read exactly from the raw text. */
+function parseResults(stdout: string): Array<ResultLine & { id?: bigint }> {
+  return stdout
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => {
+      const parsed = JSON.parse(line) as ResultLine;
+      const id = /"plant":\{"id":(-?\d+)/.exec(line)?.[1];
+      return { ...parsed, id: id === undefined ? undefined : BigInt(id) };
+    });
+}
+
+/** Writes `count` NDJSON records with ids from `first` up, each with a name of its own. */
+function writeRecords(file: string, first: bigint, count: number, tag: string): Map<bigint, string> {
+  const records = new Map<bigint, string>();
+  const lines: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const id = first + BigInt(i);
+    const name = `${tag}-${i}`;
+    records.set(id, name);
+    lines.push(`{"id":${id},"name":"${name}"}`);
+  }
+  writeFileSync(file, `${lines.join('\n')}\n`);
+  return records;
+}
+
+/** Polls an asynchronous condition every 50 ms until it holds, or fails naming it. */
+async function eventually(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+describe.skipIf(!enabled)('PostgreSQL stopped and started under plants serve', () => {
+  it('answers 503 with Retry-After while the database is away, /healthz 503 and /livez 200, then reconnects by itself', async () => {
+    const location = await createPostgresDatabase(cluster.url('postgres'));
+    let server: StoreServer | undefined;
+    try {
+      server = await startStoreServer({ database: location.database });
+      const { url, token } = server;
+      expect((await postPlant(url, token, '{"id":1,"name":"before"}')).status).toBe(200);
+      await cluster.stop('immediate');
+      try {
+        const add = await postPlant(url, token, '{"id":2,"name":"while away"}');
+        expect(add.status).toBe(503);
+        expect(add.headers['retry-after']).toBe('1');
+        expect(add.json).toEqual({ error: 503, message: 'the database cannot be reached just now; try again shortly' });
+        const list = await send(`${url}/plants`, { headers: { authorization: `Bearer ${token}` } });
+        expect(list.status).toBe(503);
+        expect(list.headers['retry-after']).toBe('1');
+        expect((await send(`${url}/healthz`)).status).toBe(503);
+        expect((await send(`${url}/readyz`)).status).toBe(503);
+        const live = await send(`${url}/livez`);
+        expect([live.status, live.text]).toEqual([200, '{"status":"ok"}']);
+      } finally {
+        await cluster.start();
+      }
+      // No restart of serve: the next requests find the database again.
+      let status = 0;
+      await eventually(
+        async () => {
+          status = (await postPlant(url, token, '{"id":2,"name":"after"}')).status;
+          return status !== 503;
+        },
+        15_000,
+        'an add to succeed after the restart',
+      );
+      expect(status).toBe(200);
+      expect((await send(`${url}/healthz`)).status).toBe(200);
+      expect(await location.readPlants()).toEqual([
+        { id: 1n, name: 'before', tag: null },
+        { id: 2n, name: 'after', tag: null },
+      ]);
+      expect(server.internalErrors).toEqual([]);
+    } finally {
+      await server?.close();
+      await location.remove();
+    }
+  });
+
+  it(`finishes bulk adds across ${CYCLES} crash-restarts with every record added once, as the NDJSON says`, async () => {
+    const next = random(SEED);
+    const location = await createPostgresDatabase(cluster.url('postgres'));
+    const serve = await startServeProcess([
+      '--port',
+      '0',
+      '--quiet',
+      '--token',
+      TOKEN,
+      '--database',
+      location.database,
+    ]);
+    const totals = { cycles: 0, records: 0, acknowledged: 0, retried: 0, lost: 0 };
+    try {
+      for (let cycle = 0; cycle < CYCLES; cycle++) {
+        const file = path.join(temp.dir, `cycle-${cycle}.ndjson`);
+        const count = scaled(600, 1500);
+        const records = writeRecords(file, BigInt(cycle) * 1_000_000n + 2n ** 60n, count, `c${cycle}`);
+        const bulk = spawnCli(
+          ['add', '--file', file, '--base-url', serve.url, '--concurrency', '32', '--retries', '10'],
+          { env: { PLANTS_TOKEN: TOKEN } },
+        );
+        bulk.child.stdin.end();
+        // Crash the database at a random moment of the burst, keep it down a random while.
+        await sleep(50 + next() * 400);
+        await cluster.stop('immediate');
+        await sleep(50 + next() * 500);
+        await cluster.start();
+        const result = await bulk.exited;
+        const lines = parseResults(result.stdout);
+        expect(lines, result.stderr).toHaveLength(count);
+        // Every record answered 200 (503s were waited out and sent again), none twice.
+        expect(lines.filter((line) => line.status !== 200).map((line) => line.error?.message)).toEqual([]);
+        expect(result.code, result.stderr).toBe(0);
+        const stored = new Map(
+          (await location.readPlants()).filter((row) => records.has(row.id)).map((row) => [row.id, row.name] as const),
+        );
+        for (const line of lines) {
+          if (line.id === undefined || line.status !== 200) continue;
+          totals.acknowledged += 1;
+          if (stored.get(line.id) !== line.plant?.name) totals.lost += 1;
+        }
+        expect(stored).toEqual(records);
+        totals.retried += lines.filter((line) => 'attempts' in line).length;
+        totals.records += count;
+        totals.cycles += 1;
+      }
+    } finally {
+      reportFigures('postgres restarts', totals);
+      await serve.stop();
+      await location.remove();
+    }
+    expect(totals.lost).toBe(0);
+  });
+
+  it('loses no acknowledged plant when plants serve is killed with -9 mid-burst', async () => {
+    const location = await createPostgresDatabase(cluster.url('postgres'));
+    let serve: ServeProcess | undefined;
+    try {
+      serve = await startServeProcess(['--port', '0', '--quiet', '--token', TOKEN, '--database', location.database]);
+      const file = path.join(temp.dir, 'kill.ndjson');
+      const records = writeRecords(file, -(2n ** 62n), 4000, 'k');
+      const bulk = spawnCli(['add', '--file', file, '--base-url', serve.url, '--concurrency', '64', '--retries', '0'], {
+        env: { PLANTS_TOKEN: TOKEN },
+      });
+      bulk.child.stdin.end();
+      // Kill once the burst is under way: some plants acknowledged, some not yet.
+      await eventually(async () => (await location.readPlants()).length > 200, 20_000, 'adds to be under way');
+      expect(await serve.stop('SIGKILL')).toBe('SIGKILL');
+      const result = await bulk.exited;
+      const lines = parseResults(result.stdout);
+      const stored = new Map((await location.readPlants()).map((row) => [row.id, row.name] as const));
+      const acknowledged = lines.filter((line) => line.status === 200);
+      expect(acknowledged.length).toBeGreaterThan(0);
+      for (const line of acknowledged) expect(stored.get(line.id as bigint)).toBe(line.plant?.name);
+      // And nothing in the table that was not sent.
+      for (const [id, name] of stored) expect(records.get(id)).toBe(name);
+      reportFigures('postgres serve kill -9', {
+        sent: lines.filter((line) => line.sent).length,
+        acknowledged: acknowledged.length,
+        stored: stored.size,
+        lost: acknowledged.filter((line) => stored.get(line.id as bigint) !== line.plant?.name).length,
+      });
+    } finally {
+      if (serve !== undefined && serve.child.exitCode === null && serve.child.signalCode === null) await serve.stop();
+      await location.remove();
+    }
+  });
+});
