@@ -17,6 +17,7 @@ One line per request goes to stderr (method, path, status, milliseconds), unless
     '<%= config.bin %> serve --port 0 --memory --token "$TOKEN" | head -1',
     '<%= config.bin %> serve --db ./plants.db --durability normal --quiet',
     '<%= config.bin %> serve --database postgres://plants@db.example:5432/plants --port 8080',
+    '<%= config.bin %> serve --cors http://localhost:5173',
     '<%= config.bin %> serve --host 0.0.0.0 --tls-cert cert.pem --tls-key key.pem',
     '<%= config.bin %> serve --log-format json --metrics --metrics-token "$SCRAPE_TOKEN"',
   ];
@@ -69,6 +70,11 @@ One line per request goes to stderr (method, path, status, milliseconds), unless
       helpValue: 'TOKEN',
       dependsOn: ['metrics'],
     }),
+    cors: Flags.string({
+      summary: 'Let a browser app at this origin call the store (CORS); repeat for several. Off by default.',
+      helpValue: 'ORIGIN',
+      multiple: true,
+    }),
     'tls-cert': Flags.string({
       summary: 'Serve HTTPS with this PEM certificate (chain).',
       helpValue: 'PATH',
@@ -97,6 +103,7 @@ One line per request goes to stderr (method, path, status, milliseconds), unless
       port: flags.port,
       database,
       postgresEnv: this.factory.env.postgres,
+      corsOrigins: flags.cors,
       tokens,
       durability: flags.durability as 'full' | 'normal',
       tls,

@@ -6,6 +6,7 @@ import { stringifyJsonExact } from '../schema/exact-json.js';
 import { InvalidPlantError, type NewPlant, parseNewPlantJson } from '../schema/plant.js';
 import { createBearerAuth } from './auth.js';
 import { inConnectionOrder } from './connection-order.js';
+import { createCors } from './cors.js';
 import {
   BadRequestError,
   ConflictError,
@@ -47,6 +48,8 @@ export interface PlantAppOptions {
   maxBodyBytes?: number;
   /** Receives the error behind each 500, which the client never sees. Default: nothing. */
   onInternalError?: (error: unknown) => void;
+  /** Browser origins allowed to call the store (CORS); see createCors. Default: none. */
+  corsOrigins?: readonly string[];
 }
 
 export type PlantRequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -213,6 +216,8 @@ export function createPlantApp(options: PlantAppOptions): PlantRequestHandler {
   if (metrics !== undefined) routes['/metrics'] = { GET: scrape, HEAD: scrape };
 
   const onePlantRoute: Record<string, Handler> = { GET: getPlant, DELETE: deletePlant };
+  const cors =
+    options.corsOrigins === undefined || options.corsOrigins.length === 0 ? undefined : createCors(options.corsOrigins);
 
   const handle: PlantRequestHandler = (req, res) => {
     const method = req.method ?? 'GET';
@@ -239,6 +244,7 @@ export function createPlantApp(options: PlantAppOptions): PlantRequestHandler {
       });
     }
     try {
+      if (cors?.(req, res) === true) return;
       const transferCoding = req.headers['transfer-encoding'];
       if (transferCoding !== undefined && transferCoding !== 'chunked') checkTransferCoding(transferCoding);
       const known = Object.hasOwn(routes, path);

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { isBearerToken } from '../schema/token.js';
 import { answerClientError, closeAfterAnswer, createPlantApp, DEFAULT_MAX_BODY_BYTES } from './app.js';
+import { createCors } from './cors.js';
 import { ListenError, ServerOptionsError } from './errors.js';
 import type { RequestRecord } from './observability/request-record.js';
 import {
@@ -36,6 +37,8 @@ export interface PlantServerOptions {
   database: string;
   /** libpq's environment (PGHOST …), for what a PostgreSQL URL leaves out. */
   postgresEnv?: PostgresEnv;
+  /** Browser origins allowed to call the store (CORS), e.g. `http://localhost:5173`. Default: none. */
+  corsOrigins?: readonly string[];
   /** Accepted bearer tokens: at least one, each a valid RFC 6750 b64token. */
   tokens: readonly string[];
   /** SQLite `synchronous` level in WAL mode; see Durability. `plants serve` should default to 'full'. */
@@ -145,6 +148,7 @@ export async function startPlantServer(options: PlantServerOptions): Promise<Run
     metricsToken: options.metricsToken,
     onInternalError,
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    corsOrigins: options.corsOrigins,
   });
 
   let closing = false;
@@ -248,6 +252,8 @@ function observerOf(
 }
 
 function checkOptions(options: PlantServerOptions, headersTimeout: number, requestTimeout: number): void {
+  // Checked before the store is opened: a bad origin is a usage error (exit 2), with nothing to release.
+  if (options.corsOrigins !== undefined) createCors(options.corsOrigins);
   if (options.tokens.length === 0) throw new ServerOptionsError('at least one access token is needed');
   if (!options.tokens.every(isBearerToken)) {
     throw new ServerOptionsError(
