@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Pool } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir } from '../helpers/cli.js';
-import { integrityCheck, reportFigures, SEED, scaled } from '../helpers/reliability.js';
+import { integrityCheck, reportFigures, SEED, scaled, seededRandom } from '../helpers/reliability.js';
 import { type ServeProcess, startServeProcess } from '../helpers/serve-process.js';
 import { readStoredPlants } from '../helpers/store-server.js';
 
@@ -30,18 +30,6 @@ afterAll(async () => {
   temp?.remove();
 });
 
-/** A small seeded generator (mulberry32), so that a failing cycle can be replayed with PLANTS_SEED. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
 const headers = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
 
 describe('kill -9 of plants serve in a loop, under load', () => {
@@ -49,7 +37,7 @@ describe('kill -9 of plants serve in a loop, under load', () => {
     `loses no acknowledged plant and keeps the file sound over ${CYCLES} cycles`,
     async () => {
       const dbPath = path.join(temp.dir, 'crash.db');
-      const next = random(SEED);
+      const next = seededRandom(SEED);
       /** Every plant ever acknowledged with a 200, by id. */
       const acked = new Map<bigint, string>();
       const sent = new Set<bigint>();

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir, spawnCli } from '../helpers/cli.js';
 import { type PostgresCluster, postgresTestsEnabled, startPostgresCluster } from '../helpers/postgres.js';
-import { reportFigures, SEED, scaled } from '../helpers/reliability.js';
+import { reportFigures, SEED, scaled, seededRandom } from '../helpers/reliability.js';
 import { type ServeProcess, startServeProcess } from '../helpers/serve-process.js';
 import { createPostgresDatabase } from '../helpers/store-backends.js';
 import { type StoreServer, startStoreServer } from '../helpers/store-server.js';
@@ -34,18 +34,6 @@ afterAll(async () => {
   await cluster?.close();
   temp?.remove();
 });
-
-/** mulberry32: seeded, so a failing cycle replays with PLANTS_SEED. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 interface ResultLine {
   line: number;
@@ -138,7 +126,7 @@ describe.skipIf(!enabled)('PostgreSQL stopped and started under plants serve', (
   });
 
   it(`finishes bulk adds across ${CYCLES} crash-restarts with every record added once, as the NDJSON says`, async () => {
-    const next = random(SEED);
+    const next = seededRandom(SEED);
     const location = await createPostgresDatabase(cluster.url('postgres'));
     const serve = await startServeProcess([
       '--port',
