@@ -13,6 +13,8 @@ export interface LoadResult {
   non2xx: number;
   errors: number;
   codes: Record<string, number>;
+  /** 99th percentile latency, ms (autocannon's). */
+  latencyP99?: number;
   /** CPU time the server process spent per request (user + system, all its threads), µs. */
   cpuPerRequestUs?: number;
 }

@@ -81,8 +81,8 @@ export function startServer(
 }
 
 /**
- * `plants serve` on 127.0.0.1, a free port, with the bench's token, over a db file or in memory;
- * `--quiet` unless `extra` asks for a log (`--log-format …`).
+ * `plants serve` on 127.0.0.1, a free port, with the bench's token, over a db file, in memory,
+ * or on PostgreSQL (a `postgres://` URL); `--quiet` unless `extra` asks for a log (`--log-format …`).
  */
 export function startPlantsServe(
   db: string | 'memory',
@@ -90,7 +90,7 @@ export function startPlantsServe(
   cpu?: number | undefined,
   extra: readonly string[] = [],
 ): Promise<Server> {
-  const store = db === 'memory' ? ['--memory'] : ['--db', db];
+  const store = db === 'memory' ? ['--memory'] : db.startsWith('postgres://') ? ['--database', db] : ['--db', db];
   const quiet = extra.includes('--log-format') ? [] : ['--quiet'];
   return startServer(
     `plants serve --durability ${durability}`,
