@@ -1,17 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
 import { Pool } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeTempDir } from '../helpers/cli.js';
+import { afterAll, describe, expect, it } from 'vitest';
 import { expectNoSecret, integrityCheck, reportFigures, rssKb, SEED, scaled } from '../helpers/reliability.js';
 import { type ServeProcess, startServeProcess } from '../helpers/serve-process.js';
-import { readStoredPlants } from '../helpers/store-server.js';
+import { storeBackends } from '../helpers/store-backends.js';
 
 /**
  * Soak: many concurrent clients add plants to `plants serve` (the built CLI, durability full,
  * request log on) for a fixed time, some of them re-adding ids already taken on purpose. The
  * only answers are 200 and the expected 409s; the server's memory stays flat; every plant
- * acknowledged is stored, and nothing else. CI: 10 s; `npm run test:long`: 3 minutes.
+ * acknowledged is stored, and nothing else. On each store (SQLite, PostgreSQL). CI: 10 s each;
+ * `npm run test:long`: 3 minutes each.
  */
 
 const TOKEN = `soak-${randomBytes(12).toString('base64url')}`;
@@ -22,23 +21,19 @@ const CONNECTIONS_PER_CLIENT = 8;
 /** One add in this many re-adds an id already acknowledged: it must get a 409. */
 const DUPLICATE_EVERY = 20;
 
-let temp: ReturnType<typeof makeTempDir>;
 let serve: ServeProcess | undefined;
-beforeAll(() => {
-  temp = makeTempDir('plants-soak-');
-});
 afterAll(async () => {
   if (serve !== undefined && serve.child.exitCode === null && serve.child.signalCode === null)
     await serve.stop('SIGKILL');
-  temp?.remove();
 });
 
-describe('soak', () => {
+describe.each(storeBackends())('soak on $name', (backend) => {
   it(
     `${CLIENTS * CONNECTIONS_PER_CLIENT * 2} concurrent adders on ${CLIENTS * CONNECTIONS_PER_CLIENT} connections for ${DURATION_MS / 1000} s: only 200s and the planted 409s, flat memory, nothing lost`,
     async () => {
-      const dbPath = path.join(temp.dir, 'soak.db');
-      serve = await startServeProcess(['--port', '0', '--db', dbPath, '--token', TOKEN]);
+      const location = await backend.create();
+      // --database takes a file path (SQLite) as well as a postgres:// URL.
+      serve = await startServeProcess(['--port', '0', '--database', location.database, '--token', TOKEN]);
       const running = serve;
       await running.waitForStderr('Ctrl-C stops the server');
       const pid = running.child.pid as number;
@@ -118,8 +113,9 @@ describe('soak', () => {
 
       // Stopped gracefully: every answered plant is in the file, and nothing else.
       expect(await running.stop('SIGTERM')).toBe(0);
-      expect(integrityCheck(dbPath)).toBe('ok');
-      const stored = readStoredPlants(dbPath);
+      if (backend.name === 'sqlite') expect(integrityCheck(location.database)).toBe('ok');
+      const stored = await location.readPlants();
+      await location.remove();
       const storedById = new Map(stored.map((row) => [row.id, row.name]));
       const lost = [...acked].filter(([id, name]) => storedById.get(id) !== name);
       expect(lost).toEqual([]);
@@ -131,7 +127,7 @@ describe('soak', () => {
       expect(logged.filter((line) => !/^POST \/plants (200|409) /.test(line))).toEqual([]);
       expectNoSecret(TOKEN, { 'serve stdout': running.stdout, 'serve stderr': running.stderr });
 
-      reportFigures('soak', {
+      reportFigures(`soak on ${backend.name}`, {
         seconds: elapsed.toFixed(1),
         'concurrent adders': CLIENTS * CONNECTIONS_PER_CLIENT * 2,
         connections: CLIENTS * CONNECTIONS_PER_CLIENT,
