@@ -51,6 +51,7 @@ const cli = (where: string, args: string[], env: Record<string, string> = {}, in
   runCli(args, { env: { PLANTS_CONFIG_DIR: config(), ...env }, input }).then((result) => record(where, result));
 
 describe('the token never appears in what plants prints', () => {
+  // Two dozen CLI processes one after another: on a loaded 2-core machine, well past vitest's 30 s default.
   it('through login, status, adds of every outcome, bulk adds and logout', async () => {
     const url = serve.url;
     expect((await cli('login --token', ['login', '--token', TOKEN, '--base-url', url])).code).toBe(0);
@@ -146,7 +147,7 @@ describe('the token never appears in what plants prints', () => {
     });
     expectNoSecret(WRONG, { ...printed, 'serve stderr': serve.stderr });
     reportFigures('token safety', { 'cli runs': Object.keys(printed).length / 2 });
-  });
+  }, 90_000);
 
   it.each([
     ['login --token', (bad: string) => ['login', '--token', bad], undefined],
