@@ -40,10 +40,12 @@ interface StoredRow {
  * One statement for a whole batch: the ids as int8[] (sent as digit strings, so they never pass
  * through a JS number), names and tags as text[]. ON CONFLICT DO NOTHING makes a taken id refuse
  * that one plant, not the statement; RETURNING says which rows went in. The statement commits
- * on its own (autocommit), so its result comes back only once the rows are committed.
+ * on its own (autocommit), so its result comes back only once the rows are committed. Rows go
+ * in id order, so that two instances inserting overlapping ids lock them in the same order
+ * (one waits for the other) instead of deadlocking.
  */
 const INSERT_BATCH = `INSERT INTO plants (id, name, tag)
-SELECT id, name, tag FROM unnest($1::int8[], $2::text[], $3::text[]) AS batch (id, name, tag)
+SELECT id, name, tag FROM unnest($1::int8[], $2::text[], $3::text[]) AS batch (id, name, tag) ORDER BY id
 ON CONFLICT (id) DO NOTHING RETURNING id`;
 const SELECT_IDS = 'SELECT id, name, tag FROM plants WHERE id = ANY($1::int8[])';
 
@@ -120,7 +122,11 @@ export class PostgresPlantStore implements PlantStore {
       max: options.poolSize ?? 8,
       connectionTimeoutMillis: 5000,
       idleTimeoutMillis: 30_000,
+      // A network cut that sends nothing back would otherwise hold a statement for the OS's
+      // TCP time-outs (hours): give up on it (then resend, or 503) and notice idle losses.
+      query_timeout: 30_000,
       keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
       application_name: 'plants serve',
       // int8 as BigInt, for this pool only (pg's global setTypeParser would change every pool
       // in the process): ids never pass through a JS number.
@@ -234,7 +240,9 @@ export class PostgresPlantStore implements PlantStore {
           for (const pending of batch) pending.reject(error);
           return;
         }
-        this.#unavailableUntil = Date.now() + this.#coolDownMs;
+        // Told to retry (serialization, deadlock): the database is there, only this statement lost.
+        const state = sqlState(error);
+        if (state !== '40001' && state !== '40P01') this.#unavailableUntil = Date.now() + this.#coolDownMs;
         if (!sent) {
           // Never sent: certainly not stored, so the client may simply send it again.
           for (const pending of batch) pending.reject(new StoreUnavailableError(undefined, { cause: error }));
