@@ -15,7 +15,8 @@ async function worker() {
     const id = next;
     next += 1n;
     const started = performance.now();
-    await pool.query(sql, [id.toString(), `plant ${id}`, 'bench']);
+    // name and tag are bytea (UTF-8 bytes), as plants serve stores them.
+    await pool.query(sql, [id.toString(), Buffer.from(`plant ${id}`), Buffer.from('bench')]);
     latencies.push(performance.now() - started);
     rows += 1;
   }

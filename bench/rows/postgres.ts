@@ -99,7 +99,7 @@ async function postgresRows(): Promise<Row[]> {
     await (await startPlantsServe(million, 'full', serverCpu)).stop();
     await sql(
       million,
-      `INSERT INTO plants (id, name, tag) SELECT g * 9000000000, 'stored ' || g, 'bench' FROM generate_series(1, ${stored}) AS g`,
+      `INSERT INTO plants (id, name, tag) SELECT g * 9000000000, convert_to('stored ' || g, 'UTF8'), convert_to('bench', 'UTF8') FROM generate_series(1, ${stored}) AS g`,
     );
     for (let round = 0; round < plan.serverRuns; round++) {
       progress(`postgres round ${round + 1}/${plan.serverRuns}: plants serve --database, ${stored} stored`);

@@ -93,13 +93,20 @@ export async function createPostgresDatabase(adminUrl: string): Promise<StoreLoc
   };
 }
 
-/** The plants table of a PostgreSQL store, ids read as text and made BigInt here (never a JS number). */
+/**
+ * The plants table of a PostgreSQL store: ids read as text and made BigInt here (never a JS
+ * number), name and tag as the UTF-8 bytes the table holds (bytea), decoded here.
+ */
 export async function readPostgresPlants(databaseUrl: string): Promise<StoredRow[]> {
-  const rows = await runSql<{ id: string; name: string; tag: string | null }>(
+  const rows = await runSql<{ id: string; name: Buffer; tag: Buffer | null }>(
     databaseUrl,
     'SELECT id::text AS id, name, tag FROM plants ORDER BY plants.id',
   );
-  return rows.map((row) => ({ id: BigInt(row.id), name: row.name, tag: row.tag }));
+  return rows.map((row) => ({
+    id: BigInt(row.id),
+    name: row.name.toString('utf8'),
+    tag: row.tag?.toString('utf8') ?? null,
+  }));
 }
 
 /** One statement over a connection of its own. */

@@ -45,6 +45,20 @@ describe.each(storeBackends())('PlantStore on $name', (backend) => {
     ]);
   });
 
+  it('stores any text the contract takes, U+0000 and emoji included, byte for byte, beside others in one batch', async () => {
+    const { store, location } = await openStore();
+    const odd = [
+      { id: 1n, name: '\u0000'.repeat(1024) },
+      { id: 2n, name: 'a\u0000b', tag: '\u0000' },
+      { id: 3n, name: '🌿\u2028\ufeff"\\\'; DROP TABLE plants;--', tag: 'é' },
+      { id: 4n, name: 'plain' },
+    ];
+    const results = await Promise.all(odd.map((plant) => store.add(plant)));
+    expect(results.map((result) => result.added)).toEqual([true, true, true, true]);
+    for (const plant of odd) expect(await store.get(plant.id)).toEqual(plant);
+    expect(await location.readPlants()).toEqual(odd.map((plant) => ({ ...plant, tag: plant.tag ?? null })));
+  });
+
   it('refuses a taken id and keeps the stored plant unchanged', async () => {
     const { store } = await openStore();
     await store.add({ id: 7n, name: 'first', tag: 'a' });

@@ -18,8 +18,11 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   {
     version: 1,
     description: 'create the plants table',
-    // bigint is int64: every id fits exactly, and the driver hands it to us as a BigInt.
-    statements: ['CREATE TABLE plants (id bigint PRIMARY KEY, name text NOT NULL, tag text NULL)'],
+    // bigint is int64: every id fits exactly, and the driver hands it to us as a BigInt. Name
+    // and tag are their UTF-8 bytes (bytea), not text: PostgreSQL's text cannot hold U+0000,
+    // which the contract allows in a name and SQLite stores, and a store must not refuse on one
+    // backend what it takes on the other.
+    statements: ['CREATE TABLE plants (id bigint PRIMARY KEY, name bytea NOT NULL, tag bytea NULL)'],
   },
 ];
 

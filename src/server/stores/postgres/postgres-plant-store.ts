@@ -30,22 +30,23 @@ interface PendingAdd {
   reject(error: unknown): void;
 }
 
+/** A row as the driver gives it: name and tag are UTF-8 bytes (bytea). */
 interface StoredRow {
   id: bigint;
-  name: string;
-  tag: string | null;
+  name: Buffer;
+  tag: Buffer | null;
 }
 
 /**
  * One statement for a whole batch: the ids as int8[] (sent as digit strings, so they never pass
- * through a JS number), names and tags as text[]. ON CONFLICT DO NOTHING makes a taken id refuse
+ * through a JS number), names and tags as bytea[] (their UTF-8 bytes). ON CONFLICT DO NOTHING makes a taken id refuse
  * that one plant, not the statement; RETURNING says which rows went in. The statement commits
  * on its own (autocommit), so its result comes back only once the rows are committed. Rows go
  * in id order, so that two instances inserting overlapping ids lock them in the same order
  * (one waits for the other) instead of deadlocking.
  */
 const INSERT_BATCH = `INSERT INTO plants (id, name, tag)
-SELECT id, name, tag FROM unnest($1::int8[], $2::text[], $3::text[]) AS batch (id, name, tag) ORDER BY id
+SELECT id, name, tag FROM unnest($1::int8[], $2::bytea[], $3::bytea[]) AS batch (id, name, tag) ORDER BY id
 ON CONFLICT (id) DO NOTHING RETURNING id`;
 const SELECT_IDS = 'SELECT id, name, tag FROM plants WHERE id = ANY($1::int8[])';
 
@@ -208,8 +209,10 @@ export class PostgresPlantStore implements PlantStore {
 
   async #commit(batch: PendingAdd[]): Promise<void> {
     const ids = batch.map((pending) => pending.plant.id.toString());
-    const names = batch.map((pending) => pending.plant.name);
-    const tags = batch.map((pending) => pending.plant.tag ?? null);
+    const names = batch.map((pending) => Buffer.from(pending.plant.name, 'utf8'));
+    const tags = batch.map((pending) =>
+      pending.plant.tag === undefined ? null : Buffer.from(pending.plant.tag, 'utf8'),
+    );
     let sent = false;
     const deadline = Date.now() + this.#resendWindowMs;
     for (let attempt = 1; ; attempt++) {
@@ -266,7 +269,9 @@ export class PostgresPlantStore implements PlantStore {
     const ours = new Set<bigint>();
     for (const { plant } of missing) {
       const row = stored.get(plant.id);
-      if (row !== undefined && row.name === plant.name && row.tag === (plant.tag ?? null)) ours.add(plant.id);
+      if (row === undefined) continue;
+      const found = fromRow(row);
+      if (found.name === plant.name && found.tag === plant.tag) ours.add(plant.id);
     }
     return ours;
   }
@@ -362,7 +367,9 @@ export class PostgresPlantStore implements PlantStore {
 }
 
 function fromRow(row: StoredRow): NewPlant {
-  return row.tag === null ? { id: row.id, name: row.name } : { id: row.id, name: row.name, tag: row.tag };
+  // Bytes we wrote from well-formed strings (the schema refuses lone surrogates): decoding is exact.
+  const name = row.name.toString('utf8');
+  return row.tag === null ? { id: row.id, name } : { id: row.id, name, tag: row.tag.toString('utf8') };
 }
 
 const INT8 = 20;

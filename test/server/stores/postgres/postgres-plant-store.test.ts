@@ -39,7 +39,7 @@ async function rejection(promise: Promise<unknown>): Promise<Error> {
 }
 
 describe.skipIf(admin === undefined)('PostgresPlantStore', () => {
-  it('creates the plants table with a bigint id, and records schema version 1 once', async () => {
+  it('creates the plants table with a bigint id and UTF-8 bytes for name and tag, and records schema version 1 once', async () => {
     const { database } = await freshDatabase();
     await openStore(database);
     const columns = await runSql(
@@ -48,8 +48,8 @@ describe.skipIf(admin === undefined)('PostgresPlantStore', () => {
     );
     expect(columns).toEqual([
       { column_name: 'id', data_type: 'bigint', is_nullable: 'NO' },
-      { column_name: 'name', data_type: 'text', is_nullable: 'NO' },
-      { column_name: 'tag', data_type: 'text', is_nullable: 'YES' },
+      { column_name: 'name', data_type: 'bytea', is_nullable: 'NO' },
+      { column_name: 'tag', data_type: 'bytea', is_nullable: 'YES' },
     ]);
     expect(await runSql(database, 'SELECT version, description FROM plants_schema')).toEqual([
       { version: 1, description: 'create the plants table' },
