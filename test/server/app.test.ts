@@ -583,6 +583,7 @@ describe.each(storeBackends())('on $name', (backend) => {
     });
   });
   describe('any input', () => {
+    // 150 requests, each checked against the table over a connection of its own: slow on PostgreSQL under load.
     it('answers 200, 400 or 409 with an Error body, stores only on 200, and keeps serving', async () => {
       const fuzz = await startStoreServer({ backend });
       const count = async () => (await fuzz.readPlants()).length;
@@ -630,7 +631,7 @@ describe.each(storeBackends())('on $name', (backend) => {
       } finally {
         await fuzz.close();
       }
-    });
+    }, 90_000);
   });
 
   describe('request log', () => {
