@@ -3,7 +3,7 @@ import { readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir, runCli } from '../helpers/cli.js';
-import { completeInFish, hasProgram } from '../helpers/shells.js';
+import { completeInFish, shellTestsRun } from '../helpers/shells.js';
 
 // Completion as a user gets it: the real CLI writes the script, the real shell completes with it.
 // A shell that is not installed skips its tests (.ci/run installs fish and zsh).
@@ -37,7 +37,7 @@ describe('plants autocomplete fish', () => {
     expect(result.stdout).toContain('plants autocomplete script fish');
   });
 
-  describe.skipIf(!hasProgram('fish'))('completing in fish', () => {
+  describe.runIf(shellTestsRun('fish'))('completing in fish', () => {
     const complete = (line: string) => completeInFish(script, line).map((entry) => entry.split('\t')[0]);
 
     it('offers the commands and topics, with their summaries', () => {
@@ -130,7 +130,7 @@ describe('plants autocomplete bash and zsh (the plugin)', () => {
     expect(complete(['plants', 'delete', '--'])).toContain('--yes');
   });
 
-  it.skipIf(!hasProgram('zsh'))('writes a zsh completion function that zsh parses', () => {
+  it.runIf(shellTestsRun('zsh'))('writes a zsh completion function that zsh parses', () => {
     const folder = path.join(env.XDG_CACHE_HOME ?? '', 'plants', 'autocomplete', 'functions', 'zsh');
     expect(readdirSync(folder)).toEqual(['_plants']);
     const check = spawnSync('zsh', ['-n', path.join(folder, '_plants')], { encoding: 'utf8' });

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CompletionTree } from '../../src/completion/command-tree.js';
 import { fishCompletionScript, fishQuote } from '../../src/completion/fish.js';
 import { makeTempDir } from '../helpers/cli.js';
-import { completeInFish, hasProgram } from '../helpers/shells.js';
+import { completeInFish, shellTestsRun } from '../helpers/shells.js';
 
 // Text that would do harm if the script quoted it badly: fish would run it, or fail to parse.
 const tricky = `it's a \\ back'slash; $(echo run) (echo run) "quoted" * ~`;
@@ -38,7 +38,7 @@ describe('fishQuote', () => {
   });
 });
 
-describe.skipIf(!hasProgram('fish'))('fishCompletionScript in fish', () => {
+describe.runIf(shellTestsRun('fish'))('fishCompletionScript in fish', () => {
   let temp: ReturnType<typeof makeTempDir>;
   let script: string;
   beforeAll(() => {

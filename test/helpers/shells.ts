@@ -6,6 +6,14 @@ export function hasProgram(name: string): boolean {
 }
 
 /**
+ * Whether the tests that drive `name` run: when it is installed, and always in CI (CI=true), where
+ * .ci/run installs it, so that a missing shell there fails its tests instead of skipping them.
+ */
+export function shellTestsRun(name: string): boolean {
+  return hasProgram(name) || process.env.CI === 'true';
+}
+
+/**
  * What fish offers at the end of `line` (`complete -C`), with only `script` loaded: one
  * `candidate\tdescription` per entry, as fish prints them.
  */
