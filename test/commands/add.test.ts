@@ -161,13 +161,18 @@ describe('plants add', () => {
       expect(JSON.parse(result.stdout)).toEqual({ error: 0, message: `cannot reach ${gone.url}: connection refused` });
     });
 
-    it('suggests `plants serve` when the default local store is not running', async () => {
-      const result = await runCli(['add', '--id', '1', '--name', 'x'], {
+    // A loopback port nobody listens on, not the default 4010: the README has people run
+    // `npm start` on 4010 in another terminal while they run these tests.
+    it('suggests `plants serve --port N` when nothing listens on a local URL', async () => {
+      const gone = await startFixtureServer();
+      await gone.close();
+      const port = new URL(gone.url).port;
+      const result = await runCli(['add', '--id', '1', '--name', 'x', '--base-url', gone.url], {
         env: { PLANTS_CONFIG_DIR: env.PLANTS_CONFIG_DIR as string, PLANTS_TOKEN: token },
       });
       expect(result.code).toBe(3);
-      expect(result.stderr).toContain('cannot reach http://127.0.0.1:4010');
-      expect(result.stderr).toContain('plants serve');
+      expect(result.stderr).toContain(`cannot reach ${gone.url}`);
+      expect(result.stderr).toContain(`\`plants serve --port ${port}\` starts one.`);
     });
 
     it('hits --timeout against a server that never answers (exit 3)', async () => {
