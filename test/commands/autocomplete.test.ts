@@ -3,7 +3,7 @@ import { readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir, runCli } from '../helpers/cli.js';
-import { completeInFish, shellTestsRun } from '../helpers/shells.js';
+import { completeInBash, completeInFish, shellTestsRun } from '../helpers/shells.js';
 
 // Completion as a user gets it: the real CLI writes the script, the real shell completes with it.
 // A shell that is not installed skips its tests (.ci/run installs fish and zsh).
@@ -100,34 +100,72 @@ describe('plants autocomplete fish', () => {
   });
 });
 
-describe('plants autocomplete bash and zsh (the plugin)', () => {
+describe('plants autocomplete bash', () => {
+  let script: string;
   beforeAll(async () => {
+    const result = await runCli(['autocomplete', 'script', 'bash'], { env });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    script = path.join(temp.dir, 'plants.bash');
+    writeFileSync(script, result.stdout);
+  });
+  const complete = (line: string) => completeInBash(script, line);
+
+  it('prints set-up instructions that write the script where bash-completion looks for it', async () => {
     const result = await runCli(['autocomplete', 'bash'], { env });
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('plants autocomplete script bash');
+    expect(result.stdout).toContain(
+      'plants autocomplete script bash > "${XDG_DATA_HOME:-$HOME/.local/share}/bash-completion/completions/plants"',
+    );
   });
 
-  it('completes commands and flags in bash through the set-up line it prints', async () => {
-    const setup = await runCli(['autocomplete', 'script', 'bash'], { env });
-    expect(setup.code).toBe(0);
-    const complete = (words: string[]) => {
-      const shell = spawnSync(
-        'bash',
-        [
-          '--norc',
-          '-c',
-          `${setup.stdout}\nCOMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _plants_autocomplete; printf '%s\\n' "\${COMPREPLY[@]}"`,
-          'bash',
-          ...words,
-        ],
-        { encoding: 'utf8' },
-      );
-      expect(shell.stderr).toBe('');
-      return shell.stdout.split('\n').filter(Boolean);
-    };
-    expect(complete(['plants', 'lo'])).toEqual(['login', 'logout']);
-    expect(complete(['plants', 'add', '--fi'])).toEqual(['--file']);
-    expect(complete(['plants', 'delete', '--'])).toContain('--yes');
+  it('offers commands, topics and flags, also through an alias and after flag values', () => {
+    expect(complete('plants lo')).toEqual(['login', 'logout']);
+    expect(complete('plants plant ')).toEqual(['add', 'delete', 'get', 'list']);
+    expect(complete('plants add --fi')).toEqual(['--file']);
+    expect(complete('plants delete --')).toContain('--yes');
+    expect(complete('plants add --id 5 --name Fern --t')).toEqual(['--tag', '--timeout']);
+    expect(complete('plants plant add --fi')).toEqual(['--file']);
+    expect(complete('plants add --')).not.toContain('--yes');
+  });
+
+  it("offers a flag's named values, files for a path, and nothing else where a value is free", () => {
+    expect(complete('plants serve --durability ')).toEqual(['full', 'normal']);
+    expect(complete('plants serve --durability n')).toEqual(['normal']);
+    const dir = makeTempDir();
+    try {
+      writeFileSync(path.join(dir.dir, 'plants.ndjson'), '');
+      writeFileSync(path.join(dir.dir, 'with space.json'), '');
+      expect(complete(`plants add --file ${dir.dir}/pl`)).toEqual([`${dir.dir}/plants.ndjson`]);
+      expect(complete(`plants add -f ${dir.dir}/w`)).toEqual([`${dir.dir}/with space.json`]);
+      expect(complete(`plants serve --db ${dir.dir}/`).sort()).toEqual([
+        `${dir.dir}/plants.ndjson`,
+        `${dir.dir}/with space.json`,
+      ]);
+      // --id takes any number: no files, no commands.
+      expect(complete(`plants add --id ${dir.dir}/`)).toEqual([]);
+    } finally {
+      dir.remove();
+    }
+  });
+
+  it('offers shells to autocomplete, and commands and topics to help', () => {
+    expect(complete('plants autocomplete ')).toEqual(['bash', 'fish', 'powershell', 'zsh']);
+    expect(complete('plants help ')).toEqual(expect.arrayContaining(['add', 'plant', 'environment', 'exit-codes']));
+    expect(complete('plants help ex')).toEqual(['exit-codes']);
+  });
+
+  it('offers no commands after a command', () => {
+    expect(complete('plants get ')).toEqual([]);
+    expect(complete('plants add --id 5 ')).toEqual([]);
+  });
+});
+
+describe('plants autocomplete zsh (the plugin)', () => {
+  beforeAll(async () => {
+    const result = await runCli(['autocomplete', 'zsh'], { env });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('plants autocomplete script zsh');
   });
 
   it.runIf(shellTestsRun('zsh'))('writes a zsh completion function that zsh parses', () => {

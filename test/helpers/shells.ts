@@ -27,3 +27,36 @@ export function completeInFish(script: string, line: string): string[] {
   }
   return result.stdout.split('\n').filter(Boolean);
 }
+
+/**
+ * What bash offers for `line` (the cursor at its end) with only `script` loaded: the function
+ * the script registered with `complete -F` is called as readline would call it, and COMPREPLY
+ * is returned. Words are split on spaces, and `=` is a word of its own (as readline's
+ * COMP_WORDBREAKS has it); a trailing space starts an empty word.
+ */
+export function completeInBash(script: string, line: string): string[] {
+  const words = line.split(' ').flatMap((word) => (word === '' ? [''] : word.split(/(=)/).filter(Boolean)));
+  const result = spawnSync(
+    'bash',
+    [
+      '--norc',
+      '--noprofile',
+      '-c',
+      [
+        'source "$SCRIPT"',
+        'spec=$(complete -p plants) || exit 3',
+        'fn=${spec##*-F }; fn=${fn%% *}',
+        'COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMP_LINE=$LINE; COMP_POINT=${#LINE}',
+        '"$fn" plants "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"',
+        'printf "%s\\n" "${COMPREPLY[@]}"',
+      ].join('\n'),
+      'bash',
+      ...words,
+    ],
+    { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: process.env.HOME, SCRIPT: script, LINE: line } },
+  );
+  if (result.status !== 0 || result.stderr !== '') {
+    throw new Error(`bash failed (${result.status}): ${result.stderr}`);
+  }
+  return result.stdout.split('\n').filter(Boolean);
+}

@@ -15,7 +15,7 @@ export class Autocomplete extends PlantsCommand {
   static override flags = {
     'refresh-cache': Flags.boolean({
       char: 'r',
-      summary: 'Rebuild the bash, zsh and PowerShell completion cache without showing instructions.',
+      summary: 'Rebuild the zsh and PowerShell completion cache without showing instructions.',
       default: false,
     }),
   };
@@ -23,9 +23,9 @@ export class Autocomplete extends PlantsCommand {
   async run(): Promise<void> {
     const { args, flags } = await this.parse(Autocomplete);
     const shell = chosenShell(args.shell, this.config);
-    if (shell !== 'fish') return runPluginAutocomplete(this.config, 'autocomplete', this.argv);
+    if (shell !== 'fish' && shell !== 'bash') return runPluginAutocomplete(this.config, 'autocomplete', this.argv);
     if (flags['refresh-cache']) return;
-    const { fishSetupInstructions } = await import('../../completion/fish.js');
-    this.output.data(fishSetupInstructions(this.config.bin));
+    const { setupInstructions } = await import('../../cli/help/autocomplete.js');
+    this.output.data(await setupInstructions(shell, this.config.bin));
   }
 }
