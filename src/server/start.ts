@@ -95,7 +95,7 @@ export interface RunningPlantServer {
 }
 
 /**
- * Opens the store and listens. Throws ServerOptionsError, DatabaseOpenError or ListenError
+ * Listens, then opens the store. Throws ServerOptionsError, DatabaseOpenError or ListenError
  * (all exit 2), or DatabaseConnectError (exit 2, or 3 when PostgreSQL cannot be reached),
  * having released whatever it had taken.
  */
@@ -131,25 +131,11 @@ export async function startPlantServer(options: PlantServerOptions): Promise<Run
     metrics = createServerMetrics({ checkStore: () => checkStore(), openConnections: () => connections.size });
   }
 
-  const store = await openPlantStore({
-    database: options.database,
-    durability: options.durability,
-    busyTimeoutMs: options.busyTimeoutMs,
-    postgresEnv: options.postgresEnv,
-    onCommit: metrics?.commit,
-  });
-  checkStore = () => store.check();
-  const app = createPlantApp({
-    store,
-    tokens: options.tokens,
-    observe: observerOf(log?.request, metrics?.request),
-    onStoreError: metrics?.storeError,
-    metrics,
-    metricsToken: options.metricsToken,
-    onInternalError,
-    maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
-    corsOrigins: options.corsOrigins,
-  });
+  // The port is taken before the store is opened: a port in use must not create or touch a
+  // database file. A request that comes in between waits for the store (it is not reported
+  // as listening, so only a port scan could send one).
+  let app: http.RequestListener | undefined;
+  let storeOpened: Promise<unknown> | undefined;
 
   let closing = false;
   const serverOptions: http.ServerOptions = {
@@ -163,7 +149,8 @@ export async function startPlantServer(options: PlantServerOptions): Promise<Run
   const listener: http.RequestListener = (req, res) => {
     // Once closing, finish this request and let its connection go instead of keeping it alive.
     if (closing) res.setHeader('connection', 'close');
-    app(req, res);
+    if (app !== undefined) app(req, res);
+    else void storeOpened?.then(() => app?.(req, res) ?? res.destroy(), () => res.destroy());
   };
   const tls = options.tls !== undefined;
   const server =
@@ -190,12 +177,35 @@ export async function startPlantServer(options: PlantServerOptions): Promise<Run
     else answerClientError(error, socket);
   });
 
+  await listen(server, options.host, options.port);
+  const opening = openPlantStore({
+    database: options.database,
+    durability: options.durability,
+    busyTimeoutMs: options.busyTimeoutMs,
+    postgresEnv: options.postgresEnv,
+    onCommit: metrics?.commit,
+  });
+  storeOpened = opening;
+  let store: Awaited<typeof opening>;
   try {
-    await listen(server, options.host, options.port);
+    store = await opening;
   } catch (error) {
-    await store.close();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
     throw error;
   }
+  checkStore = () => store.check();
+  app = createPlantApp({
+    store,
+    tokens: options.tokens,
+    observe: observerOf(log?.request, metrics?.request),
+    onStoreError: metrics?.storeError,
+    metrics,
+    metricsToken: options.metricsToken,
+    onInternalError,
+    maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    corsOrigins: options.corsOrigins,
+  });
 
   // After listening, a server 'error' is an accept failure (EMFILE when out of file
   // descriptors): report it, keep serving the connections there are; unhandled, it would crash.

@@ -1,4 +1,4 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -111,16 +111,18 @@ describe('plants serve', () => {
     expect(readFileSync(db, 'utf8')).toBe('my precious notes, not a database\n'.repeat(100));
   });
 
-  it('refuses a port in use (exit 2), naming it', async () => {
+  it('refuses a port in use (exit 2), naming it, and creates no database file', async () => {
     const blocker = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     const address = blocker.address();
     const port = typeof address === 'object' && address !== null ? address.port : 0;
+    const db = path.join(temp.dir, 'new.db');
     try {
-      const result = await runCli(['serve', '--port', String(port), '--memory', '--token', 'abc']);
+      const result = await runCli(['serve', '--port', String(port), '--db', db, '--token', 'abc']);
       expect(result.code).toBe(2);
       expect(result.stderr).toContain(`127.0.0.1:${port}`);
       expect(result.stderr).toContain('already in use');
+      expect(readdirSync(temp.dir)).toEqual([]);
     } finally {
       blocker.close();
     }

@@ -149,7 +149,7 @@ describe('start-up refusals (exit 2, nothing overwritten)', () => {
     expect(error.message).toBe(`database ${database} is locked by another process`);
   });
 
-  it('refuses a port in use, naming host:port, and releases the database', async () => {
+  it('refuses a port in use, naming host:port, before it creates the database', async () => {
     const blocker = net.createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     cleanups.push(() => new Promise((resolve) => blocker.close(resolve)));
@@ -158,10 +158,23 @@ describe('start-up refusals (exit 2, nothing overwritten)', () => {
     const error = await startFailure({ port, database });
     expect(error).toBeInstanceOf(ListenError);
     expect(error.message).toBe(`cannot listen on 127.0.0.1:${port}: the port is already in use`);
-    // Released: another connection can take the write lock at once.
-    const db = new Database(database, { timeout: 0 });
-    expect(() => db.exec('BEGIN EXCLUSIVE; COMMIT')).not.toThrow();
-    db.close();
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('gives the port back when the database cannot be opened', async () => {
+    const database = path.join(dir, 'not-a-database');
+    writeFileSync(database, 'plain text, not SQLite\n'.repeat(100));
+    const probe = net.createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const port = (probe.address() as net.AddressInfo).port;
+    await new Promise((resolve) => probe.close(resolve));
+    await startFailure({ port, database });
+    const again = net.createServer();
+    await new Promise<void>((resolve, reject) => {
+      again.once('error', reject);
+      again.listen(port, '127.0.0.1', resolve);
+    });
+    await new Promise((resolve) => again.close(resolve));
   });
 
   it('refuses an address this machine does not have', async () => {
