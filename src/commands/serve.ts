@@ -2,7 +2,6 @@ import { readFileSync } from 'node:fs';
 import { Flags } from '@oclif/core';
 import { PlantsCommand } from '../cli/base-command.js';
 import { InvalidInputError } from '../errors.js';
-import type { LogFormat, LogLevel } from '../server/observability/server-log.js';
 
 export class Serve extends PlantsCommand {
   static override summary = 'Run a local plant store: the same interface, backed by SQLite.';
@@ -11,10 +10,12 @@ export class Serve extends PlantsCommand {
 
 Plants are kept in plants.db in your data folder (PLANTS_DATA_DIR, or $XDG_DATA_HOME/plants), in another file with --db, only in memory with --memory, or in PostgreSQL with --database postgres://… (also PLANTS_DATABASE_URL, or DATABASE_URL; PGHOST, PGUSER, PGPASSWORD, PGDATABASE and PGSSLMODE fill in what the URL leaves out), where several serve instances can share one store. A 200 is sent only once the plant is committed: with --durability full (the default) it survives a power cut, with normal a crash of the process.
 
-One line per request goes to stderr (method, path, status, milliseconds), unless --quiet; --log-format json makes each a JSON object for a log pipeline. Probes (/healthz, /livez, /readyz) are logged only with --log-level debug. --metrics serves Prometheus metrics at /metrics. Ctrl-C or SIGTERM stops accepting, finishes requests in flight, closes the database and exits 0.`;
+One line per request goes to stderr (method, path, status, milliseconds), unless --quiet; --log-format json makes each a JSON object for a log pipeline. Probes (/healthz, /livez, /readyz) are logged only with --log-level debug. --metrics serves Prometheus metrics at /metrics. Ctrl-C or SIGTERM stops accepting, finishes requests in flight, closes the database and exits 0.
+
+With --detach it runs in the background instead: the command prints the URL once the server listens and exits 0 (or exits 2 with the reason when it cannot start), so URL=$(plants serve --detach …) returns. The background server keeps no log; stop it with kill and its process id (--pid-file, or the banner).`;
   static override examples = [
     '<%= config.bin %> serve',
-    '<%= config.bin %> serve --port 0 --memory --token "$TOKEN" | head -1',
+    'URL=$(<%= config.bin %> serve --port 0 --memory --token "$TOKEN" --detach --pid-file plants.pid)',
     '<%= config.bin %> serve --db ./plants.db --durability normal --quiet',
     '<%= config.bin %> serve --database postgres://plants@db.example:5432/plants --port 8080',
     '<%= config.bin %> serve --cors http://localhost:5173',
@@ -43,6 +44,8 @@ One line per request goes to stderr (method, path, status, milliseconds), unless
       summary: 'An accepted bearer token; repeat for several.',
       helpValue: 'TOKEN',
       multiple: true,
+      // One value per --token: a word after it is an argument (refused), not another token.
+      multipleNonGreedy: true,
     }),
     durability: Flags.string({
       summary: 'full: a 200 survives a power cut; normal: it survives a crash of the process, and is faster.',
@@ -85,51 +88,88 @@ One line per request goes to stderr (method, path, status, milliseconds), unless
       helpValue: 'PATH',
       dependsOn: ['tls-cert'],
     }),
+    detach: Flags.boolean({
+      summary: 'Start in the background: print the URL once it listens, then exit (the server runs on).',
+      default: false,
+    }),
+    'pid-file': Flags.string({
+      summary: "With --detach: write the server's process id to this file (stop it with kill).",
+      helpValue: 'PATH',
+      dependsOn: ['detach'],
+    }),
+    // Internal: the background server that --detach starts (its plan comes over IPC).
+    'detached-child': Flags.boolean({ hidden: true, default: false, exclusive: ['detach'] }),
   };
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Serve);
     const setup = await import('../cli/actions/serve-setup.js');
-    const { startPlantServer } = await import('../server/start.js');
-    const { tokens, generated } = setup.serveTokens(flags.token, this.factory.env);
-    const database = await setup.serveDatabase(flags, this.factory.env);
-    const tls = flags['tls-cert'] === undefined ? undefined : readTls(flags['tls-cert'], flags['tls-key'] ?? '');
+    const detach = await import('../cli/actions/serve-detach.js');
+    const child = flags['detached-child'];
+    const { plan, generated } = child
+      ? { plan: await detach.receiveDetachedPlan(), generated: false }
+      : await setup.servePlan(flags, this.factory.env);
     const c = this.output.errorColor;
+    const { renderServeBanner } = await import('../cli/render/render-serve.js');
+    const banner = (url: string, pid?: number) =>
+      renderServeBanner(
+        {
+          url,
+          database: setup.describeDatabase(plan.database),
+          durability: setup.isPostgresUrl(plan.database) ? 'as the PostgreSQL server commits' : plan.durability,
+          generatedToken: generated ? plan.tokens[0] : undefined,
+          clearTextWarning: setup.servesTokensInClear(plan.host, plan.tls !== undefined),
+          command: setup.invocationName(process.argv[1], process.cwd()),
+          pid,
+        },
+        c,
+      );
+    if (flags.detach) {
+      const started = await detach.startDetachedServer({
+        plan,
+        script: process.argv[1] ?? '',
+        stderr: process.stderr,
+        pidFile: flags['pid-file'],
+      });
+      if ('exitCode' in started) {
+        process.exitCode = started.exitCode;
+        return;
+      }
+      this.output.data(started.url);
+      this.output.info(banner(started.url, started.pid));
+      return;
+    }
+    const tls = plan.tls === undefined ? undefined : readTls(plan.tls.certPath, plan.tls.keyPath);
     // Listen for SIGINT/SIGTERM before anything can send one: a script may stop the server as
     // soon as it has read the URL, and that must be the graceful stop too.
     const stopped = untilStopped();
+    const { startPlantServer } = await import('../server/start.js');
     const server = await startPlantServer({
-      host: flags.host,
-      port: flags.port,
-      database,
+      host: plan.host,
+      port: plan.port,
+      database: plan.database,
       postgresEnv: this.factory.env.postgres,
-      corsOrigins: flags.cors,
-      tokens,
-      durability: flags.durability as 'full' | 'normal',
+      corsOrigins: plan.corsOrigins,
+      tokens: plan.tokens,
+      durability: plan.durability,
       tls,
-      logFormat: flags['log-format'] as LogFormat,
-      logLevel: flags.quiet ? 'error' : (flags['log-level'] as LogLevel),
+      logFormat: plan.logFormat,
+      logLevel: flags.quiet ? 'error' : plan.logLevel,
       // JSON lines go out as they are, for a machine; text is dimmed beside the banner, errors red.
-      log: (line, level) =>
-        this.output.info(flags['log-format'] === 'json' ? line : level === 'error' ? c.red(line) : c.dim(line)),
-      metrics: flags.metrics,
-      metricsToken: flags['metrics-token'],
+      // The background server of --detach keeps no log: nobody reads its stderr.
+      log: child
+        ? undefined
+        : (line, level) =>
+            this.output.info(plan.logFormat === 'json' ? line : level === 'error' ? c.red(line) : c.dim(line)),
+      metrics: plan.metrics,
+      metricsToken: plan.metricsToken,
     });
-    this.output.data(server.url);
-    const { renderServeBanner } = await import('../cli/render/render-serve.js');
-    this.output.info(
-      renderServeBanner(
-        {
-          url: server.url,
-          database: setup.describeDatabase(database),
-          durability: setup.isPostgresUrl(database) ? 'as the PostgreSQL server commits' : flags.durability,
-          generatedToken: generated ? tokens[0] : undefined,
-          clearTextWarning: setup.servesTokensInClear(flags.host, tls !== undefined),
-          command: setup.invocationName(process.argv[1], process.cwd()),
-        },
-        c,
-      ),
-    );
+    if (child) {
+      detach.reportDetachedReady(server.url);
+    } else {
+      this.output.data(server.url);
+      this.output.info(banner(server.url));
+    }
     await stopped;
     this.output.info('Stopping: finishing requests in flight…');
     await server.close();

@@ -150,7 +150,11 @@ export async function startPlantServer(options: PlantServerOptions): Promise<Run
     // Once closing, finish this request and let its connection go instead of keeping it alive.
     if (closing) res.setHeader('connection', 'close');
     if (app !== undefined) app(req, res);
-    else void storeOpened?.then(() => app?.(req, res) ?? res.destroy(), () => res.destroy());
+    else
+      void storeOpened?.then(
+        () => app?.(req, res) ?? res.destroy(),
+        () => res.destroy(),
+      );
   };
   const tls = options.tls !== undefined;
   const server =

@@ -1,8 +1,9 @@
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeTempDir, runCli } from '../helpers/cli.js';
+import { binPath, makeTempDir, runCli } from '../helpers/cli.js';
 import { type ServeProcess, startServeProcess } from '../helpers/serve-process.js';
 import { readStoredPlants } from '../helpers/store-server.js';
 
@@ -142,3 +143,92 @@ describe('plants serve', () => {
     expect(existsSync(path.join(temp.dir, 'data', 'plants.db'))).toBe(false);
   });
 });
+
+describe('plants serve --detach', () => {
+  /** Runs a line of bash in the temp folder with `plants` on the PATH as the built CLI; a hang fails the test. */
+  const bash = (line: string, env: Record<string, string> = {}) => {
+    const bin = path.join(temp.dir, 'bin');
+    mkdirSync(bin, { recursive: true });
+    if (!existsSync(path.join(bin, 'plants'))) symlinkSync(binPath, path.join(bin, 'plants'));
+    return spawnSync('bash', ['--norc', '--noprofile', '-c', line], {
+      cwd: temp.dir,
+      encoding: 'utf8',
+      timeout: 20_000,
+      env: { PATH: `${bin}:${process.env.PATH ?? ''}`, HOME: temp.dir, ...dataEnv(), ...env },
+    });
+  };
+  const stopped = async (pid: number) => {
+    process.kill(pid, 'SIGTERM');
+    // It ends by itself after a SIGTERM; the test's time-out is the limit.
+    while (isRunning(pid)) await new Promise((resolve) => setTimeout(resolve, 50));
+  };
+
+  it('returns from URL=$(…) once it listens; the server runs on until killed', async () => {
+    const result = bash(
+      'URL=$(plants serve --port 0 --memory --token tok-detach --detach --pid-file plants.pid) || exit $?; echo "url=$URL"',
+    );
+    expect(result.error).toBeUndefined();
+    expect(result.status).toBe(0);
+    const url = /^url=(http:\/\/127\.0\.0\.1:\d+)$/m.exec(result.stdout)?.[1];
+    expect(url).toBeDefined();
+    const pid = Number(readFileSync(path.join(temp.dir, 'plants.pid'), 'utf8'));
+    expect(result.stderr).toContain(`Plant store listening on ${url}`);
+    expect(result.stderr).toContain(`\`kill ${pid}\` stops it`);
+    try {
+      const add = await runCli(['add', '--id', '7', '--name', 'Fern', '--base-url', url ?? '', '--json'], {
+        env: { PLANTS_TOKEN: 'tok-detach' },
+      });
+      expect(add.code).toBe(0);
+      expect(add.stdout).toBe('{"id":7,"name":"Fern"}\n');
+    } finally {
+      await stopped(pid);
+    }
+  });
+
+  it('returns from `| head -1` with the URL', async () => {
+    const result = bash('plants serve --port 0 --memory --detach --pid-file plants.pid | head -1');
+    expect(result.error).toBeUndefined();
+    expect(result.status).toBe(0);
+    expect(result.stdout).toMatch(/^http:\/\/127\.0\.0\.1:\d+\n$/);
+    await stopped(Number(readFileSync(path.join(temp.dir, 'plants.pid'), 'utf8')));
+  });
+
+  it('exits 2 with the reason when the server cannot start, and leaves nothing running', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = (blocker.address() as AddressInfo).port;
+    try {
+      const result = bash(`plants serve --port ${port} --db new.db --detach --pid-file plants.pid`);
+      expect(result.status).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toContain(`plants: cannot listen on 127.0.0.1:${port}: the port is already in use`);
+      expect(existsSync(path.join(temp.dir, 'plants.pid'))).toBe(false);
+      expect(existsSync(path.join(temp.dir, 'new.db'))).toBe(false);
+    } finally {
+      blocker.close();
+    }
+  });
+});
+
+describe('the serve banner', () => {
+  it('names the durability of a database file, and none for a store in memory', async () => {
+    running = await startServeProcess(['--port', '0', '--memory', '--token', 'abc']);
+    await running.waitForStderr('Ctrl-C stops the server');
+    expect(running.stderr).toContain('store: in memory (gone when the server stops)\n');
+    expect(running.stderr).not.toContain('durability');
+    await running.stop();
+    const db = path.join(temp.dir, 'own.db');
+    running = await startServeProcess(['--port', '0', '--db', db, '--durability', 'normal', '--token', 'abc']);
+    await running.waitForStderr('Ctrl-C stops the server');
+    expect(running.stderr).toContain(`store: ${db}, durability: normal\n`);
+  });
+});
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

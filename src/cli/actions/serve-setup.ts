@@ -7,7 +7,9 @@ import { isPostgresUrl, redactUrl } from '../../server/stores/postgres/connectio
 
 export { isPostgresUrl };
 
+import type { LogFormat, LogLevel } from '../../server/observability/server-log.js';
 import type { PlantsEnv } from '../env.js';
+import type { DetachedServePlan } from './serve-detach.js';
 
 /** The tokens `plants serve` accepts: every --token, else PLANTS_TOKEN, else one made up for this run. */
 export function serveTokens(
@@ -73,4 +75,46 @@ export function invocationName(script: string | undefined, cwd: string): string 
   if (script === undefined || path.basename(script) === 'plants') return 'plants';
   const relative = path.relative(cwd, script);
   return relative.startsWith('..') || path.isAbsolute(relative) ? script : `./${relative}`;
+}
+
+/** Everything `plants serve` decides from its flags and the environment before it starts. */
+export async function servePlan(
+  flags: {
+    host: string;
+    port: number;
+    db?: string | undefined;
+    database?: string | undefined;
+    memory: boolean;
+    token?: string[] | undefined;
+    durability: string;
+    'tls-cert'?: string | undefined;
+    'tls-key'?: string | undefined;
+    'log-format': string;
+    'log-level': string;
+    metrics: boolean;
+    'metrics-token'?: string | undefined;
+    cors?: string[] | undefined;
+  },
+  env: PlantsEnv,
+): Promise<{ plan: DetachedServePlan; generated: boolean }> {
+  const { tokens, generated } = serveTokens(flags.token, env);
+  const database = await serveDatabase({ memory: flags.memory, db: flags.db, database: flags.database }, env);
+  const cert = flags['tls-cert'];
+  const key = flags['tls-key'];
+  return {
+    plan: {
+      host: flags.host,
+      port: flags.port,
+      database,
+      tokens,
+      durability: flags.durability === 'normal' ? 'normal' : 'full',
+      tls: cert === undefined || key === undefined ? undefined : { certPath: cert, keyPath: key },
+      logFormat: flags['log-format'] as LogFormat,
+      logLevel: flags['log-level'] as LogLevel,
+      metrics: flags.metrics,
+      metricsToken: flags['metrics-token'],
+      corsOrigins: flags.cors,
+    },
+    generated,
+  };
 }

@@ -9,15 +9,18 @@ export interface ServeBanner {
   clearTextWarning: boolean;
   /** How to call plants in the suggested commands: `plants`, or `./bin/run.js` in a clone. */
   command: string;
+  /** Set when it runs in the background (--detach): the process to stop. */
+  pid?: number | undefined;
 }
 
 /** What `plants serve` tells the person who started it, on stderr: where, what, and what to try next. */
 export function renderServeBanner(banner: ServeBanner, c: Colors): string {
-  const store = banner.database === ':memory:' ? 'in memory (gone when the server stops)' : banner.database;
-  const lines = [
-    `${c.green('✓')} Plant store listening on ${c.bold(banner.url)}`,
-    `  store: ${store}, durability: ${banner.durability}`,
-  ];
+  // Durability is about what a file keeps through a crash: a store in memory keeps nothing.
+  const store =
+    banner.database === ':memory:'
+      ? 'in memory (gone when the server stops)'
+      : `${banner.database}, durability: ${banner.durability}`;
+  const lines = [`${c.green('✓')} Plant store listening on ${c.bold(banner.url)}`, `  store: ${store}`];
   if (banner.clearTextWarning) {
     lines.push(
       c.yellow(`  warning: tokens travel in clear text on ${banner.url}; anyone on the network can read them.`),
@@ -36,6 +39,10 @@ export function renderServeBanner(banner: ServeBanner, c: Colors): string {
   } else {
     lines.push(`${login}   # then paste the token you gave --token or PLANTS_TOKEN, Enter, Ctrl-D`);
   }
-  lines.push(`  ${banner.command} add --id 1 --name Fern --tag herb`, '', c.dim('Ctrl-C stops the server.'));
+  const stop =
+    banner.pid === undefined
+      ? 'Ctrl-C stops the server.'
+      : `It runs in the background as process ${banner.pid}, with no log; \`kill ${banner.pid}\` stops it.`;
+  lines.push(`  ${banner.command} add --id 1 --name Fern --tag herb`, '', c.dim(stop));
   return lines.join('\n');
 }

@@ -1,0 +1,93 @@
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { InvalidInputError } from '../../errors.js';
+import type { LogFormat, LogLevel } from '../../server/observability/server-log.js';
+
+/**
+ * What a `plants serve --detach` hands to the server it starts in the background: everything
+ * already decided (tokens included), over the IPC channel rather than on a command line that
+ * `ps` shows for as long as the server runs.
+ */
+export interface DetachedServePlan {
+  host: string;
+  port: number;
+  database: string;
+  tokens: string[];
+  durability: 'full' | 'normal';
+  tls: { certPath: string; keyPath: string } | undefined;
+  logFormat: LogFormat;
+  logLevel: LogLevel;
+  metrics: boolean;
+  metricsToken: string | undefined;
+  corsOrigins: string[] | undefined;
+}
+
+/** What the background server reports once it listens. */
+interface ReadyMessage {
+  type: 'ready';
+  url: string;
+}
+
+/**
+ * Starts `plants serve` in the background (its own session, so a Ctrl-C at the terminal does
+ * not reach it) and waits until it listens. Its start-up messages are passed on to `stderr`;
+ * once it is ready nothing of it is left attached to this process, so `$(…)` and `| head`
+ * return. Resolves with its URL and process id, or with its exit code when it could not start.
+ */
+export async function startDetachedServer(options: {
+  plan: DetachedServePlan;
+  /** The script that runs plants (process.argv[1]). */
+  script: string;
+  stderr: NodeJS.WritableStream;
+  pidFile: string | undefined;
+}): Promise<{ url: string; pid: number } | { exitCode: number }> {
+  const child = spawn(process.execPath, [options.script, 'serve', '--detached-child'], {
+    detached: true,
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+  });
+  const forward = (chunk: Buffer) => options.stderr.write(chunk);
+  child.stderr?.on('data', forward);
+  child.send(options.plan);
+  const outcome = await new Promise<ReadyMessage | { exitCode: number }>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('message', (message: ReadyMessage) => resolve(message));
+    // 'close': it ended and its stderr is all passed on.
+    child.once('close', (code) => resolve({ exitCode: code ?? 1 }));
+  });
+  if ('exitCode' in outcome) return outcome;
+  child.stderr?.off('data', forward);
+  child.stderr?.destroy();
+  child.disconnect();
+  child.unref();
+  const pid = child.pid ?? 0;
+  if (options.pidFile !== undefined) {
+    try {
+      writeFileSync(options.pidFile, `${pid}\n`);
+    } catch (error) {
+      process.kill(pid, 'SIGTERM');
+      throw new InvalidInputError(`--pid-file ${options.pidFile}: ${(error as Error).message}`, { cause: error });
+    }
+  }
+  return { url: outcome.url, pid };
+}
+
+/** In the background server: the plan its parent sends. */
+export function receiveDetachedPlan(): Promise<DetachedServePlan> {
+  return new Promise((resolve, reject) => {
+    if (process.send === undefined) {
+      reject(new InvalidInputError('--detached-child is for plants serve --detach only'));
+      return;
+    }
+    process.once('message', (plan: DetachedServePlan) => resolve(plan));
+  });
+}
+
+/**
+ * In the background server, once it listens: tells the parent, and lets go of the channel and
+ * of stderr (the parent stops reading it; a later write would fail with EPIPE, which is ignored).
+ */
+export function reportDetachedReady(url: string): void {
+  process.stderr.on('error', () => {});
+  const message: ReadyMessage = { type: 'ready', url };
+  process.send?.(message, () => process.disconnect?.());
+}
