@@ -1,0 +1,367 @@
+import { spawn } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { binPath, makeTempDir, projectRoot } from './helpers/cli.js';
+import { completeInBash, hasProgram } from './helpers/shells.js';
+import { readStoredPlants, type StoreServer, startStoreServer, TEST_TOKEN } from './helpers/store-server.js';
+import { runCliInTty } from './helpers/tty.js';
+
+/**
+ * Every shell example in README.md, run as a user would run it: a line of bash (or fish) with
+ * `plants` on the PATH as the built CLI, in a folder holding the files the examples name, against
+ * a real store. The first test fails when the README gains an example this table does not run,
+ * or loses one it does, so a promise in the README cannot drift from what plants does.
+ */
+
+interface Shell {
+  dir: string;
+  env: Record<string, string>;
+  store: StoreServer;
+}
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+interface Example {
+  /**
+   * How it runs: to its end (the default); as a server, until its URL line, then SIGTERM, which
+   * must end it with 0; or at a terminal, typing the token at the prompt.
+   */
+  as?: 'serve' | 'terminal';
+  /** A change to the line, and why: only where the line names something this machine lacks. */
+  rewrite?: (line: string, shell: Shell) => string;
+  /** Run first, in the same shell. */
+  before?: string;
+  /** Run before `plants login` (every other example runs after it, as the README has it). */
+  loggedOut?: boolean;
+  /** In the project folder (`./bin/…`) instead of the folder of example files. */
+  inProject?: boolean;
+  /** Expected exit code (default 0). */
+  code?: number;
+  check?: (run: Run, shell: Shell) => void | Promise<void>;
+  /** Why this test does not run it, and what does. */
+  notRunHere?: string;
+}
+
+// A free port instead of 4010, which the `npm start` the README has people run may hold.
+const serveOnFreePort = (line: string) => line.replace('plants serve', 'plants serve --port 0');
+
+const examples: Record<string, Example> = {
+  'npm ci && npm start': { notRunHere: 'CI runs npm ci; npm start is `plants serve`, run below' },
+  'npm ci && npm test': { notRunHere: 'CI runs it: this test is part of it' },
+  './bin/run.js login --with-token <<< "<the token it printed>"': {
+    loggedOut: true,
+    inProject: true,
+    rewrite: (line) => line.replace('<the token it printed>', TEST_TOKEN),
+    check: (run) => expect(run.stderr).toContain('Logged in to'),
+  },
+  './bin/run.js add --id 1 --name Fern --tag herb': {
+    inProject: true,
+    check: (_run, shell) =>
+      expect(readStoredPlants(shell.store.dbPath)).toEqual([{ id: 1n, name: 'Fern', tag: 'herb' }]),
+  },
+  'printf %s "$TOKEN" | plants login --with-token': { loggedOut: true, check: loggedIn },
+  'plants login --token "$TOKEN"': { loggedOut: true, check: loggedIn },
+  'plants login': { loggedOut: true, as: 'terminal', check: loggedIn },
+  'plants login --base-url https://plants.example.com --with-token < token.txt': {
+    loggedOut: true,
+    check: (_run, shell) => expect(storedTokens(shell)['https://plants.example.com']).toBe('token-from-a-file'),
+  },
+  'plants logout': {
+    check: (_run, shell) => expect(storedTokens(shell)[shell.store.url]).toBeUndefined(),
+  },
+  'plants logout --base-url https://plants.example.com': {
+    before: 'plants login --base-url https://plants.example.com --token other 2>/dev/null',
+    check: (_run, shell) => expect(storedTokens(shell)['https://plants.example.com']).toBeUndefined(),
+  },
+  'plants status': {
+    check: (run, shell) => expect(run.stdout).toContain(shell.store.url),
+  },
+  'plants status --json': {
+    check: (run, shell) => expect(JSON.parse(run.stdout)).toMatchObject({ defaultBaseUrl: shell.store.url }),
+  },
+  'plants add --id 1 --name Fern --tag herb': { check: stored([{ id: 1n, name: 'Fern', tag: 'herb' }]) },
+  'plants add --id 9223372036854775807 --name Oak --json': {
+    check: (run) => expect(run.stdout).toBe('{"id":9223372036854775807,"name":"Oak"}\n'),
+  },
+  'plants add --file plant.json --tag shade': { check: stored([{ id: 3n, name: 'Moss', tag: 'shade' }]) },
+  'echo \'{"id": 2, "name": "Ivy"}\' | plants add --file -': { check: stored([{ id: 2n, name: 'Ivy', tag: null }]) },
+  'plants add --file plants.ndjson > results.ndjson': {
+    check: (_run, shell) => {
+      const results = readFileSync(path.join(shell.dir, 'results.ndjson'), 'utf8').trim().split('\n');
+      expect(results.map((line) => JSON.parse(line).status)).toEqual([200, 200]);
+      stored([
+        { id: 10n, name: 'Fern', tag: null },
+        { id: 11n, name: 'Ivy', tag: null },
+      ])(_run, shell);
+    },
+  },
+  "jq -c '.[]' export.json | plants add --file - --concurrency 32 --fail-fast": {
+    check: stored([
+      { id: 20n, name: 'Oak', tag: null },
+      { id: 21n, name: 'Elm', tag: 'tree' },
+    ]),
+  },
+  'plants serve': { as: 'serve', rewrite: serveOnFreePort, check: servedFrom(/store: .*plants\.db, durability: full/) },
+  'URL=$(plants serve --port 0 --memory --token "$TOKEN" --detach --pid-file plants.pid)': {
+    rewrite: (line) => `${line} && echo "$URL"`,
+    check: async (run, shell) => {
+      expect(run.stdout).toMatch(/^http:\/\/127\.0\.0\.1:\d+\n$/);
+      await stopDetached(shell);
+    },
+  },
+  'kill "$(cat plants.pid)"': {
+    before: 'plants serve --port 0 --memory --detach --pid-file plants.pid >/dev/null 2>&1',
+    check: async (_run, shell) => {
+      const pid = Number(readFileSync(path.join(shell.dir, 'plants.pid'), 'utf8'));
+      while (isRunning(pid)) await new Promise((resolve) => setTimeout(resolve, 50));
+    },
+  },
+  'plants serve --db ./plants.db --durability normal --quiet': {
+    as: 'serve',
+    rewrite: serveOnFreePort,
+    check: servedFrom(/store: \.\/plants\.db, durability: normal/),
+  },
+  'plants serve --host 0.0.0.0 --tls-cert cert.pem --tls-key key.pem': {
+    as: 'serve',
+    rewrite: serveOnFreePort,
+    check: (run) => expect(run.stdout).toMatch(/^https:\/\/0\.0\.0\.0:\d+\n$/),
+  },
+  'plants list': {
+    before: 'plants add --id 5 --name Fern >/dev/null 2>&1',
+    check: (run) => expect(run.stdout).toBe('{"id":5,"name":"Fern"}\n'),
+  },
+  'plants list --limit 10 --after 42': {
+    before: 'for id in 41 42 43; do plants add --id $id --name p$id >/dev/null 2>&1; done',
+    check: (run) => expect(run.stdout).toBe('{"id":43,"name":"p43"}\n'),
+  },
+  'plants list --all --json > plants.ndjson': {
+    before: 'plants add --id 9223372036854775807 --name Oak >/dev/null 2>&1',
+    check: (_run, shell) =>
+      expect(readFileSync(path.join(shell.dir, 'plants.ndjson'), 'utf8')).toBe(
+        '{"id":9223372036854775807,"name":"Oak"}\n',
+      ),
+  },
+  'plants get 9223372036854775807 --json': {
+    before: 'plants add --id 9223372036854775807 --name Oak >/dev/null 2>&1',
+    check: (run) => expect(run.stdout).toBe('{"id":9223372036854775807,"name":"Oak"}\n'),
+  },
+  'plants delete 7': {
+    before: 'plants add --id 7 --name Fern >/dev/null 2>&1',
+    check: stored([]),
+  },
+  'plants list --all --json | plants add --file - --base-url http://127.0.0.1:4011': {
+    // The README's second store is on 4011; here it is one on a free port.
+    rewrite: (line, shell) => line.replace('http://127.0.0.1:4011', shell.env.SECOND_STORE ?? ''),
+    before: [
+      'plants login --base-url "$SECOND_STORE" --token "$TOKEN" 2>/dev/null',
+      'plants add --id 1 --name Fern >/dev/null 2>&1',
+      'plants add --id 2 --name Ivy >/dev/null 2>&1',
+    ].join(' && '),
+    check: (_run, shell) =>
+      expect(readStoredPlants(shell.env.SECOND_STORE_DB ?? '')).toEqual([
+        { id: 1n, name: 'Fern', tag: null },
+        { id: 2n, name: 'Ivy', tag: null },
+      ]),
+  },
+  'plants autocomplete': { check: (run) => expect(run.stdout).toContain('plants autocomplete script bash') },
+  'plants autocomplete zsh': { check: (run) => expect(run.stdout).toContain('plants autocomplete script zsh') },
+  'mkdir -p "${XDG_DATA_HOME:-$HOME/.local/share}/bash-completion/completions" && plants autocomplete script bash > "${XDG_DATA_HOME:-$HOME/.local/share}/bash-completion/completions/plants"':
+    {
+      check: (_run, shell) => {
+        const script = path.join(shell.dir, '.local/share/bash-completion/completions/plants');
+        expect(completeInBash(script, 'plants serve --durability ')).toEqual(['full', 'normal']);
+      },
+    },
+  'mkdir -p $__fish_config_dir/completions; and plants autocomplete script fish > $__fish_config_dir/completions/plants.fish':
+    {
+      check: (_run, shell) =>
+        expect(existsSync(path.join(shell.dir, '.config/fish/completions/plants.fish'))).toBe(true),
+    },
+  'npm run bench': { notRunHere: 'a benchmark of minutes; tests time nothing' },
+  'BENCH_QUICK=1 npm run bench': { notRunHere: 'a benchmark; tests time nothing' },
+  'BENCH_ROWS=c npm run bench': { notRunHere: 'a benchmark; tests time nothing' },
+  'BENCH_PIN=0 npm run bench': { notRunHere: 'a benchmark; tests time nothing' },
+  'npm ci': { notRunHere: 'CI runs it' },
+  'npm test': { notRunHere: 'CI runs it: this test is part of it' },
+  './bin/dev.js add --help': { inProject: true, check: (run) => expect(run.stdout).toContain('--file') },
+  'npm run manifest': { notRunHere: 'test/manifest.test.ts checks that the committed manifest is what it makes' },
+};
+
+/** The shell examples of README.md: `[shell, line]`, the line without its trailing comment. */
+function readmeExamples(readme: string): Array<[string, string]> {
+  const found: Array<[string, string]> = [];
+  for (const block of readme.matchAll(/^```(sh|fish)\n([\s\S]*?)^```/gm)) {
+    for (const raw of (block[2] ?? '').split('\n')) {
+      const line = raw.trim();
+      if (line === '' || line.startsWith('#')) continue;
+      found.push([block[1] ?? 'sh', line.replace(/\s+#\s.*$/, '')]);
+    }
+  }
+  return found;
+}
+
+const readme = readFileSync(path.join(projectRoot, 'README.md'), 'utf8');
+const found = readmeExamples(readme);
+
+it('has a way to run every shell example in the README, and no other', () => {
+  expect(found.map(([, line]) => line).sort()).toEqual(Object.keys(examples).sort());
+});
+
+let temp: ReturnType<typeof makeTempDir>;
+let shell: Shell;
+const cleanups: Array<() => Promise<void> | void> = [];
+beforeEach(async () => {
+  temp = makeTempDir('plants-readme-');
+  const dir = temp.dir;
+  const bin = path.join(dir, '.bin');
+  mkdirSync(bin);
+  symlinkSync(binPath, path.join(bin, 'plants'));
+  writeFileSync(path.join(dir, 'token.txt'), 'token-from-a-file\n');
+  writeFileSync(path.join(dir, 'plant.json'), '{"id": 3, "name": "Moss", "tag": "sun"}\n');
+  writeFileSync(path.join(dir, 'plants.ndjson'), '{"id": 10, "name": "Fern"}\n{"id": 11, "name": "Ivy"}\n');
+  writeFileSync(
+    path.join(dir, 'export.json'),
+    '[{"id": 20, "name": "Oak"}, {"id": 21, "name": "Elm", "tag": "tree"}]\n',
+  );
+  copyFileSync(path.join(projectRoot, 'test/server/fixtures/test-tls-cert.pem'), path.join(dir, 'cert.pem'));
+  copyFileSync(path.join(projectRoot, 'test/server/fixtures/test-tls-key.pem'), path.join(dir, 'key.pem'));
+  const store = await startStoreServer();
+  const second = await startStoreServer();
+  cleanups.push(
+    () => store.close(),
+    () => second.close(),
+  );
+  shell = {
+    dir,
+    store,
+    env: {
+      PATH: `${bin}:${process.env.PATH ?? ''}`,
+      HOME: dir,
+      LANG: 'C.UTF-8',
+      SHELL: '/bin/bash',
+      TOKEN: TEST_TOKEN,
+      // The examples talk to the default store; here that is a real one on a free port.
+      PLANTS_BASE_URL: store.url,
+      PLANTS_CONFIG_DIR: path.join(dir, '.config/plants'),
+      PLANTS_DATA_DIR: path.join(dir, '.local/share/plants'),
+      XDG_CONFIG_HOME: path.join(dir, '.config'),
+      XDG_CACHE_HOME: path.join(dir, '.cache'),
+      SECOND_STORE: second.url,
+      SECOND_STORE_DB: second.dbPath,
+    },
+  };
+});
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+  temp.remove();
+});
+
+describe('README examples', () => {
+  for (const [language, line] of found) {
+    const example = examples[line];
+    if (example === undefined) continue;
+    const skip = example.notRunHere !== undefined || (language === 'fish' && !hasProgram('fish'));
+    it.skipIf(skip)(`${line}${example.rewrite === undefined ? '' : ' (adapted)'}`, async () => {
+      const command = example.rewrite?.(line, shell) ?? line;
+      if (!example.loggedOut) {
+        const login = await run(['plants', 'login', '--token', TEST_TOKEN], shell.dir, shell.env);
+        expect(login.code, login.stderr).toBe(0);
+      }
+      const result = await runExample(language, command, example, shell);
+      expect(result.code, `${command}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`).toBe(example.code ?? 0);
+      await example.check?.(result, shell);
+    });
+  }
+});
+
+async function runExample(language: string, command: string, example: Example, shell: Shell): Promise<Run> {
+  const cwd = example.inProject ? projectRoot : shell.dir;
+  if (example.before !== undefined) {
+    // Never spawnSync here: the store answers from this very process.
+    const before = await run(['bash', '--norc', '--noprofile', '-c', example.before], cwd, shell.env);
+    expect(before.code, `before: ${example.before}\n${before.stderr}`).toBe(0);
+  }
+  if (example.as === 'terminal') {
+    const session = runCliInTty(command.split(' ').slice(1), shell.env);
+    await session.waitFor('Paste your token: ');
+    session.type(`${TEST_TOKEN}\r`);
+    const code = await session.exited;
+    return { code, stdout: session.screen, stderr: session.screen };
+  }
+  // exec: the signal that stops a server reaches plants, not the shell around it.
+  const line = example.as === 'serve' ? `exec ${command}` : command;
+  const argv =
+    language === 'fish'
+      ? ['fish', '--no-config', '-c', line]
+      : ['bash', '--norc', '--noprofile', '-o', 'pipefail', '-c', line];
+  return run(argv, cwd, shell.env, example.as === 'serve');
+}
+
+/** Runs a program to its end; a server is stopped as Ctrl-C would, once it has said where it listens. */
+function run(argv: string[], cwd: string, env: Record<string, string>, server = false): Promise<Run> {
+  const child = spawn(argv[0] ?? '', argv.slice(1), { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  let stopping = false;
+  const stopWhenListening = () => {
+    if (!server || stopping || !stdout.includes('\n') || !stderr.includes('Ctrl-C stops the server')) return;
+    stopping = true;
+    child.kill('SIGTERM');
+  };
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+    stopWhenListening();
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+    stopWhenListening();
+  });
+  const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+  return new Promise((resolve) =>
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    }),
+  );
+}
+
+function storedTokens(shell: Shell): Record<string, string> {
+  const file = path.join(shell.env.PLANTS_CONFIG_DIR ?? '', 'config.json');
+  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')).tokens ?? {}) : {};
+}
+
+function loggedIn(_run: Run, shell: Shell): void {
+  expect(storedTokens(shell)[shell.store.url]).toBe(TEST_TOKEN);
+}
+
+function stored(plants: Array<{ id: bigint; name: string; tag: string | null }>) {
+  return (_run: Run, shell: Shell) => expect(readStoredPlants(shell.store.dbPath)).toEqual(plants);
+}
+
+function servedFrom(banner: RegExp) {
+  return (run: Run) => {
+    expect(run.stdout).toMatch(/^https?:\/\/[^\n]+:\d+\n$/);
+    expect(run.stderr).toMatch(banner);
+    expect(run.stderr).toContain('Stopped.');
+  };
+}
+
+async function stopDetached(shell: Shell): Promise<void> {
+  const pid = Number(readFileSync(path.join(shell.dir, 'plants.pid'), 'utf8'));
+  process.kill(pid, 'SIGTERM');
+  while (isRunning(pid)) await new Promise((resolve) => setTimeout(resolve, 50));
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
