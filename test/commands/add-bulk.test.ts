@@ -211,3 +211,17 @@ describe('plants add --file with many records', () => {
     expect(peakKb / 1024).toBeLessThan(120);
   }, 120_000);
 });
+
+describe('plants add --file --json with many records', () => {
+  it('prints NDJSON results, one line per record, as without --json (README: not one document)', async () => {
+    const [a, b] = freshIds(2) as [bigint, bigint];
+    const input = `{"id":${a},"name":"Fern"}\n{"id":${b},"name":"Ivy"}\n`;
+    const result = await runCli(['add', '--file', '-', '--json'], { env, input });
+    expect(result.code).toBe(0);
+    expect(result.stdout.split('\n')).toHaveLength(3);
+    expect(results(result.stdout).map((line) => [line.line, line.status])).toEqual([
+      [1, 200],
+      [2, 200],
+    ]);
+  });
+});
