@@ -2,6 +2,7 @@ import { Command, Errors, Flags } from '@oclif/core';
 import { InvalidInputError, PlantsError } from '../errors.js';
 import { readEnv } from './env.js';
 import { Factory } from './factory.js';
+import { flagSuggestions } from './help/suggest.js';
 import { Output } from './render/output.js';
 import { reportError } from './render/report-error.js';
 import { maskWords, secretWords } from './secrets.js';
@@ -59,7 +60,10 @@ export abstract class PlantsCommand extends Command {
     const usage =
       error instanceof Errors.CLIError && !(error instanceof PlantsError)
         ? new InvalidInputError(maskArgv(usageMessage(error.message), this.argv, this.config.commands), {
-            hints: [`See \`plants ${this.id?.replaceAll(':', ' ') ?? ''} --help\`.`],
+            hints: [
+              ...flagSuggestions(error, Object.keys(this.ctor.flags ?? {})),
+              `See \`plants ${this.id?.replaceAll(':', ' ') ?? ''} --help\`.`,
+            ],
           })
         : undefined;
     process.exitCode = reportError(usage ?? error, output, { json: this.wantsJson() });

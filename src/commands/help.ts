@@ -20,12 +20,12 @@ export class Help extends PlantsCommand {
       this.output.data(topic.text);
       return;
     }
+    if (words.length > 0) {
+      const { unknownHelpSubject } = await import('../cli/help/suggest.js');
+      const unknown = unknownHelpSubject(words, this.config, Object.keys(helpTopics));
+      if (unknown !== undefined) throw unknown;
+    }
     const HelpClass = await loadHelpClass(this.config);
     await new HelpClass(this.config, this.config.pjson.oclif.helpOptions ?? {}).showHelp(words);
-    if (words.length === 0) {
-      this.output.data('TOPICS');
-      for (const [name, { summary }] of Object.entries(helpTopics)) this.output.data(`  ${name.padEnd(14)}${summary}`);
-      this.output.data('\nRun `plants help TOPIC` for one of them.');
-    }
   }
 }
