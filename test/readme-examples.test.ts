@@ -131,6 +131,33 @@ const examples: Record<string, Example> = {
     rewrite: serveOnFreePort,
     check: (run) => expect(run.stdout).toMatch(/^https:\/\/0\.0\.0\.0:\d+\n$/),
   },
+  'plants serve --log-format json --metrics --metrics-token "$SCRAPE_TOKEN"': {
+    as: 'serve',
+    rewrite: serveOnFreePort,
+    check: (run) => {
+      expect(run.stdout).toMatch(/^http:\/\/127\.0\.0\.1:\d+\n$/);
+      expect(run.stderr).toContain('Stopped.');
+    },
+  },
+  'curl -s http://127.0.0.1:4010/metrics': {
+    // A metrics-serving store of this test, instead of one on 4010.
+    before: 'plants serve --port 0 --memory --metrics --detach --pid-file plants.pid > url.txt 2>/dev/null',
+    rewrite: (line) => line.replace('http://127.0.0.1:4010', '"$(cat url.txt)"'),
+    check: async (run, shell) => {
+      await stopDetached(shell);
+      expect(run.stdout).toMatch(/^plants_/m);
+    },
+  },
+  'curl -s -H "Authorization: Bearer $SCRAPE_TOKEN" https://plants.example.com/metrics': {
+    // plants.example.com stands for a remote store: here, one of this test's, over https.
+    before:
+      'plants serve --port 0 --memory --metrics --metrics-token "$SCRAPE_TOKEN" --tls-cert cert.pem --tls-key key.pem --detach --pid-file plants.pid > url.txt 2>/dev/null',
+    rewrite: (line) => line.replace('https://plants.example.com', '--cacert cert.pem "$(cat url.txt)"'),
+    check: async (run, shell) => {
+      await stopDetached(shell);
+      expect(run.stdout).toMatch(/^plants_/m);
+    },
+  },
   'plants list': {
     before: 'plants add --id 5 --name Fern >/dev/null 2>&1',
     check: (run) => expect(run.stdout).toBe('{"id":5,"name":"Fern"}\n'),
@@ -245,6 +272,7 @@ beforeEach(async () => {
       LANG: 'C.UTF-8',
       SHELL: '/bin/bash',
       TOKEN: TEST_TOKEN,
+      SCRAPE_TOKEN: 'scrape-token-for-the-readme',
       // The examples talk to the default store; here that is a real one on a free port.
       PLANTS_BASE_URL: store.url,
       PLANTS_CONFIG_DIR: path.join(dir, '.config/plants'),
