@@ -119,6 +119,7 @@ With --detach it runs in the background instead: the command prints the URL once
           durability: setup.isPostgresUrl(plan.database) ? 'as the PostgreSQL server commits' : plan.durability,
           generatedToken: generated ? plan.tokens[0] : undefined,
           clearTextWarning: setup.servesTokensInClear(plan.host, plan.tls !== undefined),
+          shortTokenWarning: setup.hasShortToken(plan.tokens),
           command: setup.invocationName(process.argv[1], process.cwd()),
           pid,
         },

@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { isBearerToken } from '../schema/token.js';
+import { describeBadToken, isBearerToken } from '../schema/token.js';
 import { answerClientError, closeAfterAnswer, createPlantApp, DEFAULT_MAX_BODY_BYTES } from './app.js';
 import { createCors } from './cors.js';
 import { ListenError, ServerOptionsError } from './errors.js';
@@ -269,11 +269,9 @@ function checkOptions(options: PlantServerOptions, headersTimeout: number, reque
   // Checked before the store is opened: a bad origin is a usage error (exit 2), with nothing to release.
   if (options.corsOrigins !== undefined) createCors(options.corsOrigins);
   if (options.tokens.length === 0) throw new ServerOptionsError('at least one access token is needed');
-  if (!options.tokens.every(isBearerToken)) {
-    throw new ServerOptionsError(
-      'an access token has characters a bearer token cannot have (A-Z a-z 0-9 - . _ ~ + / and trailing =)',
-    );
-  }
+  const bad = options.tokens.find((token) => !isBearerToken(token));
+  if (bad !== undefined)
+    throw new ServerOptionsError(`an access token is not a bearer token: ${describeBadToken(bad)}`);
   if (options.metricsToken !== undefined) {
     if (options.metrics !== true) throw new ServerOptionsError('a metrics token needs the metrics turned on');
     if (!isBearerToken(options.metricsToken)) {

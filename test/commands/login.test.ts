@@ -232,3 +232,18 @@ describe('a config file left careless', () => {
     expect(status.stderr).not.toContain('warning');
   });
 });
+
+describe('a token typed wrong', () => {
+  it.each([
+    [' sekrit9 ', 'the token has white space around it'],
+    ['Bearer sekrit9', 'the token starts with "Bearer": give the token alone'],
+    ['', 'the token is empty'],
+    ['   ', 'the token is only white space'],
+    ['sek rit9', 'the token has white space in it'],
+  ])('%j is refused with a message that says which (exit 2), never repeating it', async (typed, reason) => {
+    const result = await runCli(['login', '--token', typed], { env });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`token refused: ${reason}`);
+    expect(result.stderr).not.toMatch(/sek|rit9/);
+  });
+});

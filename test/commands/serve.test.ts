@@ -211,6 +211,19 @@ describe('plants serve --detach', () => {
 });
 
 describe('the serve banner', () => {
+  it('warns about a token short enough to be guessed, and refuses a "Bearer " one saying why', async () => {
+    running = await startServeProcess(['--port', '0', '--memory', '--token', 'x']);
+    await running.waitForStderr('Ctrl-C stops the server');
+    expect(running.stderr).toContain('warning: a token shorter than 16 characters can be guessed');
+    await running.stop();
+    running = await startServeProcess(['--port', '0', '--memory', '--token', 'a-long-enough-token-0123456789']);
+    await running.waitForStderr('Ctrl-C stops the server');
+    expect(running.stderr).not.toContain('can be guessed');
+    const bearer = await runCli(['serve', '--port', '0', '--memory', '--token', 'Bearer abc']);
+    expect(bearer.code).toBe(2);
+    expect(bearer.stderr).toContain('the token starts with "Bearer"');
+  });
+
   it('names the durability of a database file, and none for a store in memory', async () => {
     running = await startServeProcess(['--port', '0', '--memory', '--token', 'abc']);
     await running.waitForStderr('Ctrl-C stops the server');

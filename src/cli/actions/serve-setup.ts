@@ -7,6 +7,7 @@ import { isPostgresUrl, redactUrl } from '../../server/stores/postgres/connectio
 
 export { isPostgresUrl };
 
+import { MIN_SERVE_TOKEN_LENGTH } from '../../schema/token.js';
 import type { LogFormat, LogLevel } from '../../server/observability/server-log.js';
 import type { PlantsEnv } from '../env.js';
 import type { DetachedServePlan } from './serve-detach.js';
@@ -117,4 +118,9 @@ export async function servePlan(
     },
     generated,
   };
+}
+
+/** True when a token the server accepts is short enough to be guessed. */
+export function hasShortToken(tokens: readonly string[]): boolean {
+  return tokens.some((token) => token.length < MIN_SERVE_TOKEN_LENGTH);
 }

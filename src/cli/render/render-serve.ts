@@ -1,3 +1,4 @@
+import { MIN_SERVE_TOKEN_LENGTH } from '../../schema/token.js';
 import type { Colors } from './colors.js';
 
 export interface ServeBanner {
@@ -7,6 +8,8 @@ export interface ServeBanner {
   /** Set only when the token was made up for this run: the one time it is ever printed. */
   generatedToken: string | undefined;
   clearTextWarning: boolean;
+  /** An accepted token is short enough to be guessed. */
+  shortTokenWarning?: boolean;
   /** How to call plants in the suggested commands: `plants`, or `./bin/run.js` in a clone. */
   command: string;
   /** Set when it runs in the background (--detach): the process to stop. */
@@ -25,6 +28,14 @@ export function renderServeBanner(banner: ServeBanner, c: Colors): string {
     lines.push(
       c.yellow(`  warning: tokens travel in clear text on ${banner.url}; anyone on the network can read them.`),
       c.yellow('  Serve HTTPS with --tls-cert and --tls-key, or listen on 127.0.0.1.'),
+    );
+  }
+  if (banner.shortTokenWarning === true) {
+    lines.push(
+      c.yellow(
+        `  warning: a token shorter than ${MIN_SERVE_TOKEN_LENGTH} characters can be guessed; choose a longer one`,
+      ),
+      c.yellow('  (openssl rand -base64 24 makes one), or leave --token out to have one made up.'),
     );
   }
   lines.push('', 'Next, in another terminal:');
