@@ -7,8 +7,15 @@ export const INT32_MAX = 2 ** 31 - 1;
 
 export const INT64_RANGE_MESSAGE = `must be a whole number from ${INT64_MIN} to ${INT64_MAX}`;
 
-/** Decimal digits as they may be typed in a flag or a URL path: optional minus, digits only. */
-const int64Text = /^-?\d{1,19}$/;
+/**
+ * An id typed in a flag or a URL path is written as JSON writes an integer, so that one id has
+ * one spelling everywhere (`--id`, `/plants/{id}`, `?after=`, a JSON body): digits, a leading
+ * minus if negative; no spaces, no `+`, no leading zeros (`062` is not 62, as in JSON).
+ */
+const int64Text = /^-?(0|[1-9]\d{0,18})$/;
+
+/** Why typed text is not an id, for the message of an exit 2 or a 400. */
+export const INT64_TEXT_MESSAGE = `${INT64_RANGE_MESSAGE}, written as JSON writes it (digits and a leading - if negative; no spaces, no +, no leading zeros)`;
 
 /**
  * Reads an int64 from what an exact JSON parse yields (number, bigint) or from text
@@ -19,8 +26,7 @@ export function toInt64(value: unknown, options: { fromText?: boolean } = {}): b
   let id: bigint;
   if (typeof value === 'bigint') id = value;
   else if (typeof value === 'number' && Number.isSafeInteger(value)) id = BigInt(value);
-  else if (options.fromText === true && typeof value === 'string' && int64Text.test(value.trim()))
-    id = BigInt(value.trim());
+  else if (options.fromText === true && typeof value === 'string' && int64Text.test(value)) id = BigInt(value);
   else return undefined;
   return id >= INT64_MIN && id <= INT64_MAX ? id : undefined;
 }

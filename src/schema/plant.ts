@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { InvalidInputError } from '../errors.js';
 import { parseJsonExact } from './exact-json.js';
-import { describeNonInt64, INT32_MAX, INT32_MIN, INT64_RANGE_MESSAGE, toInt64 } from './int64.js';
+import { describeNonInt64, INT32_MAX, INT32_MIN, INT64_TEXT_MESSAGE, toInt64 } from './int64.js';
 
 /** Longest name or tag the store accepts, in UTF-16 code units. */
 export const MAX_TEXT_LENGTH = 1024;
@@ -102,7 +102,9 @@ export function parseNewPlantJson(text: string): NewPlant {
 export function parsePlantIdText(text: string): bigint {
   const id = toInt64(text, { fromText: true });
   if (id === undefined) {
-    throw new InvalidPlantError(`invalid id: ${INT64_RANGE_MESSAGE} (got ${JSON.stringify(text)})`, { fields: ['id'] });
+    throw new InvalidPlantError(`invalid id: ${INT64_TEXT_MESSAGE} (got ${JSON.stringify(text.slice(0, 40))})`, {
+      fields: ['id'],
+    });
   }
   return id;
 }

@@ -1,4 +1,4 @@
-import { INT64_RANGE_MESSAGE, toInt64 } from '../schema/int64.js';
+import { INT64_TEXT_MESSAGE, toInt64 } from '../schema/int64.js';
 import { BadRequestError } from './errors.js';
 
 /** Plants a page when the client does not say, and the most it may ask for. */
@@ -40,8 +40,8 @@ export function parseListQuery(search: string): ListQuery {
 /** An id from a URL (`/plants/{id}`, `?after=`), checked like an id in a body: int64, exact. */
 export function parsePathId(text: string, field = 'id'): bigint {
   const id = toInt64(text, { fromText: true });
-  if (id === undefined || text.trim() !== text) {
-    throw new BadRequestError(`${field}: ${INT64_RANGE_MESSAGE} (got ${JSON.stringify(text.slice(0, 40))})`);
+  if (id === undefined) {
+    throw new BadRequestError(`${field}: ${INT64_TEXT_MESSAGE} (got ${JSON.stringify(text.slice(0, 40))})`);
   }
   return id;
 }
