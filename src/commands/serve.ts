@@ -1,7 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { Flags } from '@oclif/core';
 import { PlantsCommand } from '../cli/base-command.js';
-import { InvalidInputError } from '../errors.js';
 
 export class Serve extends PlantsCommand {
   static override summary = 'Run a local plant store: the same interface, backed by SQLite.';
@@ -140,7 +138,7 @@ With --detach it runs in the background instead: the command prints the URL once
       this.output.info(banner(started.url, started.pid));
       return;
     }
-    const tls = plan.tls === undefined ? undefined : readTls(plan.tls.certPath, plan.tls.keyPath);
+    const tls = plan.tls === undefined ? undefined : setup.readTlsFiles(plan.tls.certPath, plan.tls.keyPath);
     // Listen for SIGINT/SIGTERM before anything can send one: a script may stop the server as
     // soon as it has read the URL, and that must be the graceful stop too.
     const stopped = untilStopped();
@@ -175,16 +173,6 @@ With --detach it runs in the background instead: the command prints the URL once
     this.output.info('Stopping: finishing requests in flight…');
     await server.close();
     this.output.info('Stopped.');
-  }
-}
-
-function readTls(certPath: string, keyPath: string): { cert: Buffer; key: Buffer } {
-  try {
-    return { cert: readFileSync(certPath), key: readFileSync(keyPath) };
-  } catch (error) {
-    throw new InvalidInputError(`cannot read the TLS certificate or key: ${(error as Error).message}`, {
-      cause: error,
-    });
   }
 }
 

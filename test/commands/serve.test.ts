@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFil
 import { type AddressInfo, createServer } from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { binPath, makeTempDir, runCli } from '../helpers/cli.js';
+import { binPath, makeTempDir, projectRoot, runCli } from '../helpers/cli.js';
 import { type ServeProcess, startServeProcess } from '../helpers/serve-process.js';
 import { readStoredPlants } from '../helpers/store-server.js';
 
@@ -207,6 +207,48 @@ describe('plants serve --detach', () => {
     } finally {
       blocker.close();
     }
+  });
+});
+
+describe('serve --tls-cert and --tls-key that cannot be used', () => {
+  const fixtures = path.join(projectRoot, 'test/server/fixtures');
+  const cert = path.join(fixtures, 'test-tls-cert.pem');
+  const key = path.join(fixtures, 'test-tls-key.pem');
+  it.each([
+    [
+      'swapped',
+      () => [key, cert, `--tls-cert ${key} holds a private key and --tls-key ${cert} a certificate: swap them`],
+    ],
+    [
+      'a missing cert',
+      () => {
+        const none = path.join(temp.dir, 'none.pem');
+        return [none, key, `--tls-cert ${none}: cannot read it: no such file`];
+      },
+    ],
+    ['a folder for a key', () => [cert, temp.dir, `--tls-key ${temp.dir}: cannot read it: it is a folder`]],
+    [
+      'a key that is no key',
+      () => [cert, cert, `--tls-key ${cert} holds no PEM private key (-----BEGIN PRIVATE KEY-----)`],
+    ],
+  ])('%s: exit 2 naming the flag and the file, no OpenSSL codes', async (_what, files) => {
+    const [certFile, keyFile, message] = files();
+    const result = await runCli([
+      'serve',
+      '--port',
+      '0',
+      '--memory',
+      '--token',
+      'abc',
+      '--tls-cert',
+      certFile ?? '',
+      '--tls-key',
+      keyFile ?? '',
+    ]);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.split('\n')[0]).toBe(`plants: ${message}`);
+    expect(result.stderr).not.toMatch(/error:[0-9A-F]{8}|ERR_OSSL|PEM routines/);
   });
 });
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { isLoopbackHost } from '../../client/base-url.js';
 import { InvalidInputError } from '../../errors.js';
@@ -123,4 +123,45 @@ export async function servePlan(
 /** True when a token the server accepts is short enough to be guessed. */
 export function hasShortToken(tokens: readonly string[]): boolean {
   return tokens.some((token) => token.length < MIN_SERVE_TOKEN_LENGTH);
+}
+
+/**
+ * The PEM files of --tls-cert and --tls-key, each checked for what it must hold, so that a
+ * missing, unreadable or swapped file is named with its flag (exit 2), never with OpenSSL's
+ * error codes.
+ */
+export function readTlsFiles(certPath: string, keyPath: string): { cert: Buffer; key: Buffer } {
+  const cert = readPem('--tls-cert', certPath);
+  const key = readPem('--tls-key', keyPath);
+  const certText = cert.toString('latin1');
+  const keyText = key.toString('latin1');
+  if (!certText.includes('-----BEGIN CERTIFICATE-----')) {
+    const swapped = certText.includes('PRIVATE KEY-----') && keyText.includes('-----BEGIN CERTIFICATE-----');
+    throw new InvalidInputError(
+      swapped
+        ? `--tls-cert ${certPath} holds a private key and --tls-key ${keyPath} a certificate: swap them`
+        : `--tls-cert ${certPath} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`,
+    );
+  }
+  if (!keyText.includes('PRIVATE KEY-----')) {
+    throw new InvalidInputError(`--tls-key ${keyPath} holds no PEM private key (-----BEGIN PRIVATE KEY-----)`);
+  }
+  return { cert, key };
+}
+
+function readPem(flag: string, file: string): Buffer {
+  try {
+    return readFileSync(file);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why =
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EACCES'
+          ? 'permission denied'
+          : code === 'EISDIR'
+            ? 'it is a folder'
+            : (error as Error).message;
+    throw new InvalidInputError(`${flag} ${file}: cannot read it: ${why}`, { cause: error });
+  }
 }
