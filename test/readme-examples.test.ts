@@ -3,6 +3,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFi
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { binPath, makeTempDir, projectRoot } from './helpers/cli.js';
+import { isRunning, stopDetachedServer } from './helpers/serve-process.js';
 import { completeInBash, hasProgram } from './helpers/shells.js';
 import { readStoredPlants, type StoreServer, startStoreServer, TEST_TOKEN } from './helpers/store-server.js';
 import { runCliInTty } from './helpers/tty.js';
@@ -379,17 +380,6 @@ function servedFrom(banner: RegExp) {
   };
 }
 
-async function stopDetached(shell: Shell): Promise<void> {
-  const pid = Number(readFileSync(path.join(shell.dir, 'plants.pid'), 'utf8'));
-  process.kill(pid, 'SIGTERM');
-  while (isRunning(pid)) await new Promise((resolve) => setTimeout(resolve, 50));
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
+function stopDetached(shell: Shell): Promise<void> {
+  return stopDetachedServer(Number(readFileSync(path.join(shell.dir, 'plants.pid'), 'utf8')));
 }

@@ -1,5 +1,5 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: the script is bash, whose ${…} expansions are in plain strings on purpose.
-import type { CompletionTree } from './command-tree.js';
+import { type CompletionTree, valuedFlagWords } from './command-tree.js';
 
 /**
  * A bash completion script for the CLI. Like the fish one it is static: a <TAB> never starts
@@ -10,15 +10,7 @@ import type { CompletionTree } from './command-tree.js';
 export function bashCompletionScript(tree: CompletionTree): string {
   const bin = tree.bin;
   const fn = `_${bin.replace(/[^A-Za-z0-9_]/g, '_')}`;
-  const valued = [
-    ...new Set(
-      tree.commands.flatMap((command) =>
-        command.flags
-          .filter((flag) => flag.takesValue)
-          .flatMap((flag) => [`--${flag.name}`, ...(flag.char === undefined ? [] : [`-${flag.char}`])]),
-      ),
-    ),
-  ].sort();
+  const valued = valuedFlagWords(tree);
   const commandPaths = tree.commands.map((command) => command.words.join(' '));
 
   // What a flag's value can be, per command: named values, or files.

@@ -90,3 +90,13 @@ function summaryOf(command: Command.Loadable): string {
 function oneLine(text: string): string {
   return (text.split('\n', 1)[0] ?? '').trim();
 }
+
+/** Every way of typing a flag that takes a value (`--file`, `-f`), across commands: what a completer skips the value of. */
+export function valuedFlagWords(tree: CompletionTree): string[] {
+  const words = tree.commands.flatMap((command) =>
+    command.flags
+      .filter((flag) => flag.takesValue)
+      .flatMap((flag) => [`--${flag.name}`, ...(flag.char === undefined ? [] : [`-${flag.char}`])]),
+  );
+  return [...new Set(words)].sort();
+}

@@ -1,4 +1,4 @@
-import type { CompletionCommand, CompletionFlag, CompletionTree } from './command-tree.js';
+import { type CompletionCommand, type CompletionFlag, type CompletionTree, valuedFlagWords } from './command-tree.js';
 
 /**
  * A fish completion script for the CLI. It is static: fish loads it from its completions folder
@@ -8,15 +8,7 @@ import type { CompletionCommand, CompletionFlag, CompletionTree } from './comman
 export function fishCompletionScript(tree: CompletionTree): string {
   const bin = tree.bin;
   const fn = `__${bin.replace(/[^A-Za-z0-9_]/g, '_')}`;
-  const valued = [
-    ...new Set(
-      tree.commands.flatMap((command) =>
-        command.flags
-          .filter((flag) => flag.takesValue)
-          .flatMap((flag) => [`--${flag.name}`, ...(flag.char === undefined ? [] : [`-${flag.char}`])]),
-      ),
-    ),
-  ].sort();
+  const valued = valuedFlagWords(tree);
   const lines = [
     `# fish completion for ${bin}. Written by \`${bin} autocomplete script fish\`; write it again after`,
     `# upgrading ${bin}. Save it as $__fish_config_dir/completions/${bin}.fish.`,

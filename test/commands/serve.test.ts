@@ -4,7 +4,7 @@ import { type AddressInfo, createServer } from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { binPath, makeTempDir, projectRoot, runCli } from '../helpers/cli.js';
-import { type ServeProcess, startServeProcess } from '../helpers/serve-process.js';
+import { type ServeProcess, startServeProcess, stopDetachedServer } from '../helpers/serve-process.js';
 import { readStoredPlants } from '../helpers/store-server.js';
 
 let temp: ReturnType<typeof makeTempDir>;
@@ -157,11 +157,7 @@ describe('plants serve --detach', () => {
       env: { PATH: `${bin}:${process.env.PATH ?? ''}`, HOME: temp.dir, ...dataEnv(), ...env },
     });
   };
-  const stopped = async (pid: number) => {
-    process.kill(pid, 'SIGTERM');
-    // It ends by itself after a SIGTERM; the test's time-out is the limit.
-    while (isRunning(pid)) await new Promise((resolve) => setTimeout(resolve, 50));
-  };
+  const stopped = stopDetachedServer;
 
   it('returns from URL=$(…) once it listens; the server runs on until killed', async () => {
     const result = bash(
@@ -278,12 +274,3 @@ describe('the serve banner', () => {
     expect(running.stderr).toContain(`store: ${db}, durability: normal\n`);
   });
 });
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}

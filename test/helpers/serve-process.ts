@@ -96,3 +96,19 @@ export function startServeProcess(
     });
   });
 }
+
+/** Whether a process of this id is still there (`kill -0`). */
+export function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Sends SIGTERM to a server run with --detach and resolves once it has ended (the test's time-out is the limit). */
+export async function stopDetachedServer(pid: number): Promise<void> {
+  process.kill(pid, 'SIGTERM');
+  while (isRunning(pid)) await new Promise((resolve) => setTimeout(resolve, 50));
+}
