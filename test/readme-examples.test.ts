@@ -217,6 +217,13 @@ const examples: Record<string, Example> = {
   'npm ci': { notRunHere: 'CI runs it' },
   'npm test': { notRunHere: 'CI runs it: this test is part of it' },
   './bin/dev.js add --help': { inProject: true, check: (run) => expect(run.stdout).toContain('--file') },
+  '.ci/node-matrix': {
+    notRunHere: 'CI runs it (.ci/run): it downloads Node releases and runs the whole suite on each',
+  },
+  '.ci/node-matrix 24 26.10.0': { notRunHere: 'CI runs .ci/node-matrix: it downloads Node releases' },
+  'npm pack': { notRunHere: 'packaging: the tarball and a global install are not part of this suite yet' },
+  'npm install -g plants-0.1.0.tgz': { notRunHere: 'installs globally, outside the test folder' },
+  'npx --package ./plants-0.1.0.tgz plants --version': { notRunHere: 'needs the tarball of npm pack' },
   'npm run manifest': { notRunHere: 'test/manifest.test.ts checks that the committed manifest is what it makes' },
 };
 
