@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { binPath, makeTempDir, projectRoot } from './helpers/cli.js';
 import { isRunning, stopDetachedServer } from './helpers/serve-process.js';
-import { completeInBash, hasProgram } from './helpers/shells.js';
+import { completeInBash, shellTestsRun } from './helpers/shells.js';
 import { readStoredPlants, type StoreServer, startStoreServer, TEST_TOKEN } from './helpers/store-server.js';
 import { runCliInTty } from './helpers/tty.js';
 
@@ -301,7 +301,7 @@ describe('README examples', () => {
   for (const [language, line] of found) {
     const example = examples[line];
     if (example === undefined) continue;
-    const skip = example.notRunHere !== undefined || (language === 'fish' && !hasProgram('fish'));
+    const skip = example.notRunHere !== undefined || (language === 'fish' && !shellTestsRun('fish'));
     it.skipIf(skip)(`${line}${example.rewrite === undefined ? '' : ' (adapted)'}`, async () => {
       const command = example.rewrite?.(line, shell) ?? line;
       if (!example.loggedOut) {
