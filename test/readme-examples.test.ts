@@ -51,6 +51,9 @@ interface Example {
 // A free port instead of 4010, which the `npm start` the README has people run may hold.
 const serveOnFreePort = (line: string) => line.replace('plants serve', 'plants serve --port 0');
 
+const SHARING_WALKTHROUGH =
+  'a PostgreSQL walk-through whose steps build on each other (not yet run here); the three-instance PostgreSQL tests of test/server cover what it shows';
+
 const examples: Record<string, Example> = {
   'npm ci && npm start': { notRunHere: 'CI runs npm ci; npm start is `plants serve`, run below' },
   'npm ci && npm test': { notRunHere: 'CI runs it: this test is part of it' },
@@ -224,6 +227,18 @@ const examples: Record<string, Example> = {
   'npm pack': { notRunHere: 'packaging: the tarball and a global install are not part of this suite yet' },
   'npm install -g plants-0.1.0.tgz': { notRunHere: 'installs globally, outside the test folder' },
   'npx --package ./plants-0.1.0.tgz plants --version': { notRunHere: 'needs the tarball of npm pack' },
+  'createdb -h 127.0.0.1 -p 5433 -U plants plants': { notRunHere: SHARING_WALKTHROUGH },
+  'export PATH=/usr/lib/postgresql/15/bin:$PATH': { notRunHere: SHARING_WALKTHROUGH },
+  'export PLANTS_TOKEN=team-token-12345': { notRunHere: SHARING_WALKTHROUGH },
+  'initdb -D ./pgdata -U plants --auth=trust': { notRunHere: SHARING_WALKTHROUGH },
+  'pg_ctl -D ./pgdata -l ./pgdata/log -o "-p 5433 -k /tmp" start': { notRunHere: SHARING_WALKTHROUGH },
+  'plants add --file plants.ndjson --base-url http://127.0.0.1:4011': { notRunHere: SHARING_WALKTHROUGH },
+  'plants list --all --json --base-url http://127.0.0.1:4012': { notRunHere: SHARING_WALKTHROUGH },
+  'plants serve --port 4011 --database postgres://plants@127.0.0.1:5433/plants &': { notRunHere: SHARING_WALKTHROUGH },
+  'plants serve --port 4012 --database postgres://plants@127.0.0.1:5433/plants &': { notRunHere: SHARING_WALKTHROUGH },
+  'printf \'{"id":1,"name":"Fern","tag":"herb"}\\n{"id":9007199254740993,"name":"Moss"}\\n\' > plants.ndjson': {
+    notRunHere: SHARING_WALKTHROUGH,
+  },
   'npm run manifest': { notRunHere: 'test/manifest.test.ts checks that the committed manifest is what it makes' },
 };
 
