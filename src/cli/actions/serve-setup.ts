@@ -10,6 +10,7 @@ export { isPostgresUrl };
 import { MIN_SERVE_TOKEN_LENGTH } from '../../schema/token.js';
 import type { LogFormat, LogLevel } from '../../server/observability/server-log.js';
 import type { PlantsEnv } from '../env.js';
+import { whyUnreadable } from '../input/unreadable-file.js';
 import type { DetachedServePlan } from './serve-detach.js';
 
 /** The tokens `plants serve` accepts: every --token, else PLANTS_TOKEN, else one made up for this run. */
@@ -153,15 +154,7 @@ function readPem(flag: string, file: string): Buffer {
   try {
     return readFileSync(file);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const why =
-      code === 'ENOENT'
-        ? 'no such file'
-        : code === 'EACCES'
-          ? 'permission denied'
-          : code === 'EISDIR'
-            ? 'it is a folder'
-            : (error as Error).message;
+    const why = whyUnreadable(error);
     throw new InvalidInputError(`${flag} ${file}: cannot read it: ${why}`, { cause: error });
   }
 }

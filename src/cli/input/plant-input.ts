@@ -2,6 +2,7 @@ import { open } from 'node:fs/promises';
 import type { InputRecord, JsonRecordReader } from '../../bulk/json-records.js';
 import { InvalidInputError } from '../../errors.js';
 import { InvalidPlantError, type NewPlant, parsePlantIdText, toNewPlant } from '../../schema/plant.js';
+import { whyUnreadable } from './unreadable-file.js';
 
 /** The flags of `plants add` that make up a NewPlant. */
 export interface PlantFlags {
@@ -91,15 +92,7 @@ async function openText(file: string, stdin: NodeJS.ReadableStream): Promise<Asy
     }
     return handle.createReadStream({ encoding: 'utf8', highWaterMark: 256 * 1024 });
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const why =
-      code === 'ENOENT'
-        ? 'no such file'
-        : code === 'EACCES'
-          ? 'permission denied'
-          : code === 'EISDIR'
-            ? 'it is a folder'
-            : (error as Error).message;
+    const why = whyUnreadable(error);
     throw new InvalidInputError(`cannot read ${file}: ${why}`, { cause: error });
   }
 }
