@@ -25,6 +25,12 @@ export interface PlantStore {
   page(after: bigint | undefined, limit: number): Promise<NewPlant[]>;
   /** Deletes a plant, committed before it resolves; false when there was none. */
   remove(id: bigint): Promise<boolean>;
+  /**
+   * Makes the store hold exactly `plants` (ids distinct), in one transaction: every plant there
+   * before is gone, and no read ever sees a state in between. Adds queued before the call are
+   * committed before it (and so replaced). `plants serve --allow-reset` puts the seed back with it.
+   */
+  replaceAll(plants: readonly NewPlant[]): Promise<void>;
   /** Resolves when the store can take requests now; else rejects with StoreUnavailableError. */
   check(): Promise<void>;
   /** Commits what is queued and lets the database go. Safe to call twice. */

@@ -143,4 +143,67 @@ describe.each(storeBackends())('PlantStore on $name', (backend) => {
       id: -9223372036854775808n,
     });
   });
+  it('replaceAll makes it hold exactly the plants given, ids exact, and again and again', async () => {
+    const { store, location } = await openStore();
+    await store.add({ id: 1n, name: 'old' });
+    await store.add({ id: 5n, name: 'gone' });
+    const seed = [
+      { id: 9223372036854775807n, name: 'max', tag: '' },
+      { id: -9223372036854775808n, name: 'min' },
+      { id: 1n, name: 'new one', tag: 'herb' },
+    ];
+    await store.replaceAll(seed);
+    const expected = [
+      { id: -9223372036854775808n, name: 'min', tag: null },
+      { id: 1n, name: 'new one', tag: 'herb' },
+      { id: 9223372036854775807n, name: 'max', tag: '' },
+    ];
+    expect(await location.readPlants()).toEqual(expected);
+    await store.add({ id: 2n, name: 'added between' });
+    await store.replaceAll(seed);
+    expect(await location.readPlants()).toEqual(expected);
+    await store.replaceAll([]);
+    expect(await location.readPlants()).toEqual([]);
+    expect(await store.add({ id: 1n, name: 'after' })).toEqual({ added: true, plant: { id: 1n, name: 'after' } });
+  });
+
+  it('replaceAll commits the adds queued before it first, so they are replaced too', async () => {
+    const { store, location } = await openStore();
+    const queued = [store.add({ id: 7n, name: 'queued' }), store.add({ id: 8n, name: 'queued' })];
+    await store.replaceAll([{ id: 1n, name: 'seed' }]);
+    expect(await Promise.all(queued)).toEqual([
+      { added: true, plant: { id: 7n, name: 'queued' } },
+      { added: true, plant: { id: 8n, name: 'queued' } },
+    ]);
+    expect(await location.readPlants()).toEqual([{ id: 1n, name: 'seed', tag: null }]);
+  });
+
+  it('replaceAll is atomic: reads while it runs see all the old plants or all the new, never a mix', async () => {
+    const { store } = await openStore();
+    const old = Array.from({ length: 1500 }, (_, index) => ({ id: BigInt(index), name: 'old' }));
+    const fresh = Array.from({ length: 2500 }, (_, index) => ({ id: BigInt(index + 100_000), name: 'new' }));
+    await store.replaceAll(old);
+    const seen = new Set<string>();
+    let done = false;
+    const replacing = store.replaceAll(fresh).finally(() => {
+      done = true;
+    });
+    const reads: Promise<void>[] = [];
+    for (let reader = 0; reader < 4; reader++) {
+      reads.push(
+        (async () => {
+          do {
+            const page = await store.page(undefined, 5000);
+            const names = new Set(page.map((plant) => plant.name));
+            seen.add(`${page.length}:${[...names].sort().join(',')}`);
+            await new Promise((resolve) => setImmediate(resolve));
+          } while (!done);
+        })(),
+      );
+    }
+    await replacing;
+    await Promise.all(reads);
+    for (const state of seen) expect(['1500:old', '2500:new']).toContain(state);
+    expect(seen).toContain('2500:new');
+  });
 });

@@ -313,6 +313,53 @@ export class PostgresPlantStore implements PlantStore {
     }
   }
 
+  /**
+   * One transaction: LOCK (EXCLUSIVE: reads go on and see the old plants, writes of any instance
+   * wait), DELETE every plant, INSERT these (the batch statement, in slices of maxBatchSize),
+   * COMMIT. Another reader sees the old plants or the new, never a mix; an add racing it lands
+   * after it. Adds this instance queued before the call are committed first.
+   */
+  async replaceAll(plants: readonly NewPlant[]): Promise<void> {
+    if (this.#closed) throw new StoreClosedError();
+    if (this.#batchesInFlight > 0 || this.#queue.length > 0) {
+      await new Promise<void>((resolve) => {
+        const previous = this.#drained;
+        this.#drained = () => {
+          this.#drained = previous;
+          resolve();
+          previous?.();
+        };
+      });
+    }
+    let client: pg.PoolClient;
+    try {
+      client = await this.#pool.connect();
+    } catch (error) {
+      throw this.#unavailable(error);
+    }
+    try {
+      await client.query('BEGIN');
+      await client.query('LOCK TABLE plants IN EXCLUSIVE MODE');
+      await client.query('DELETE FROM plants');
+      for (let start = 0; start < plants.length; start += this.#maxBatchSize) {
+        const slice = plants.slice(start, start + this.#maxBatchSize);
+        await client.query(INSERT_BATCH, [
+          slice.map((plant) => plant.id.toString()),
+          slice.map((plant) => Buffer.from(plant.name, 'utf8')),
+          slice.map((plant) => (plant.tag === undefined ? null : Buffer.from(plant.tag, 'utf8'))),
+        ]);
+      }
+      await client.query('COMMIT');
+      client.release();
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      client.release(true);
+      // Cut off before COMMIT answered: it may or may not have been committed.
+      if (isTransientPostgresError(error)) throw new StoreOutcomeUnknownError(error);
+      throw error;
+    }
+  }
+
   /** Resolves when the database answers and holds the schema this plants migrated to; else StoreUnavailableError. */
   async check(): Promise<void> {
     if (this.#closed) throw new StoreUnavailableError('the store is closed');

@@ -358,6 +358,28 @@ export class SqlitePlantStore implements PlantStore {
   }
 
   /**
+   * One IMMEDIATE transaction: DELETE every plant, INSERT these. Queued adds (and the batch the
+   * worker has in flight) are committed first. better-sqlite3 is synchronous, so no request is
+   * answered while it runs, and nothing of a half-replaced table is ever read.
+   */
+  async replaceAll(plants: readonly NewPlant[]): Promise<void> {
+    if (this.#closed) throw new StoreClosedError();
+    this.flush();
+    const replaced = this.#fileReplaced();
+    if (replaced !== undefined) throw replaced;
+    try {
+      this.#db
+        .transaction(() => {
+          this.#db.prepare('DELETE FROM plants').run();
+          for (const plant of plants) this.#insert.run(plant.id, plant.name, plant.tag ?? null);
+        })
+        .immediate();
+    } catch (error) {
+      throw describeWriteFailure(error);
+    }
+  }
+
+  /**
    * Whether the database file is still the one opened. Deleted, or replaced by another file (a
    * restore, a `mv`), it is not: our connections would go on committing into an unlinked inode,
    * acknowledged and then lost at the next start. One stat() a commit, before it.
