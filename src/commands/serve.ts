@@ -19,6 +19,8 @@ With --detach it runs in the background instead: the command prints the URL once
     '<%= config.bin %> serve --cors http://localhost:5173',
     '<%= config.bin %> serve --host 0.0.0.0 --tls-cert cert.pem --tls-key key.pem',
     '<%= config.bin %> serve --log-format json --metrics --metrics-token "$SCRAPE_TOKEN"',
+    '<%= config.bin %> serve --memory --seed plants.ndjson --allow-reset',
+    '<%= config.bin %> serve --memory --delay 50-200 --fault 503=0.1 --fault reset=0.05 --fault-seed 42',
   ];
   static override flags = {
     port: Flags.integer({ summary: 'TCP port; 0 picks a free one.', default: 4010, min: 0, max: 65_535 }),
@@ -95,6 +97,32 @@ With --detach it runs in the background instead: the command prints the URL once
       helpValue: 'PATH',
       dependsOn: ['detach'],
     }),
+    seed: Flags.string({
+      summary:
+        'Put these plants in the store before it serves: NDJSON or a JSON array of NewPlants, as add --file reads.',
+      helpValue: 'FILE',
+    }),
+    'allow-reset': Flags.boolean({
+      summary: 'Serve POST /reset (plants reset): puts the store back to its seed, or empty. Off by default.',
+      default: false,
+    }),
+    delay: Flags.string({
+      summary: 'Delay each answer of the plant routes by MS milliseconds, or by a uniform draw from MIN-MAX.',
+      helpValue: 'MS|MIN-MAX',
+    }),
+    fault: Flags.string({
+      summary:
+        'Inject a fault into RATE (0 to 1) of plant requests; KIND is 503, reset, stall or truncate. Repeatable.',
+      helpValue: 'KIND=RATE',
+      multiple: true,
+      multipleNonGreedy: true,
+    }),
+    'fault-seed': Flags.integer({
+      summary: 'Seed the fault draws: the same seed and the same requests meet the same faults.',
+      helpValue: 'N',
+      min: 0,
+      max: 4_294_967_295,
+    }),
     // Internal: the background server that --detach starts (its plan comes over IPC).
     'detached-child': Flags.boolean({ hidden: true, default: false, exclusive: ['detach'] }),
   };
@@ -109,6 +137,9 @@ With --detach it runs in the background instead: the command prints the URL once
       : await setup.servePlan(flags, this.factory.env);
     const c = this.output.errorColor;
     const { renderServeBanner } = await import('../cli/render/render-serve.js');
+    // The seed is read before anything is opened or listened on: a bad record is exit 2, no file made.
+    const { readSeedFile } = await import('../server/testing/seed.js');
+    const seed = plan.seedFile === undefined || flags.detach ? undefined : await readSeedFile(plan.seedFile);
     const banner = (url: string, pid?: number) =>
       renderServeBanner(
         {
@@ -120,6 +151,7 @@ With --detach it runs in the background instead: the command prints the URL once
           shortTokenWarning: setup.hasShortToken(plan.tokens),
           command: setup.invocationName(process.argv[1], process.cwd()),
           pid,
+          testing: setup.describeTesting(plan, seed?.plants.length),
         },
         c,
       );
@@ -162,6 +194,11 @@ With --detach it runs in the background instead: the command prints the URL once
             this.output.info(plan.logFormat === 'json' ? line : level === 'error' ? c.red(line) : c.dim(line)),
       metrics: plan.metrics,
       metricsToken: plan.metricsToken,
+      seed,
+      allowReset: plan.allowReset,
+      delay: plan.delay,
+      faults: plan.faults,
+      faultSeed: plan.faultSeed,
     });
     if (child) {
       detach.reportDetachedReady(server.url);

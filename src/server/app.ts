@@ -19,11 +19,19 @@ import {
   StoreUnavailableError,
   UnsupportedMediaTypeError,
 } from './errors.js';
-import { nextPageLink, parseListQuery, plantIdFromPath, plantIdSegment, renderPage } from './listing.js';
+import {
+  DEFAULT_PAGE_SIZE,
+  nextPageLink,
+  parseListQuery,
+  plantIdFromPath,
+  plantIdSegment,
+  renderPage,
+} from './listing.js';
 import type { RequestObserver } from './observability/request-record.js';
 import type { ServerMetrics } from './observability/server-metrics.js';
 import { plantStoreOpenApi } from './openapi.js';
 import { type AddResult, type PlantStore, StoreClosedError } from './stores/plant-store.js';
+import type { PlantRequestInterceptor } from './testing/plant-faults.js';
 
 /** Largest request body accepted by default: a NewPlant is well under 3 KiB. */
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
@@ -50,6 +58,13 @@ export interface PlantAppOptions {
   onInternalError?: (error: unknown) => void;
   /** Browser origins allowed to call the store (CORS); see createCors. Default: none. */
   corsOrigins?: readonly string[];
+  /**
+   * POST /reset (serve --allow-reset): puts the store back to its seed, atomically. Without it
+   * POST /reset is a 404 that says how to allow it, and nothing changes.
+   */
+  reset?: () => Promise<void>;
+  /** serve --delay/--fault (src/server/testing/): runs each plant request. Absent: not on the request path at all. */
+  interceptPlantRequest?: PlantRequestInterceptor;
 }
 
 export type PlantRequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -189,6 +204,33 @@ export function createPlantApp(options: PlantAppOptions): PlantRequestHandler {
     );
   };
   const contract: Handler = (_req, res) => sendJson(res, 200, openapi);
+  // POST /reset rather than DELETE /plants: it puts the seed back, which is not a deletion, and a
+  // client that drops the id of DELETE /plants/{id} must never empty a store (that stays a 405).
+  const { reset } = options;
+  const resetStore: Handler = (req, res) => {
+    authorize(req.headers.authorization);
+    if (reset === undefined) {
+      throw new NotFoundError(
+        '/reset',
+        'reset is off on this server: start plants serve with --allow-reset to allow it',
+      );
+    }
+    // A body, if any, means nothing: read and dropped before the store is touched.
+    readBody(req, res, maxBodyBytes, (error, _body) => {
+      if (error !== undefined) return fail(req, res, error);
+      // Answered like GET /plants: the first page of what the store holds now.
+      reset()
+        .then(() => store.page(undefined, DEFAULT_PAGE_SIZE + 1))
+        .then(
+          (plants) => {
+            const page = renderPage(plants, DEFAULT_PAGE_SIZE, (plant) => stringifyJsonExact(toWire(plant)));
+            if (page.nextAfter !== undefined) res.setHeader('link', nextPageLink(DEFAULT_PAGE_SIZE, page.nextAfter));
+            sendJson(res, 200, page.body);
+          },
+          failed(req, res),
+        );
+    });
+  };
   // Loopback is this machine: a scraper there may read without a token, unless a metrics token
   // is set (a reverse proxy on this machine would make every client look local).
   const metricsOpenOnLoopback = options.metricsToken === undefined;
@@ -212,10 +254,12 @@ export function createPlantApp(options: PlantAppOptions): PlantRequestHandler {
     '/livez': { GET: live, HEAD: live },
     '/readyz': { GET: ready, HEAD: ready },
     '/openapi.json': { GET: contract, HEAD: contract },
+    '/reset': { POST: resetStore },
   };
   if (metrics !== undefined) routes['/metrics'] = { GET: scrape, HEAD: scrape };
 
   const onePlantRoute: Record<string, Handler> = { GET: getPlant, DELETE: deletePlant };
+  const intercept = options.interceptPlantRequest;
   const cors =
     options.corsOrigins === undefined || options.corsOrigins.length === 0 ? undefined : createCors(options.corsOrigins);
 
@@ -226,6 +270,7 @@ export function createPlantApp(options: PlantAppOptions): PlantRequestHandler {
     res.setHeader('x-request-id', requestId);
     (req.socket as TrackedSocket)[kResponse] = res;
     let route = 'other';
+    let fault: string | undefined;
     if (observe !== undefined) {
       const started = performance.now();
       res.once('close', () => {
@@ -235,11 +280,13 @@ export function createPlantApp(options: PlantAppOptions): PlantRequestHandler {
           path,
           target: req.url ?? '/',
           route,
-          status: finished ? res.statusCode : CLIENT_CLOSED_REQUEST,
+          // An injected reset or truncation sent (or dropped) the status its handler chose.
+          status: finished || (fault !== undefined && fault !== 'stall') ? res.statusCode : CLIENT_CLOSED_REQUEST,
           durationMs: performance.now() - started,
           bytes: finished && method !== 'HEAD' ? Number(res.getHeader('content-length') ?? 0) : 0,
           requestId,
           probe: PROBE_PATHS.has(path),
+          fault,
         });
       });
     }
@@ -253,7 +300,10 @@ export function createPlantApp(options: PlantAppOptions): PlantRequestHandler {
       route = known ? path : '/plants/{id}';
       const handler = Object.hasOwn(methods, method) ? methods[method] : undefined;
       if (handler === undefined) throw new MethodNotAllowedError(method, path, Object.keys(methods));
-      handler(req, res);
+      // serve --delay/--fault: plant routes only, never the probes, /metrics or /reset.
+      if (intercept !== undefined && (route === '/plants' || route === '/plants/{id}')) {
+        fault = intercept(req, res, handler, (error) => fail(req, res, error));
+      } else handler(req, res);
     } catch (error) {
       fail(req, res, error);
     }

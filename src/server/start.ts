@@ -19,6 +19,8 @@ import type { ServerMetrics } from './observability/server-metrics.js';
 import { openPlantStore } from './stores/open-store.js';
 import type { PostgresEnv } from './stores/postgres/connection-settings.js';
 import type { Durability } from './stores/sqlite/sqlite-plant-store.js';
+import type { Seed } from './testing/seed.js';
+import type { DelayRange, FaultRate } from './testing/testing-options.js';
 
 export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
@@ -81,6 +83,19 @@ export interface PlantServerOptions {
   busyTimeoutMs?: number;
   /** Serve HTTPS (node:https) with this certificate chain and private key, PEM. */
   tls?: { cert: string | Buffer; key: string | Buffer };
+  /**
+   * Plants put into the store before it serves (serve --seed; see testing/seed.ts): a plant
+   * stored already with other fields refuses the start (SeedConflictError, exit 2).
+   */
+  seed?: Seed;
+  /** Serve POST /reset, which puts the store back to the seed (or empty). Default false. */
+  allowReset?: boolean;
+  /** Each answer of a plant route waits a uniform draw from this range (serve --delay). */
+  delay?: DelayRange;
+  /** Faults injected into plant requests (serve --fault); see testing/plant-faults.ts. */
+  faults?: readonly FaultRate[];
+  /** Seeds the fault and delay draws (serve --fault-seed). Default 0. */
+  faultSeed?: number;
 }
 
 export interface RunningPlantServer {
@@ -198,6 +213,26 @@ export async function startPlantServer(options: PlantServerOptions): Promise<Run
     await new Promise((resolve) => server.close(resolve));
     throw error;
   }
+  if (options.seed !== undefined) {
+    const { applySeed } = await import('./testing/seed.js');
+    try {
+      await applySeed(store, options.seed);
+    } catch (error) {
+      await store.close().catch(() => undefined);
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      throw error;
+    }
+  }
+  const seedPlants = options.seed?.plants ?? [];
+  const testing =
+    options.delay === undefined && (options.faults ?? []).length === 0
+      ? undefined
+      : (await import('./testing/plant-faults.js')).createPlantInterceptor({
+          delay: options.delay,
+          faults: options.faults,
+          faultSeed: options.faultSeed ?? 0,
+        });
   checkStore = () => store.check();
   app = createPlantApp({
     store,
@@ -209,6 +244,8 @@ export async function startPlantServer(options: PlantServerOptions): Promise<Run
     onInternalError,
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     corsOrigins: options.corsOrigins,
+    reset: options.allowReset === true ? () => store.replaceAll(seedPlants) : undefined,
+    interceptPlantRequest: testing,
   });
 
   // After listening, a server 'error' is an accept failure (EMFILE when out of file

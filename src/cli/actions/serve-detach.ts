@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { InvalidInputError } from '../../errors.js';
 import type { LogFormat, LogLevel } from '../../server/observability/server-log.js';
+import type { DelayRange, FaultRate } from '../../server/testing/testing-options.js';
 
 /**
  * What a `plants serve --detach` hands to the server it starts in the background: everything
@@ -20,6 +21,13 @@ export interface DetachedServePlan {
   metrics: boolean;
   metricsToken: string | undefined;
   corsOrigins: string[] | undefined;
+  /** serve --seed: the file, read by the server that runs (the background one with --detach). */
+  seedFile?: string | undefined;
+  allowReset?: boolean;
+  delay?: DelayRange | undefined;
+  faults?: FaultRate[];
+  /** Drawn at random when --fault-seed is not given, so that the banner can name it. */
+  faultSeed?: number;
 }
 
 /** What the background server reports once it listens. */

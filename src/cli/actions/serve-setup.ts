@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { isLoopbackHost } from '../../client/base-url.js';
@@ -9,6 +9,8 @@ export { isPostgresUrl };
 
 import { MIN_SERVE_TOKEN_LENGTH } from '../../schema/token.js';
 import type { LogFormat, LogLevel } from '../../server/observability/server-log.js';
+import { MAX_FAULT_SEED } from '../../server/testing/prng.js';
+import { describeDelay, describeFaults, parseDelay, parseFaults } from '../../server/testing/testing-options.js';
 import type { PlantsEnv } from '../env.js';
 import { whyUnreadable } from '../input/unreadable-file.js';
 import type { DetachedServePlan } from './serve-detach.js';
@@ -96,9 +98,16 @@ export async function servePlan(
     metrics: boolean;
     'metrics-token'?: string | undefined;
     cors?: string[] | undefined;
+    seed?: string | undefined;
+    'allow-reset'?: boolean;
+    delay?: string | undefined;
+    fault?: string[] | undefined;
+    'fault-seed'?: number | undefined;
   },
   env: PlantsEnv,
 ): Promise<{ plan: DetachedServePlan; generated: boolean }> {
+  // Checked first: a bad value is a usage error before anything is opened.
+  const testing = testingPlan(flags);
   const { tokens, generated } = serveTokens(flags.token, env);
   const database = await serveDatabase({ memory: flags.memory, db: flags.db, database: flags.database }, env);
   const cert = flags['tls-cert'];
@@ -116,9 +125,61 @@ export async function servePlan(
       metrics: flags.metrics,
       metricsToken: flags['metrics-token'],
       corsOrigins: flags.cors,
+      ...testing,
     },
     generated,
   };
+}
+
+/** serve's test-double flags (--seed, --allow-reset, --delay, --fault, --fault-seed), checked. */
+function testingPlan(flags: {
+  seed?: string | undefined;
+  'allow-reset'?: boolean;
+  delay?: string | undefined;
+  fault?: string[] | undefined;
+  'fault-seed'?: number | undefined;
+}): Pick<DetachedServePlan, 'seedFile' | 'allowReset' | 'delay' | 'faults' | 'faultSeed'> {
+  const delay = flags.delay === undefined ? undefined : parseDelay(flags.delay);
+  const faults = parseFaults(flags.fault ?? []);
+  if (flags['fault-seed'] !== undefined && faults.length === 0 && delay === undefined) {
+    throw new InvalidInputError('--fault-seed seeds --fault (and --delay): give one of them too');
+  }
+  return {
+    seedFile: flags.seed,
+    allowReset: flags['allow-reset'] === true,
+    delay,
+    faults,
+    // Drawn here when not given, so that the banner can say which seed replays this run.
+    faultSeed: flags['fault-seed'] ?? randomInt(0, MAX_FAULT_SEED),
+  };
+}
+
+/**
+ * The banner's lines for the test-double options: which are on, and how to replay the faults.
+ * `seedCount` is known once the seed is read (not in the parent of --detach).
+ */
+export function describeTesting(plan: DetachedServePlan, seedCount: number | undefined): string[] {
+  const lines: string[] = [];
+  if (plan.seedFile !== undefined) {
+    lines.push(
+      `seed: ${plan.seedFile}${seedCount === undefined ? '' : ` (${seedCount} plant${seedCount === 1 ? '' : 's'})`}`,
+    );
+  }
+  if (plan.allowReset === true) {
+    lines.push(
+      `reset: allowed (POST /reset, or plants reset) puts back ${plan.seedFile === undefined ? 'an empty store' : 'the seed'}`,
+    );
+  }
+  if (plan.delay !== undefined) {
+    lines.push(`delay: ${describeDelay(plan.delay)} before each answer of the plant routes`);
+  }
+  const faults = plan.faults ?? [];
+  if (faults.length > 0) {
+    lines.push(
+      `faults: ${describeFaults(faults)} of plant requests (--fault-seed ${plan.faultSeed} gives the same faults again)`,
+    );
+  }
+  return lines;
 }
 
 /** True when a token the server accepts is short enough to be guessed. */

@@ -14,6 +14,8 @@ export interface ServeBanner {
   command: string;
   /** Set when it runs in the background (--detach): the process to stop. */
   pid?: number | undefined;
+  /** The test-double options that are on (--seed, --allow-reset, --delay, --fault), a line each. */
+  testing?: readonly string[];
 }
 
 /** What `plants serve` tells the person who started it, on stderr: where, what, and what to try next. */
@@ -24,6 +26,7 @@ export function renderServeBanner(banner: ServeBanner, c: Colors): string {
       ? 'in memory (gone when the server stops)'
       : `${banner.database}, durability: ${banner.durability}`;
   const lines = [`${c.green('✓')} Plant store listening on ${c.bold(banner.url)}`, `  store: ${store}`];
+  for (const line of banner.testing ?? []) lines.push(`  ${line}`);
   if (banner.clearTextWarning) {
     lines.push(
       c.yellow(`  warning: tokens travel in clear text on ${banner.url}; anyone on the network can read them.`),

@@ -16,6 +16,8 @@ export interface RequestRecord {
   requestId: string;
   /** A probe (/healthz, /livez, /readyz): logged only at the debug level. */
   probe: boolean;
+  /** The fault serve --fault injected into it (`503`, `reset`, `stall`, `truncate`), if any. */
+  fault?: string | undefined;
 }
 
 export type RequestObserver = (record: RequestRecord) => void;

@@ -43,7 +43,8 @@ export async function createServerLog(options: ServerLogOptions): Promise<Server
     return {
       request(record) {
         if (!logsRequests || (record.probe && !logsProbes)) return;
-        const line = `${record.method} ${record.path} ${record.status} ${record.durationMs.toFixed(1)}ms`;
+        let line = `${record.method} ${record.path} ${record.status} ${record.durationMs.toFixed(1)}ms`;
+        if (record.fault !== undefined) line += ` fault=${record.fault}`;
         write(line, record.probe ? 'debug' : 'info');
       },
       internalError(error) {
@@ -76,6 +77,7 @@ export async function createServerLog(options: ServerLogOptions): Promise<Server
         status: record.status,
         duration_ms: Math.round(record.durationMs * 1000) / 1000,
         bytes: record.bytes,
+        fault: record.fault,
       };
       if (record.probe) logger.debug(fields, 'request');
       else logger.info(fields, 'request');

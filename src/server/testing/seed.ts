@@ -1,0 +1,133 @@
+import { open } from 'node:fs/promises';
+import { JsonRecordReader } from '../../bulk/json-records.js';
+import { whyUnreadable } from '../../cli/input/unreadable-file.js';
+import { ExitCode, InvalidInputError, PlantsError } from '../../errors.js';
+import { stringifyJsonExact } from '../../schema/exact-json.js';
+import { InvalidPlantError, type NewPlant, toNewPlant } from '../../schema/plant.js';
+import type { PlantStore } from '../stores/plant-store.js';
+
+/** The plants of `plants serve --seed FILE`, each with where it is in the file, for messages. */
+export interface Seed {
+  file: string;
+  plants: NewPlant[];
+  /** `line 3`, or `line 4 (array index 2)`: where plants[i] is. */
+  where: string[];
+}
+
+/**
+ * Reads --seed FILE: NDJSON, a JSON array or one NewPlant object, with the reader and the schema
+ * of `plants add --file`. The first record that is not JSON or not a NewPlant, or an id given
+ * twice with other fields, is exit 2 naming the file and the line (and the array index); an id
+ * given twice alike is kept once. Nothing is opened or listened on before this has passed.
+ */
+export async function readSeedFile(file: string): Promise<Seed> {
+  const fail = (why: string, cause?: unknown) => new InvalidInputError(`--seed ${file}: ${why}`, { cause });
+  let text: AsyncIterable<string>;
+  try {
+    const handle = await open(file, 'r');
+    if ((await handle.stat()).isDirectory()) {
+      await handle.close();
+      throw Object.assign(new Error('is a folder'), { code: 'EISDIR' });
+    }
+    text = handle.createReadStream({ encoding: 'utf8', highWaterMark: 256 * 1024 });
+  } catch (error) {
+    throw fail(`cannot read it: ${whyUnreadable(error)}`, error);
+  }
+  const reader = new JsonRecordReader(text);
+  const seed: Seed = { file, plants: [], where: [] };
+  const byId = new Map<bigint, number>();
+  let index = 0;
+  try {
+    for await (const record of reader.records()) {
+      const where = reader.shape === 'array' ? `line ${record.line} (array index ${index})` : `line ${record.line}`;
+      index += 1;
+      if ('error' in record) throw fail(`${where}: ${record.error}`);
+      let plant: NewPlant;
+      try {
+        plant = toNewPlant(record.value);
+      } catch (error) {
+        if (error instanceof InvalidPlantError) throw fail(`${where}: ${error.message}`, error);
+        throw error;
+      }
+      const earlier = byId.get(plant.id);
+      if (earlier !== undefined) {
+        if (samePlant(seed.plants[earlier] as NewPlant, plant)) continue;
+        throw fail(`${where}: id ${plant.id} is also at ${seed.where[earlier]}, with other fields`);
+      }
+      byId.set(plant.id, seed.plants.length);
+      seed.plants.push(plant);
+      seed.where.push(where);
+    }
+  } catch (error) {
+    if (error instanceof PlantsError) throw error;
+    // The file could be opened but not read through (an I/O error, not UTF-8 at all).
+    throw fail(`cannot read it: ${whyUnreadable(error)}`, error);
+  }
+  return seed;
+}
+
+/** A seed that disagrees with what a persistent store already holds. Exit 2: the start is refused. */
+export class SeedConflictError extends PlantsError {
+  constructor(message: string) {
+    super(message, { exitCode: ExitCode.usage });
+  }
+}
+
+/**
+ * Puts the seed into a store that may hold plants already (a file, PostgreSQL): a plant stored
+ * exactly as the seed has it is fine; one stored with other fields stops the start with
+ * SeedConflictError, before anything is added. The rest are added (batched by the store).
+ */
+export async function applySeed(store: Pick<PlantStore, 'get' | 'add'>, seed: Seed): Promise<void> {
+  const stored = await mapInBatches(seed.plants, (plant) => store.get(plant.id));
+  checkConflicts(seed, stored, 'nothing was added');
+  const missing = seed.plants.flatMap((plant, at) => (stored[at] === undefined ? [{ plant, at }] : []));
+  const results = await Promise.all(missing.map(({ plant }) => store.add(plant)));
+  // Not added: another instance stored the id meanwhile. Alike is fine, as above.
+  const raced = missing.filter((_, at) => results[at]?.added !== true);
+  if (raced.length === 0) return;
+  const now = await mapInBatches(
+    raced.map(({ plant }) => plant),
+    (plant) => store.get(plant.id),
+  );
+  const view: Array<NewPlant | undefined> = seed.plants.map(() => undefined);
+  raced.forEach(({ at }, index) => {
+    view[at] = now[index];
+  });
+  checkConflicts(seed, view, 'the other seed plants were added');
+}
+
+function checkConflicts(seed: Seed, stored: ReadonlyArray<NewPlant | undefined>, outcome: string): void {
+  const conflicts: number[] = [];
+  stored.forEach((plant, at) => {
+    if (plant !== undefined && !samePlant(plant, seed.plants[at] as NewPlant)) conflicts.push(at);
+  });
+  const first = conflicts[0];
+  if (first === undefined) return;
+  const others = conflicts.length - 1;
+  const plant = seed.plants[first] as NewPlant;
+  throw new SeedConflictError(
+    `--seed ${seed.file}: ${seed.where[first]}: plant ${plant.id} is stored already as ${brief(stored[first] as NewPlant)}, the seed has ${brief(plant)}${others > 0 ? ` (and ${others} more ${others === 1 ? 'id differs' : 'ids differ'})` : ''}; ${outcome}`,
+  );
+}
+
+function samePlant(a: NewPlant, b: NewPlant): boolean {
+  return a.id === b.id && a.name === b.name && a.tag === b.tag;
+}
+
+/** A plant as JSON, cut to a readable length. */
+function brief(plant: NewPlant): string {
+  const json = stringifyJsonExact(
+    plant.tag === undefined ? { id: plant.id, name: plant.name } : { id: plant.id, name: plant.name, tag: plant.tag },
+  );
+  return json.length > 80 ? `${json.slice(0, 77)}…` : json;
+}
+
+/** `map` with at most 64 calls in flight: a pool of connections, not one each. */
+async function mapInBatches<T, R>(items: readonly T[], call: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = [];
+  for (let start = 0; start < items.length; start += 64) {
+    results.push(...(await Promise.all(items.slice(start, start + 64).map(call))));
+  }
+  return results;
+}
