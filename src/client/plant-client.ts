@@ -99,7 +99,20 @@ export class PlantClient {
       if (page.limit !== undefined) url.searchParams.set('limit', String(page.limit));
       if (page.after !== undefined) url.searchParams.set('after', String(page.after));
     }
-    const answer = await this.#read('GET', url);
+    return this.#page(await this.#read('GET', url), url);
+  }
+
+  /**
+   * POST /reset (`plants serve --allow-reset`): the store back to exactly its seed, or empty.
+   * Resolves with the first page of what it holds then, as GET /plants gives it.
+   */
+  async reset(): Promise<PlantPage> {
+    const url = new URL(`${formatBaseUrl(this.#options.baseUrl)}/reset`);
+    return this.#page(await this.#read('POST', url), url);
+  }
+
+  /** A page of plants from a 200, or ResponseError when it is not one. */
+  #page(answer: Answer, url: URL): PlantPage {
     const json = tryParseJson(answer.text, answer.contentType);
     const plants = json.ok && Array.isArray(json.value) ? StoredPlant.array().safeParse(json.value) : undefined;
     if (plants?.success !== true) {
@@ -191,8 +204,11 @@ export class PlantClient {
     }
   }
 
-  /** A GET or DELETE under the client's retry policy: the answer when it is a success, else its error. */
-  async #read(method: 'GET' | 'DELETE', url: URL): Promise<Answer> {
+  /**
+   * A GET, DELETE or (body-less, idempotent) POST under the client's retry policy: the answer
+   * when it is a success, else its error.
+   */
+  async #read(method: 'GET' | 'DELETE' | 'POST', url: URL): Promise<Answer> {
     const { answer, attempts } = await this.#exchange(method, url, undefined, this.#options.retry);
     if (answer.status === 200 || (method === 'DELETE' && answer.status === 204)) return answer;
     throw withAttemptsOn(this.#errorFor(answer), attempts);

@@ -11,19 +11,24 @@ export interface ListOptions {
   all: boolean;
   /** NDJSON even on a terminal. */
   json: boolean;
+  /** The first page, already fetched (`plants reset` gets it as the answer to the reset). */
+  first?: PlantPage;
 }
 
 /**
  * Prints plants: a table on a terminal, NDJSON when piped or with --json. With --all the
  * pages are followed and printed as they come, so any number of plants lists in flat memory.
+ * Resolves with how many were printed.
  */
-export async function printPlantList(client: PlantClient, output: Output, options: ListOptions): Promise<void> {
+export async function printPlantList(client: PlantClient, output: Output, options: ListOptions): Promise<number> {
   const table = !options.json && output.stdout.isTTY === true;
-  let page = await client.listPage({ limit: options.limit, after: options.after });
+  let page = options.first ?? (await client.listPage({ limit: options.limit, after: options.after }));
   let first = true;
+  let printed = 0;
   const paging = new PagingCheck();
   for (;;) {
     paging.check(page);
+    printed += page.plants.length;
     if (table) {
       if (first && page.plants.length === 0) output.info('No plants.');
       else if (page.plants.length > 0) {
@@ -34,11 +39,11 @@ export async function printPlantList(client: PlantClient, output: Output, option
       for (const plant of page.plants) output.data(plantJsonLine(plant));
     }
     first = false;
-    if (page.next === undefined) return;
+    if (page.next === undefined) return printed;
     if (!options.all) {
       const last = page.plants.at(-1);
       if (table && last !== undefined) output.info(output.errorColor.dim(`More: --all, or --after ${last.id}`));
-      return;
+      return printed;
     }
     page = await client.listPage(page.next);
   }

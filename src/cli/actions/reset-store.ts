@@ -1,0 +1,51 @@
+import { InvalidInputError } from '../../errors.js';
+import type { ClientRequest, Factory } from '../factory.js';
+import type { Output } from '../render/output.js';
+import { renderResetDone } from '../render/render-reset.js';
+import { printPlantList } from './list-plants.js';
+
+/**
+ * `plants reset`: POST /reset on a `plants serve --allow-reset`, which puts the store back to its
+ * seed. Asks first on a terminal unless `yes`; anywhere else it needs `yes` (a reset empties a
+ * store). Then prints what the store holds, as `plants list --all` does: a table on a terminal,
+ * NDJSON when piped or with --json; the first page is the server's answer to the reset itself.
+ */
+export async function resetStore(
+  options: ClientRequest & { yes: boolean; json: boolean },
+  factory: Factory,
+  output: Output,
+): Promise<void> {
+  const client = await factory.plantClient(options);
+  const { canPrompt, confirm } = await import('../input/prompt.js');
+  if (!options.yes) {
+    if (!canPrompt(process.stdin, process.stderr)) {
+      throw new InvalidInputError(
+        'plants reset replaces every plant in the store: give --yes to reset without asking',
+        {
+          hints: ['Nothing was sent.'],
+        },
+      );
+    }
+    const base = (await factory.baseUrl(options.flagBaseUrl)).value;
+    if (
+      !(await confirm(
+        `Reset the store at ${base.origin}${base.pathname.replace(/\/$/, '')} to its seed? Every plant in it is replaced. [y/N] `,
+        process.stdin,
+        process.stderr,
+      ))
+    ) {
+      // Like `rm -i` and `plants delete`: answering no is not a failure.
+      output.info('Not reset.');
+      return;
+    }
+  }
+  const first = await client.reset();
+  const shown = await printPlantList(client, output, {
+    limit: 100,
+    after: undefined,
+    all: true,
+    json: options.json,
+    first,
+  });
+  output.info(renderResetDone(shown, output.errorColor));
+}
