@@ -18,6 +18,7 @@ function errorResponse(description: string, headers?: Record<string, unknown>) {
  * - every status the server can answer, each with an Error body, POST /plants' in the operation,
  *   the path-independent ones (404, 405, 400/408/431 from the HTTP layer) in components.responses;
  * - GET /healthz, /livez, /readyz and /openapi.json, which need no token;
+ * - POST /reset, served by plants serve --allow-reset (a test double) and a 404 otherwise;
  * - servers is `/`: the document is served by the server it describes, wherever that listens.
  */
 export const plantStoreOpenApi = {
@@ -134,6 +135,31 @@ export const plantStoreOpenApi = {
           '400': { $ref: '#/components/responses/BadRequest' },
           '401': { $ref: '#/components/responses/Unauthorized' },
           '404': errorResponse('no plant with that id'),
+          '500': { $ref: '#/components/responses/InternalServerError' },
+          '503': { $ref: '#/components/responses/StoreUnavailable' },
+          '507': { $ref: '#/components/responses/InsufficientStorage' },
+        },
+      },
+    },
+    '/reset': {
+      post: {
+        operationId: 'resetStore',
+        summary: 'Put the store back to its seed',
+        description:
+          'plants serve --allow-reset only (a test double): replaces every plant with those of --seed (none without one), in one transaction, so no request is answered from a half-reset store. Answers the first page of what the store then holds, as GET /plants does. A request body is ignored.',
+        responses: {
+          '200': {
+            description: 'the store holds its seed: the first page of it, by id',
+            headers: {
+              Link: { description: 'RFC 8288: <…>; rel="next" when there is more', schema: { type: 'string' } },
+            },
+            content: {
+              'application/json': { schema: { type: 'array', items: { $ref: '#/components/schemas/StoredPlant' } } },
+            },
+          },
+          '401': { $ref: '#/components/responses/Unauthorized' },
+          '404': errorResponse('reset is off: the server was started without --allow-reset; nothing was changed'),
+          '413': { $ref: '#/components/responses/PayloadTooLarge' },
           '500': { $ref: '#/components/responses/InternalServerError' },
           '503': { $ref: '#/components/responses/StoreUnavailable' },
           '507': { $ref: '#/components/responses/InsufficientStorage' },

@@ -181,29 +181,30 @@ describe.each(storeBackends())('PlantStore on $name', (backend) => {
   it('replaceAll is atomic: reads while it runs see all the old plants or all the new, never a mix', async () => {
     const { store } = await openStore();
     const old = Array.from({ length: 1500 }, (_, index) => ({ id: BigInt(index), name: 'old' }));
-    const fresh = Array.from({ length: 2500 }, (_, index) => ({ id: BigInt(index + 100_000), name: 'new' }));
+    const fresh = Array.from({ length: 8000 }, (_, index) => ({ id: BigInt(index + 100_000), name: 'new' }));
     await store.replaceAll(old);
+    // Connections ready (PostgreSQL's pool), so that the readers are reading while it runs.
+    await Promise.all(Array.from({ length: 6 }, () => store.page(undefined, 1)));
     const seen = new Set<string>();
     let done = false;
     const replacing = store.replaceAll(fresh).finally(() => {
       done = true;
     });
     const reads: Promise<void>[] = [];
-    for (let reader = 0; reader < 4; reader++) {
+    for (let reader = 0; reader < 6; reader++) {
       reads.push(
         (async () => {
           do {
-            const page = await store.page(undefined, 5000);
+            const page = await store.page(undefined, 10_000);
             const names = new Set(page.map((plant) => plant.name));
             seen.add(`${page.length}:${[...names].sort().join(',')}`);
-            await new Promise((resolve) => setImmediate(resolve));
           } while (!done);
         })(),
       );
     }
     await replacing;
     await Promise.all(reads);
-    for (const state of seen) expect(['1500:old', '2500:new']).toContain(state);
-    expect(seen).toContain('2500:new');
+    for (const state of seen) expect(['1500:old', '8000:new']).toContain(state);
+    expect(seen).toContain('8000:new');
   });
 });
