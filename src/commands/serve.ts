@@ -100,7 +100,7 @@ With --detach it runs in the background instead: the command prints the URL once
     seed: Flags.string({
       summary:
         'Put these plants in the store before it serves: NDJSON or a JSON array of NewPlants, as add --file reads.',
-      helpValue: 'FILE',
+      helpValue: 'PATH',
     }),
     'allow-reset': Flags.boolean({
       summary: 'Serve POST /reset (plants reset): puts the store back to its seed, or empty. Off by default.',

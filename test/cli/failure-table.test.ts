@@ -37,6 +37,7 @@ const commands: CommandRow[] = [
   { name: 'list --all', args: ['list', '--all'] },
   { name: 'get', args: ['get', '1'] },
   { name: 'delete', args: ['delete', '1', '--yes'] },
+  { name: 'reset', args: ['reset', '--yes'] },
   { name: 'status', args: ['status'], jsonError: (stdout) => JSON.parse(stdout).store.error },
 ];
 

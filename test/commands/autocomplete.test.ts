@@ -54,6 +54,7 @@ describe('plants autocomplete fish', () => {
           'login',
           'logout',
           'plant',
+          'reset',
           'serve',
           'status',
         ]),
@@ -70,6 +71,8 @@ describe('plants autocomplete fish', () => {
       expect(complete('plants add --id 5 --name Fern --t')).toEqual(['--tag', '--timeout']);
       expect(complete('plants plant add --fi')).toEqual(['--file']);
       expect(complete('plants delete 5 --y')).toEqual(['--yes']);
+      expect(complete('plants reset --y')).toEqual(['--yes']);
+      expect(complete('plants serve --fa')).toEqual(['--fault', '--fault-seed']);
       expect(complete('plants list --a')).toEqual(['--after', '--all']);
     });
 
@@ -80,6 +83,7 @@ describe('plants autocomplete fish', () => {
         writeFileSync(path.join(dir.dir, 'plants.ndjson'), '');
         expect(complete(`plants add --file ${dir.dir}/pl`)).toEqual([`${dir.dir}/plants.ndjson`]);
         expect(complete(`plants serve --db ${dir.dir}/`)).toEqual([`${dir.dir}/plants.ndjson`]);
+        expect(complete(`plants serve --seed ${dir.dir}/`)).toEqual([`${dir.dir}/plants.ndjson`]);
         // --id takes any number: no files, no commands.
         expect(complete(`plants add --id ${dir.dir}/`)).toEqual([]);
       } finally {
@@ -124,6 +128,8 @@ describe('plants autocomplete bash', () => {
     expect(complete('plants plant ')).toEqual(['add', 'delete', 'get', 'list']);
     expect(complete('plants add --fi')).toEqual(['--file']);
     expect(complete('plants delete --')).toContain('--yes');
+    expect(complete('plants reset --')).toEqual(expect.arrayContaining(['--yes', '--json', '--base-url']));
+    expect(complete('plants serve --fault')).toEqual(['--fault', '--fault-seed']);
     expect(complete('plants add --id 5 --name Fern --t')).toEqual(['--tag', '--timeout']);
     expect(complete('plants plant add --fi')).toEqual(['--file']);
     expect(complete('plants add --')).not.toContain('--yes');
