@@ -162,6 +162,48 @@ const examples: Record<string, Example> = {
       expect(run.stdout).toMatch(/^plants_/m);
     },
   },
+  'plants serve --memory --seed plants.ndjson --allow-reset': {
+    as: 'serve',
+    rewrite: serveOnFreePort,
+    check: servedFrom(/ {2}seed: plants\.ndjson \(2 plants\)\n {2}reset: allowed/),
+  },
+  'plants reset --yes': {
+    // The examples' store is started with allowReset and no seed: a reset empties it.
+    before: 'plants add --id 5 --name Fern >/dev/null 2>&1',
+    check: (run, shell) => {
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toBe('✓ Reset: the store holds no plants now\n');
+      stored([])(run, shell);
+    },
+  },
+  'curl -s -X POST -H "Authorization: Bearer $TOKEN" http://127.0.0.1:4010/reset': {
+    before: 'plants add --id 5 --name Fern >/dev/null 2>&1',
+    rewrite: (line) => line.replace('http://127.0.0.1:4010', '"$PLANTS_BASE_URL"'),
+    check: (run, shell) => {
+      expect(run.stdout).toBe('[]');
+      stored([])(run, shell);
+    },
+  },
+  'plants serve --memory --delay 200': {
+    as: 'serve',
+    rewrite: serveOnFreePort,
+    check: servedFrom(/delay: 200 ms before each answer of the plant routes/),
+  },
+  'plants serve --memory --delay 50-500': {
+    as: 'serve',
+    rewrite: serveOnFreePort,
+    check: servedFrom(/delay: 50-500 ms before each answer of the plant routes/),
+  },
+  'plants serve --memory --fault 503=0.3 --fault-seed 42': {
+    as: 'serve',
+    rewrite: serveOnFreePort,
+    check: servedFrom(/faults: 503 30% of plant requests \(--fault-seed 42 gives the same faults again\)/),
+  },
+  'plants serve --memory --fault reset=0.1 --fault stall=0.01 --fault truncate=0.05': {
+    as: 'serve',
+    rewrite: serveOnFreePort,
+    check: servedFrom(/faults: reset 10%, stall 1%, truncate 5% of plant requests \(--fault-seed \d+ gives/),
+  },
   'plants list': {
     before: 'plants add --id 5 --name Fern >/dev/null 2>&1',
     check: (run) => expect(run.stdout).toBe('{"id":5,"name":"Fern"}\n'),
@@ -280,7 +322,8 @@ beforeEach(async () => {
   );
   copyFileSync(path.join(projectRoot, 'test/server/fixtures/test-tls-cert.pem'), path.join(dir, 'cert.pem'));
   copyFileSync(path.join(projectRoot, 'test/server/fixtures/test-tls-key.pem'), path.join(dir, 'key.pem'));
-  const store = await startStoreServer();
+  // The default store allows POST /reset, for the examples of plants reset.
+  const store = await startStoreServer({ allowReset: true });
   const second = await startStoreServer();
   cleanups.push(
     () => store.close(),
