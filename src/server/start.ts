@@ -263,6 +263,8 @@ export async function startPlantServer(options: PlantServerOptions): Promise<Run
     port,
     close() {
       closing = true;
+      // serve --fault stall: requests that will never be answered are not waited for.
+      testing?.dropStalled();
       for (const socket of connections) closeAfterAnswer(socket);
       closed ??= new Promise<void>((resolve, reject) => {
         // server.close() closes idle keep-alive connections once; those that finish their

@@ -1,9 +1,9 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { makeTempDir, runCli } from '../helpers/cli.js';
 import { expectOneLineError } from '../helpers/reliability.js';
-import { type ServeProcess, startServeProcess } from '../helpers/serve-process.js';
+import { type ServeProcess, startServeProcess, stopDetachedServer } from '../helpers/serve-process.js';
 import { type StoreLocation, storeBackends } from '../helpers/store-backends.js';
 import { postPlant, RawConnection, send, waitUntil } from '../server/http-client.js';
 
@@ -377,6 +377,50 @@ describe('serve --fault', () => {
     expect(first).toMatch(/200/);
     expect(await faultSequence('42')).toBe(first);
     expect(await faultSequence('43')).not.toBe(first);
+  });
+});
+
+describe('with --detach', () => {
+  it('the background server reads the seed and takes the faults; a bad seed is its exit 2, passed on', async () => {
+    const bad = file('detach-bad.ndjson', '{"id":1,"name":"a"}\n{"id":2}\n');
+    const refused = await runCli(['serve', '--port', '0', '--memory', '--token', TOKEN, '--seed', bad, '--detach']);
+    expect(refused.code, refused.stderr).toBe(2);
+    expect(expectOneLineError(refused.stderr)).toEqual([
+      `plants: --seed ${bad}: line 2: invalid plant: name: is required`,
+    ]);
+
+    const pidFile = path.join(temp.dir, 'detached.pid');
+    const started = await runCli([
+      'serve',
+      '--port',
+      '0',
+      '--memory',
+      '--token',
+      TOKEN,
+      '--seed',
+      file('detach.ndjson', SEED),
+      '--allow-reset',
+      '--fault',
+      '503=1',
+      '--fault-seed',
+      '5',
+      '--detach',
+      '--pid-file',
+      pidFile,
+    ]);
+    expect(started.code, started.stderr).toBe(0);
+    const url = started.stdout.trim();
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    try {
+      expect(started.stderr).toContain(
+        'faults: 503 100% of plant requests (--fault-seed 5 gives the same faults again)',
+      );
+      expect((await send(`${url}/plants`, { headers: auth })).status).toBe(503);
+      const reset = await send(`${url}/reset`, { method: 'POST', headers: auth });
+      expect(reset.text).toBe(SEEDED);
+    } finally {
+      await stopDetachedServer(pid);
+    }
   });
 });
 

@@ -31,7 +31,9 @@ export interface PlantFaultOptions {
  * Every plant request draws one number from the fault sequence, whatever it meets, so that the
  * faults depend only on the seed and the order the requests came in.
  */
-export function createPlantInterceptor(options: PlantFaultOptions): PlantRequestInterceptor | undefined {
+export function createPlantInterceptor(
+  options: PlantFaultOptions,
+): (PlantRequestInterceptor & { dropStalled(): void }) | undefined {
   const faults = (options.faults ?? []).filter((fault) => fault.rate > 0);
   const delay = options.delay !== undefined && options.delay.maxMs > 0 ? options.delay : undefined;
   if (faults.length === 0 && delay === undefined) return undefined;
@@ -44,7 +46,9 @@ export function createPlantInterceptor(options: PlantFaultOptions): PlantRequest
     total += fault.rate;
     bounds.push({ below: total, kind: fault.kind });
   }
-  return (req, res, handle, fail) => {
+  // Stalled requests are never answered: at a stop they are dropped rather than waited for.
+  const stalled = new Set<ServerResponse>();
+  const intercept: PlantRequestInterceptor = (req, res, handle, fail) => {
     let fault: FaultKind | undefined;
     if (bounds.length > 0) {
       const draw = drawFault();
@@ -53,12 +57,21 @@ export function createPlantInterceptor(options: PlantFaultOptions): PlantRequest
     const run = () => {
       // A client that gave up during the delay left nothing to answer.
       if (res.destroyed) return;
+      if (fault === 'stall') {
+        stalled.add(res);
+        res.once('close', () => stalled.delete(res));
+      }
       inject(fault, req, res, handle, fail);
     };
     if (delay === undefined) run();
     else setTimeout(run, delay.minMs + Math.floor(drawDelay() * (delay.maxMs - delay.minMs + 1)));
     return fault;
   };
+  return Object.assign(intercept, {
+    dropStalled() {
+      for (const res of stalled) res.socket?.destroy();
+    },
+  });
 }
 
 function inject(
