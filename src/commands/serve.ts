@@ -10,6 +10,8 @@ Plants are kept in plants.db in your data folder (PLANTS_DATA_DIR, or $XDG_DATA_
 
 One line per request goes to stderr (method, path, status, milliseconds), unless --quiet; --log-format json makes each a JSON object for a log pipeline. Probes (/healthz, /livez, /readyz) are logged only with --log-level debug. --metrics serves Prometheus metrics at /metrics. Ctrl-C or SIGTERM stops accepting, finishes requests in flight, closes the database and exits 0.
 
+For a test suite: --seed FILE puts plants in the store before it listens, --allow-reset serves POST /reset (plants reset) to put them back, --delay holds each plant answer, and --fault KIND=RATE injects 503s, dropped connections (reset), stalls and truncated answers into a fraction of plant requests, reproducibly with --fault-seed.
+
 With --detach it runs in the background instead: the command prints the URL once the server listens and exits 0 (or exits 2 with the reason when it cannot start), so URL=$(plants serve --detach …) returns. The background server keeps no log; stop it with kill and its process id (--pid-file, or the banner).`;
   static override examples = [
     '<%= config.bin %> serve',
