@@ -321,16 +321,8 @@ export class PostgresPlantStore implements PlantStore {
    */
   async replaceAll(plants: readonly NewPlant[]): Promise<void> {
     if (this.#closed) throw new StoreClosedError();
-    if (this.#batchesInFlight > 0 || this.#queue.length > 0) {
-      await new Promise<void>((resolve) => {
-        const previous = this.#drained;
-        this.#drained = () => {
-          this.#drained = previous;
-          resolve();
-          previous?.();
-        };
-      });
-    }
+    // Polled rather than hooked on #drained, which close() owns.
+    while (this.#batchesInFlight > 0 || this.#queue.length > 0) await sleep(5);
     let client: pg.PoolClient;
     try {
       client = await this.#pool.connect();
