@@ -280,8 +280,8 @@ export function createPlantApp(options: PlantAppOptions): PlantRequestHandler {
           path,
           target: req.url ?? '/',
           route,
-          // An injected reset or truncation sent (or dropped) the status its handler chose.
-          status: finished || (fault !== undefined && fault !== 'stall') ? res.statusCode : CLIENT_CLOSED_REQUEST,
+          // An injected reset or truncation cut the answer its handler had begun: log its status.
+          status: finished || (fault !== undefined && res.headersSent) ? res.statusCode : CLIENT_CLOSED_REQUEST,
           durationMs: performance.now() - started,
           bytes: finished && method !== 'HEAD' ? Number(res.getHeader('content-length') ?? 0) : 0,
           requestId,

@@ -266,6 +266,25 @@ describe('serve --delay', () => {
     }
   });
 
+  it('a client that gives up during the delay: its add is not carried out, and the log says 499', async () => {
+    const location = await storeBackends()[0]?.create();
+    if (location === undefined) throw new Error('no store');
+    locations.push(location);
+    const server = await serve(['--database', location.database, '--delay', '1500']);
+    const connection = new RawConnection(Number(new URL(server.url).port));
+    const body = '{"id":1,"name":"Fern"}';
+    await connection.write(
+      `POST /plants HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${TOKEN}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`,
+    );
+    expect(await connection.waitForResponse(300)).toBeUndefined();
+    connection.destroy();
+    await server.waitForStderr('POST /plants 499');
+    // Past the delay, a request that would run would have stored it by the time a later one answers.
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    expect((await send(`${server.url}/plants`, { headers: auth })).text).toBe('[]');
+    expect(await location.readPlants()).toEqual([]);
+  });
+
   it('MIN-MAX: each answer waits at least MIN', async () => {
     const server = await serve(['--memory', '--delay', '300-350']);
     const started = performance.now();
