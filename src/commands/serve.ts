@@ -1,4 +1,4 @@
-import { Flags } from '@oclif/core';
+import { Errors, Flags } from '@oclif/core';
 import { PlantsCommand } from '../cli/base-command.js';
 
 export class Serve extends PlantsCommand {
@@ -119,12 +119,18 @@ With --detach it runs in the background instead: the command prints the URL once
       multiple: true,
       multipleNonGreedy: true,
     }),
-    'fault-seed': Flags.integer({
+    'fault-seed': Flags.custom<number>({
       summary: 'Seed the fault draws: the same seed and the same requests meet the same faults.',
       helpValue: 'N',
-      min: 0,
-      max: 4_294_967_295,
-    }),
+      parse: async (input) => {
+        if (!/^\d{1,10}$/.test(input) || Number(input) > 4_294_967_295) {
+          throw new Errors.CLIError(
+            `--fault-seed must be a whole number from 0 to 4294967295 (got ${JSON.stringify(input.slice(0, 40))})`,
+          );
+        }
+        return Number(input);
+      },
+    })(),
     // Internal: the background server that --detach starts (its plan comes over IPC).
     'detached-child': Flags.boolean({ hidden: true, default: false, exclusive: ['detach'] }),
   };

@@ -452,6 +452,11 @@ describe('bad values: exit 2, one line naming the flag', () => {
     [['--fault', '503'], /^plants: --fault 503: give KIND=RATE/],
     [['--fault', '503=0.6', '--fault', 'reset=0.6'], /^plants: --fault: the rates add up to 1\.2/],
     [['--fault-seed', '7'], /^plants: --fault-seed seeds --fault/],
+    [
+      ['--fault', '503=0.1', '--fault-seed', 'abc'],
+      /^plants: --fault-seed must be a whole number from 0 to 4294967295 \(got "abc"\)$/,
+    ],
+    [['--fault', '503=0.1', '--fault-seed', '4294967296'], /^plants: --fault-seed must be a whole number/],
   ])('serve %j', async (args, message) => {
     const result = await runCli(['serve', '--port', '0', '--memory', '--token', TOKEN, ...args]);
     expect(result.code, result.stderr).toBe(2);
