@@ -1,28 +1,58 @@
-import { AuthRejectedError, ResponseError, UnreachableError } from '../client/errors.js';
+import type { AddSettled, ReadBackPlant } from '../client/confirming-adder.js';
+import { AuthRejectedError, ConflictError, NoAnswerError, ResponseError, UnreachableError } from '../client/errors.js';
 import type { AddedPlant } from '../client/plant-client.js';
 import { ExitCode, type PlantsError } from '../errors.js';
 import { InvalidPlantError, type NewPlant } from '../schema/plant.js';
 import type { InputRecord } from './json-records.js';
 
+/** Where a record is in the input: the line it starts on, and its index in a JSON array. */
+export interface RecordPosition {
+  line: number;
+  /** The element's index (from 0) when the input is a JSON array, whose records may share a line. */
+  index?: number | undefined;
+}
+
 /** What became of one input record. */
-export type RecordOutcome =
-  | { kind: 'added'; line: number; id: bigint; added: AddedPlant }
-  /** The server answered with an error (4xx/5xx, or not a Plant). */
-  | { kind: 'rejected'; line: number; id: bigint; error: ResponseError }
-  /** No answer from the server (refused, reset, time-out): it may or may not have been applied. */
-  | { kind: 'unreachable'; line: number; id: bigint; error: UnreachableError }
-  /** Not JSON, or not a NewPlant: never sent. */
-  | { kind: 'invalid'; line: number; message: string; fields: readonly string[] };
+export type RecordOutcome = RecordPosition &
+  (
+    | { kind: 'added'; id: bigint; added: AddedPlant }
+    /** A 409 on a retry, or no whole answer, and the store holds the plant exactly as sent. */
+    | { kind: 'confirmed'; id: bigint; readBack: ReadBackPlant }
+    /** --skip-existing: a 409, and the store holds the plant exactly as sent. */
+    | { kind: 'existing'; id: bigint; readBack: ReadBackPlant }
+    /** The store holds this id with other data: both versions are in the error. */
+    | { kind: 'conflict'; id: bigint; error: ConflictError }
+    /** The server answered with an error (4xx/5xx, or not a Plant). */
+    | { kind: 'rejected'; id: bigint; error: ResponseError }
+    /** Sent, and no whole answer came back, nor could reading back settle it: it may have been added. */
+    | { kind: 'unknown'; id: bigint; error: NoAnswerError }
+    /** Never reached the server (refused, DNS, TLS): not added. */
+    | { kind: 'unreachable'; id: bigint; error: UnreachableError }
+    /** Not JSON, or not a NewPlant: never sent. */
+    | { kind: 'invalid'; message: string; fields: readonly string[] }
+  );
 
 export interface BulkSummary {
   /** Records read from the input. */
   records: number;
+  /** Added, answered 200 or confirmed by reading back. */
   added: number;
+  /** Of those, confirmed by reading back. */
+  confirmed: number;
+  /** Already in the store exactly as sent (--skip-existing). */
+  existing: number;
+  /** Stored with other data than sent. */
+  conflicting: number;
   rejected: number;
   invalid: number;
+  /** Not sent: no answer, and never reached the server. */
   unreachable: number;
+  /** Sent, no answer: may or may not have been added. */
+  unknown: number;
   /** Stopped before the end of the input: SIGINT, --fail-fast, or a failure no later record can escape. */
   stopped: 'interrupted' | 'fail-fast' | 'fatal' | undefined;
+  /** The input was read to its end (else `records` is only what was read before stopping). */
+  inputEnded: boolean;
   /** The failure that stopped a run (a refused token, a server that cannot be reached). */
   fatal: PlantsError | undefined;
   /** The first few failures, for a person to read. */
@@ -34,8 +64,8 @@ export interface BulkAddOptions {
   records: AsyncIterable<InputRecord>;
   /** Builds the NewPlant of a record (flags applied); throws InvalidPlantError. */
   toPlant: (value: unknown) => NewPlant;
-  /** Sends one plant (the client, with its retry policy). */
-  send: (plant: NewPlant) => Promise<AddedPlant>;
+  /** Sends one plant (the client, with its retry policy and read-back): rejects with the client's errors. */
+  send: (plant: NewPlant) => Promise<AddSettled>;
   /** Most requests in flight at once. */
   concurrency: number;
   /** Stop reading at the first record that is not added. */
@@ -46,6 +76,11 @@ export interface BulkAddOptions {
   onInputEnd?: (records: number) => void;
   /** Aborted (SIGINT): stop reading, let requests in flight finish and be reported. */
   signal?: AbortSignal;
+  /**
+   * Aborted (a second SIGINT): stop waiting. Records whose outcome is known are reported (in
+   * input order as far as possible), those still in flight as unknown, and the summary returned.
+   */
+  signalNow?: AbortSignal;
   /** How many first failures the summary keeps. Default 5. */
   keepFailures?: number;
 }
@@ -62,15 +97,22 @@ export async function runBulkAdd(options: BulkAddOptions): Promise<BulkSummary> 
   const summary: BulkSummary = {
     records: 0,
     added: 0,
+    confirmed: 0,
+    existing: 0,
+    conflicting: 0,
     rejected: 0,
     invalid: 0,
     unreachable: 0,
+    unknown: 0,
     stopped: undefined,
+    inputEnded: false,
     fatal: undefined,
     firstFailures: [],
     elapsedMs: 0,
   };
   const waiting = new Map<number, RecordOutcome>();
+  /** Records sent and not yet settled, by input index. */
+  const sent = new Map<number, { at: RecordPosition; id: bigint }>();
   let nextToReport = 0;
   let inFlight = 0;
   let wake: (() => void) | undefined;
@@ -79,6 +121,7 @@ export async function runBulkAdd(options: BulkAddOptions): Promise<BulkSummary> 
     wake = undefined;
   };
   options.signal?.addEventListener('abort', wakeUp, { once: true });
+  options.signalNow?.addEventListener('abort', wakeUp, { once: true });
 
   const stop = (reason: NonNullable<BulkSummary['stopped']>) => {
     summary.stopped ??= reason;
@@ -91,7 +134,7 @@ export async function runBulkAdd(options: BulkAddOptions): Promise<BulkSummary> 
       count(summary, ready, keep);
       options.onOutcome(ready);
     }
-    if (outcome.kind !== 'added') {
+    if (!succeeded(outcome)) {
       if (options.failFast) stop('fail-fast');
       const fatal = fatalError(outcome);
       if (fatal !== undefined) {
@@ -118,14 +161,17 @@ export async function runBulkAdd(options: BulkAddOptions): Promise<BulkSummary> 
     if (summary.stopped !== undefined) break;
     const next = await iterator.next();
     if (next.done === true) {
+      summary.inputEnded = true;
       options.onInputEnd?.(summary.records);
       break;
     }
     const record = next.value;
     const current = index++;
     summary.records++;
+    const at: RecordPosition =
+      record.index === undefined ? { line: record.line } : { line: record.line, index: record.index };
     if ('error' in record) {
-      settle(current, { kind: 'invalid', line: record.line, message: record.error, fields: [] });
+      settle(current, { kind: 'invalid', ...at, message: record.error, fields: [] });
       continue;
     }
     let plant: NewPlant;
@@ -133,59 +179,121 @@ export async function runBulkAdd(options: BulkAddOptions): Promise<BulkSummary> 
       plant = options.toPlant(record.value);
     } catch (error) {
       if (!(error instanceof InvalidPlantError)) throw error;
-      settle(current, { kind: 'invalid', line: record.line, message: error.message, fields: error.fields });
+      settle(current, { kind: 'invalid', ...at, message: error.message, fields: error.fields });
       continue;
     }
     inFlight++;
+    sent.set(current, { at, id: plant.id });
     options.send(plant).then(
-      (added) => {
+      (settled) => {
+        if (!sent.delete(current)) return;
         inFlight--;
-        settle(current, { kind: 'added', line: record.line, id: plant.id, added });
+        settle(current, success(at, plant.id, settled));
       },
       (error: unknown) => {
+        if (!sent.delete(current)) return;
         inFlight--;
-        settle(current, failure(record.line, plant.id, error));
+        settle(current, failure(at, plant.id, error));
       },
     );
   }
-  await iterator.return?.(undefined);
-  while (inFlight > 0) {
+  if (!options.signalNow?.aborted) await iterator.return?.(undefined);
+  while (inFlight > 0 && !options.signalNow?.aborted) {
     await new Promise<void>((resolve) => {
       wake = resolve;
     });
+  }
+  if (options.signalNow?.aborted) {
+    // No more waiting: what is still in flight was sent and has no answer yet.
+    for (const [current, { at, id }] of [...sent].sort(([a], [b]) => a - b)) {
+      sent.delete(current);
+      inFlight--;
+      settle(current, { kind: 'unknown', ...at, id, error: interruptedBeforeAnswer(id) });
+    }
+    // Whatever still waits for an earlier record (never read) is reported as it is.
+    for (const current of [...waiting.keys()].sort((a, b) => a - b)) {
+      const ready = waiting.get(current) as RecordOutcome;
+      waiting.delete(current);
+      count(summary, ready, keep);
+      options.onOutcome(ready);
+    }
   }
   summary.elapsedMs = performance.now() - started;
   return summary;
 }
 
-function failure(line: number, id: bigint, error: unknown): RecordOutcome {
-  if (error instanceof ResponseError) return { kind: 'rejected', line, id, error };
-  if (error instanceof UnreachableError) return { kind: 'unreachable', line, id, error };
+function success(at: RecordPosition, id: bigint, settled: AddSettled): RecordOutcome {
+  if (settled.kind === 'added') return { kind: 'added', ...at, id, added: settled.added };
+  return { kind: settled.kind, ...at, id, readBack: settled };
+}
+
+function failure(at: RecordPosition, id: bigint, error: unknown): RecordOutcome {
+  if (error instanceof ConflictError) return { kind: 'conflict', ...at, id, error };
+  if (error instanceof ResponseError) return { kind: 'rejected', ...at, id, error };
+  if (error instanceof NoAnswerError) return { kind: 'unknown', ...at, id, error };
+  if (error instanceof UnreachableError) {
+    // Sent with no answer, by a sender that does not read back: unknown all the same.
+    if (error.sentNoAnswer) return { kind: 'unknown', ...at, id, error: new NoAnswerError(id, error) };
+    return { kind: 'unreachable', ...at, id, error };
+  }
   throw error;
 }
 
-/** A failure every later record would meet too: a refused token, a server that is not there. */
+function interruptedBeforeAnswer(id: bigint): NoAnswerError {
+  const cause = new UnreachableError('interrupted before its answer arrived', { url: '' });
+  return new NoAnswerError(id, cause);
+}
+
+const succeeded = (outcome: RecordOutcome) =>
+  outcome.kind === 'added' || outcome.kind === 'confirmed' || outcome.kind === 'existing';
+
+/** A failure every later record would meet too: a refused token, a server that is not there or does not answer. */
 function fatalError(outcome: RecordOutcome): PlantsError | undefined {
   if (outcome.kind === 'rejected' && outcome.error instanceof AuthRejectedError) return outcome.error;
-  if (outcome.kind === 'unreachable') return outcome.error;
+  if (outcome.kind === 'unreachable' || outcome.kind === 'unknown') return outcome.error;
   return undefined;
 }
 
 function count(summary: BulkSummary, outcome: RecordOutcome, keep: number): void {
-  if (outcome.kind === 'added') summary.added++;
-  else if (outcome.kind === 'rejected') summary.rejected++;
-  else if (outcome.kind === 'invalid') summary.invalid++;
-  else summary.unreachable++;
-  if (outcome.kind !== 'added' && summary.firstFailures.length < keep) summary.firstFailures.push(outcome);
+  switch (outcome.kind) {
+    case 'added':
+      summary.added++;
+      break;
+    case 'confirmed':
+      summary.added++;
+      summary.confirmed++;
+      break;
+    case 'existing':
+      summary.existing++;
+      break;
+    case 'conflict':
+      summary.conflicting++;
+      break;
+    case 'rejected':
+      summary.rejected++;
+      break;
+    case 'invalid':
+      summary.invalid++;
+      break;
+    case 'unknown':
+      summary.unknown++;
+      break;
+    case 'unreachable':
+      summary.unreachable++;
+      break;
+  }
+  if (!succeeded(outcome) && summary.firstFailures.length < keep) summary.firstFailures.push(outcome);
 }
 
 /**
- * The exit code of a bulk run: 0 when every record was added, 130 when interrupted, 3 or 4 when
- * nothing was added because the server could not be reached or refused the token, else 1.
+ * The exit code of a bulk run: 0 when every record was added or already there exactly as sent,
+ * 130 when interrupted, 3 or 4 when nothing was added because the server could not be reached
+ * (or gave no answer) or refused the token, else 1.
  */
 export function bulkExitCode(summary: BulkSummary): ExitCode {
   if (summary.stopped === 'interrupted') return ExitCode.interrupted;
-  if (summary.added === summary.records && summary.stopped === undefined) return ExitCode.ok;
-  if (summary.added === 0 && summary.fatal !== undefined) return summary.fatal.exitCode;
+  const done = summary.added + summary.existing;
+  if (done === summary.records && summary.stopped === undefined) return ExitCode.ok;
+  if (done === 0 && summary.fatal !== undefined) return summary.fatal.exitCode;
   return ExitCode.serverError;
 }

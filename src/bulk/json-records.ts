@@ -1,19 +1,43 @@
 import { parseJsonExact } from '../schema/exact-json.js';
 
-/** How the input was laid out: one JSON document, one value per line (NDJSON), or a JSON array. */
+/**
+ * How the input was laid out: JSON documents one after another (one pretty-printed object, or
+ * jq's default output), one value per line (NDJSON), or a JSON array.
+ */
 export type InputShape = 'document' | 'lines' | 'array';
 
-/** One record of the input, with the line it starts on: its parsed value, or why it is not JSON. */
-export type InputRecord = { line: number; value: unknown } | { line: number; error: string };
+/**
+ * One record of the input, with the line it starts on (and its index when it is an element of
+ * a JSON array, whose records may share a line): its parsed value, or why it is not one.
+ */
+export type InputRecord =
+  | { line: number; index?: number; value: unknown }
+  | { line: number; index?: number; error: string };
 
-/** The most a single JSON document (not NDJSON, not an array) may weigh: it is read whole. */
-export const MAX_DOCUMENT_CHARS = 64 * 1024 * 1024;
+/**
+ * The longest record read. A NewPlant is under 8 KB (1,024-character name and tag, each
+ * character at most a 6-character escape, and an id); a pretty-printed one is not much more.
+ * Anything longer is refused unread, so that no input (a 128 MiB line, /dev/zero) takes more
+ * memory than this.
+ */
+export const MAX_RECORD_CHARS = 64 * 1024;
 
-function parseRecord(text: string, line: number): InputRecord {
+/** The error of a record longer than MAX_RECORD_CHARS. */
+export const TOO_LONG = 'too long: more than 64 KiB, longer than any NewPlant can be (not read)';
+
+/** The error of a record holding bytes that are not UTF-8 (see decodeUtf8Strictly). */
+export const NOT_UTF8 = 'not UTF-8 text: it holds bytes that are not UTF-8 (refused, not changed)';
+
+/** A lone low surrogate: what decodeUtf8Strictly puts for a byte that is not UTF-8. */
+const notUtf8Marker = /(?<![\uD800-\uDBFF])[\uDC80-\uDCFF]/;
+
+function parseRecord(text: string, line: number, index?: number): InputRecord {
+  const at = index === undefined ? { line } : { line, index };
+  if (!text.isWellFormed() && notUtf8Marker.test(text)) return { ...at, error: NOT_UTF8 };
   try {
-    return { line, value: parseJsonExact(text) };
+    return { ...at, value: parseJsonExact(text) };
   } catch (error) {
-    return { line, error: `not valid JSON: ${(error as Error).message}` };
+    return { ...at, error: `not valid JSON: ${(error as Error).message}` };
   }
 }
 
@@ -29,14 +53,15 @@ function parses(text: string): boolean {
 const isBlank = (text: string) => text.trim() === '';
 
 /**
- * Reads NewPlant records from a stream of text without holding more than a record or a chunk
- * at a time (a single JSON document is the exception: it is read whole, up to 64 MiB). The
- * layout is recognised from the content:
+ * Reads NewPlant records from a stream of text without holding more than a record (at most
+ * MAX_RECORD_CHARS) or a chunk at a time. The layout is recognised from the content:
  * - starts with `[`: a JSON array, each element a record, elements may span lines;
  * - the first or the second non-blank line is a JSON value on its own: NDJSON, one record a
  *   line; a broken line is one bad record, and reading goes on at the next line;
- * - otherwise: one JSON document (a pretty-printed object).
- * `shape` is known once the first record has been yielded.
+ * - otherwise: JSON documents one after another, each a record (one pretty-printed object, or
+ *   what `jq` prints by default).
+ * A record longer than MAX_RECORD_CHARS is reported as soon as it is seen to be, and the rest
+ * of it skipped unread. `shape` is known once the first record has been yielded.
  */
 export class JsonRecordReader {
   shape: InputShape | undefined;
@@ -66,13 +91,13 @@ export class JsonRecordReader {
     const firstLine = skippedLines + 1;
     if (this.#buffer.startsWith('[')) {
       this.shape = 'array';
-      yield* this.#arrayRecords(firstLine);
+      yield* this.#scanValues(firstLine, true);
     } else if (await this.#looksLikeLines()) {
       this.shape = 'lines';
       yield* this.#lineRecords(firstLine);
     } else {
       this.shape = 'document';
-      yield await this.#documentRecord(firstLine);
+      yield* this.#scanValues(firstLine, false);
     }
   }
 
@@ -94,12 +119,15 @@ export class JsonRecordReader {
     while (lines.length < 2) {
       const newline = this.#buffer.indexOf('\n', searchFrom);
       if (newline === -1) {
+        // A line longer than any record: lines, so that it is reported as that line.
+        if (this.#buffer.length - searchFrom > MAX_RECORD_CHARS) return true;
         if (await this.#read()) continue;
         const last = this.#buffer.slice(searchFrom);
         if (!isBlank(last)) lines.push(last);
         break;
       }
       const line = this.#buffer.slice(searchFrom, newline);
+      if (line.length > MAX_RECORD_CHARS) return true;
       if (!isBlank(line)) lines.push(line);
       searchFrom = newline + 1;
     }
@@ -109,52 +137,72 @@ export class JsonRecordReader {
 
   async *#lineRecords(firstLine: number): AsyncGenerator<InputRecord> {
     let line = firstLine;
+    /** Inside a line already reported as too long: skip to its end. */
+    let skipping = false;
     for (;;) {
       let start = 0;
       let newline = this.#buffer.indexOf('\n');
       while (newline !== -1) {
         const text = this.#buffer.slice(start, newline);
-        if (!isBlank(text)) yield parseRecord(text, line);
+        if (skipping) skipping = false;
+        else if (text.length > MAX_RECORD_CHARS) yield { line, error: TOO_LONG };
+        else if (!isBlank(text)) yield parseRecord(text, line);
         line++;
         start = newline + 1;
         newline = this.#buffer.indexOf('\n', start);
       }
       this.#buffer = this.#buffer.slice(start);
+      if (this.#buffer.length > MAX_RECORD_CHARS || skipping) {
+        if (!skipping) yield { line, error: TOO_LONG };
+        skipping = true;
+        this.#buffer = '';
+      }
       if (!(await this.#read())) break;
     }
-    if (!isBlank(this.#buffer)) yield parseRecord(this.#buffer, line);
+    if (!skipping && !isBlank(this.#buffer)) yield parseRecord(this.#buffer, line);
     this.#buffer = '';
   }
 
-  async #documentRecord(line: number): Promise<InputRecord> {
-    while (await this.#read()) {
-      if (this.#buffer.length > MAX_DOCUMENT_CHARS) {
-        return { line, error: 'not valid JSON, and too large to be one NewPlant (use NDJSON or an array)' };
-      }
-    }
-    return parseRecord(this.#buffer, line);
-  }
-
   /**
-   * Splits a JSON array into its elements by scanning brackets and strings, so that a
-   * million-element array streams; each element is then parsed on its own.
+   * Splits the input into JSON values by scanning brackets and strings, so that a
+   * million-element array streams; each value is then parsed on its own. In an array
+   * (`inArray`) the values are its elements; otherwise they are the documents at the top level.
    */
-  async *#arrayRecords(firstLine: number): AsyncGenerator<InputRecord> {
+  async *#scanValues(firstLine: number, inArray: boolean): AsyncGenerator<InputRecord> {
+    /** The depth at which a record starts: inside the array, or at the top level. */
+    const recordDepth = inArray ? 1 : 0;
     let line = firstLine;
     let depth = 0;
     let inString = false;
     let escaped = false;
     let closed = false;
-    /** Where the element being scanned starts in the buffer, and its line; -1 between elements. */
+    /** Where the value being scanned starts in the buffer, and its line; -1 between values. */
     let start = -1;
     let startLine = line;
+    /** A scalar at the top level (not an array or object): it ends at white space or a bracket. */
+    let scalar = false;
+    /** The value being scanned was reported as too long: scan on to its end, keeping nothing. */
+    let skipping = false;
+    let index = 0;
     let position = 0;
+    const nextIndex = () => (inArray ? index++ : undefined);
+    const finish = (end: number, buffer: string): InputRecord | undefined => {
+      const record = skipping
+        ? undefined
+        : end - start > MAX_RECORD_CHARS
+          ? { line: startLine, ...(inArray ? { index: nextIndex() as number } : {}), error: TOO_LONG }
+          : parseRecord(buffer.slice(start, end), startLine, nextIndex());
+      if (skipping) skipping = false;
+      start = -1;
+      scalar = false;
+      return record;
+    };
     for (;;) {
       const buffer = this.#buffer;
       for (; position < buffer.length; position++) {
         const char = buffer.charCodeAt(position);
-        if (char === 10) line++;
         if (closed) {
+          if (char === 10) line++;
           if (!isWhitespace(char)) {
             yield { line, error: 'unexpected content after the end of the JSON array' };
             return;
@@ -162,43 +210,85 @@ export class JsonRecordReader {
           continue;
         }
         if (inString) {
+          if (char === 10) line++;
           if (escaped) escaped = false;
           else if (char === 92) escaped = true;
-          else if (char === 34) inString = false;
+          else if (char === 34) {
+            inString = false;
+            if (scalar) {
+              const record = finish(position + 1, buffer);
+              if (record !== undefined) yield record;
+            }
+          }
           continue;
         }
-        if (depth === 1 && start === -1 && !isWhitespace(char) && char !== 44 && char !== 93) {
+        if (scalar) {
+          if (!isWhitespace(char) && char !== 123 && char !== 91 && char !== 44 && char !== 93) continue;
+          const record = finish(position, buffer);
+          if (record !== undefined) yield record;
+        }
+        if (char === 10) line++;
+        if (depth === recordDepth && start === -1 && !isWhitespace(char) && char !== 44 && char !== 93) {
           start = position;
           startLine = line;
+          if (!inArray && char !== 123 && char !== 91) {
+            // A string, number or stray character as a document of its own.
+            scalar = true;
+            if (char === 34) inString = true;
+            continue;
+          }
         }
         if (char === 34) inString = true;
         else if (char === 123 || char === 91) depth++;
         else if (char === 125 || char === 93) {
-          depth--;
           if (depth === 0) {
-            closed = true;
-            if (start !== -1) yield parseRecord(buffer.slice(start, position), startLine);
-            start = -1;
+            // A closing bracket with nothing open: a broken document.
+            yield { line, error: `not valid JSON: an unexpected "${String.fromCharCode(char)}"` };
+            continue;
           }
-        } else if (char === 44 && depth === 1) {
-          yield start === -1
-            ? { line, error: 'an empty element in the JSON array' }
-            : parseRecord(buffer.slice(start, position), startLine);
-          start = -1;
+          depth--;
+          if (inArray && depth === 0) {
+            closed = true;
+            if (start !== -1) {
+              const record = finish(position, buffer);
+              if (record !== undefined) yield record;
+            }
+          } else if (!inArray && depth === 0 && start !== -1) {
+            const record = finish(position + 1, buffer);
+            if (record !== undefined) yield record;
+          }
+        } else if (char === 44 && depth === 1 && inArray) {
+          if (start === -1) {
+            yield { line, index: nextIndex() as number, error: 'an empty element in the JSON array' };
+          } else {
+            const record = finish(position, buffer);
+            if (record !== undefined) yield record;
+          }
         }
       }
-      // Keep only the element being scanned; everything before it is done with.
-      const keepFrom = start === -1 ? buffer.length : start;
+      // Keep only the value being scanned; everything before it is done with.
+      if (start !== -1 && !skipping && position - start > MAX_RECORD_CHARS) {
+        const at = inArray ? { line: startLine, index: nextIndex() as number } : { line: startLine };
+        yield { ...at, error: TOO_LONG };
+        skipping = true;
+      }
+      const keepFrom = start === -1 || skipping ? buffer.length : start;
       this.#buffer = buffer.slice(keepFrom);
       position -= keepFrom;
-      if (start !== -1) start = 0;
+      if (start !== -1) start = skipping ? 0 : start - keepFrom;
       if (!(await this.#read())) break;
     }
-    if (!closed) {
+    if (inArray && !closed) {
       yield {
         line: start === -1 ? line : startLine,
         error: 'not valid JSON: the input ends inside the JSON array (missing "]")',
       };
+    } else if (!inArray && start !== -1 && !skipping) {
+      if (scalar && !inString) {
+        yield parseRecord(this.#buffer.slice(start), startLine);
+      } else {
+        yield { line: startLine, error: 'not valid JSON: the input ends inside a JSON document' };
+      }
     }
   }
 }

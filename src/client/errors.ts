@@ -12,6 +12,8 @@ export class ResponseError extends PlantsError {
   readonly rawBody: string | undefined;
   /** How many times the request was sent before this answer. */
   attempts = 1;
+  /** A 409 met by a POST sent again after a dropped connection: perhaps the first attempt's doing. */
+  afterRetry = false;
 
   constructor(
     message: string,
@@ -32,8 +34,50 @@ export class UnreachableError extends PlantsError {
   readonly url: string;
   /** How many times the request was sent before giving up. */
   attempts = 1;
+  /**
+   * An attempt was sent and its answer never came whole (the connection dropped, the time ran
+   * out, the body was cut): the server may have applied it.
+   */
+  sentNoAnswer = false;
   constructor(message: string, options: { url: string; cause?: unknown; hints?: readonly string[] }) {
     super(message, { exitCode: ExitCode.unreachable, cause: options.cause, hints: options.hints ?? [] });
     this.url = options.url;
+  }
+}
+
+/**
+ * A POST that was sent and got no whole answer, which reading the plant back could not settle:
+ * the plant may or may not have been added. Exit 3, like any missing answer.
+ */
+export class NoAnswerError extends UnreachableError {
+  constructor(id: bigint, cause: UnreachableError, hints: readonly string[] = []) {
+    super(`sent, no answer: plant ${id} may or may not have been added (${cause.message})`, {
+      url: cause.url,
+      cause,
+      hints: [`\`plants get ${id}\` shows whether it is in the store.`, ...hints, ...cause.hints],
+    });
+    this.attempts = cause.attempts;
+    this.sentNoAnswer = true;
+  }
+}
+
+/**
+ * A 409 (or a missing answer) for an id the store holds with other data than was sent: a real
+ * conflict. `rawBody` is the Error with both versions, `sent_plant` and `stored_plant`.
+ */
+export class ConflictError extends ResponseError {
+  readonly sentPlant: string;
+  readonly storedPlant: string;
+  constructor(message: string, options: { body: ErrorBody; sentPlant: string; storedPlant: string; attempts: number }) {
+    const rawBody = `{"error":409,"message":${JSON.stringify(message)},"sent_plant":${options.sentPlant},"stored_plant":${options.storedPlant}}`;
+    super(message, {
+      status: 409,
+      body: options.body,
+      rawBody,
+      hints: [`stored: ${options.storedPlant}`, `sent:   ${options.sentPlant}`],
+    });
+    this.sentPlant = options.sentPlant;
+    this.storedPlant = options.storedPlant;
+    this.attempts = options.attempts;
   }
 }

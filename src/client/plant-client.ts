@@ -158,9 +158,12 @@ export class PlantClient {
     }
   }
 
-  /** GET /plants/{id}: the plant, or ResponseError (404 when there is none). */
-  async getPlant(id: bigint): Promise<{ plant: StoredPlant; rawBody: string }> {
-    const answer = await this.#read('GET', this.#plantUrl(id));
+  /**
+   * GET /plants/{id}: the plant, or ResponseError (404 when there is none). `retry` replaces
+   * the client's policy (a bulk add reads back under its own).
+   */
+  async getPlant(id: bigint, options: { retry?: RetryPolicy } = {}): Promise<{ plant: StoredPlant; rawBody: string }> {
+    const answer = await this.#read('GET', this.#plantUrl(id), options.retry);
     const json = tryParseJson(answer.text, answer.contentType);
     const plant = json.ok ? StoredPlant.safeParse(json.value) : undefined;
     if (plant?.success) return { plant: plant.data, rawBody: answer.text };
@@ -195,21 +198,24 @@ export class PlantClient {
         waitMs = retryAfterMs;
       } catch (error) {
         if (!(error instanceof SendError)) throw error;
+        if (error.sent) mayHaveBeenApplied = true;
         // A DELETE sent again after it may have been applied would answer 404 for its own success.
         const again = error.retryable === 'not-applied' || (error.retryable === 'maybe-applied' && method !== 'DELETE');
-        if (attempt >= policy.attempts || !again) throw withAttemptsOn(error.reported, attempt);
-        if (error.retryable === 'maybe-applied') mayHaveBeenApplied = true;
+        if (attempt >= policy.attempts || !again) {
+          error.reported.sentNoAnswer = mayHaveBeenApplied;
+          throw withAttemptsOn(error.reported, attempt);
+        }
       }
       await sleep(waitMs ?? backoff(attempt, policy));
     }
   }
 
   /**
-   * A GET, DELETE or (body-less, idempotent) POST under the client's retry policy: the answer
-   * when it is a success, else its error.
+   * A GET, DELETE or (body-less, idempotent) POST under the client's retry policy (or `retry`):
+   * the answer when it is a success, else its error.
    */
-  async #read(method: 'GET' | 'DELETE' | 'POST', url: URL): Promise<Answer> {
-    const { answer, attempts } = await this.#exchange(method, url, undefined, this.#options.retry);
+  async #read(method: 'GET' | 'DELETE' | 'POST', url: URL, retry = this.#options.retry): Promise<Answer> {
+    const { answer, attempts } = await this.#exchange(method, url, undefined, retry);
     if (answer.status === 200 || (method === 'DELETE' && answer.status === 204)) return answer;
     throw withAttemptsOn(this.#errorFor(answer), attempts);
   }
@@ -273,7 +279,10 @@ export class PlantClient {
     } catch (error) {
       const code = errorCode(error);
       const timedOut = deadlinePassed || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT';
-      throw new SendError(this.#unreachable(error, timedOut), timedOut || answered ? false : retryableFailure(error));
+      const retryable = timedOut || answered ? false : retryableFailure(error);
+      // Sent and then no whole answer: cut mid-answer, timed out waiting, or dropped before any answer.
+      const sent = timedOut || answered || retryable === 'maybe-applied';
+      throw new SendError(this.#unreachable(error, timedOut), retryable, sent);
     }
   }
 
@@ -519,6 +528,8 @@ class SendError extends Error {
   constructor(
     readonly reported: UnreachableError,
     readonly retryable: Retryable,
+    /** The request went out and may have been applied. */
+    readonly sent: boolean,
   ) {
     super(reported.message);
   }
@@ -576,8 +587,10 @@ function withAttempts<T>(make: () => T, attempts: number): T {
 
 /** A 409 for a POST sent again after the connection dropped: most likely our own first attempt. */
 function duplicateAfterRetry(error: ResponseError): ResponseError {
-  return new ResponseError(
+  const again = new ResponseError(
     `${error.message} (after a retry: the first attempt may have added it before the connection dropped)`,
     { status: error.status, body: error.body, rawBody: error.rawBody, exitCode: error.exitCode, hints: error.hints },
   );
+  again.afterRetry = true;
+  return again;
 }

@@ -8,7 +8,9 @@ export class Add extends PlantsCommand {
   static override description =
     `Builds a NewPlant from --id, --name and --tag, or reads --file (a path, or - for stdin), checks it with the same schema the server uses, and sends it to POST {base_url}/plants. The id is a 64-bit integer and is sent digit for digit, up to 9223372036854775807.
 
---file holds one NewPlant object (the flags override its fields), a JSON array of them, or NDJSON (one per line), recognised from the content and streamed, however large. For many records, stdout gets one NDJSON line per record, in input order: {"line":N,"sent":true,"status":200,"plant":{...}}, or the Error (and, for a record never sent, the fields at fault). --name and --tag then apply to every record. Exit 0 when every record was added, 1 when some were not, 2 when the input cannot be read; Ctrl-C stops reading, lets requests in flight finish and exits 130.`;
+--file holds one NewPlant object (the flags override its fields), a JSON array of them, or NDJSON (one per line), recognised from the content and streamed, however large. For many records, stdout gets one NDJSON line per record, in input order: {"line":N,"sent":true,"status":200,"plant":{...}}, or the Error (and, for a record never sent, the fields at fault). --name and --tag then apply to every record. Exit 0 when every record was added (or, with --skip-existing, was already there exactly as sent), 1 when some were not, 2 when the input cannot be read; Ctrl-C stops reading, lets requests in flight finish and exits 130.
+
+A 409 met on a retry (the first attempt may have added the plant before its connection dropped), and a request sent with no whole answer, are settled by reading the plant back (GET /plants/{id}): stored exactly as sent, it was added; stored with other data, it is a conflict and both versions are shown. --skip-existing does the same for every 409, so that an import can be run again from the start.`;
   static override aliases = ['plant:add'];
   static override examples = [
     '<%= config.bin %> add --id 1 --name Fern --tag herb',
@@ -17,6 +19,7 @@ export class Add extends PlantsCommand {
     `echo '{"id": 2, "name": "Ivy"}' | <%= config.bin %> add --file - --json`,
     '<%= config.bin %> add --file plants.ndjson --concurrency 32 > results.ndjson',
     `jq -c '.[]' plants.json | <%= config.bin %> add --file - --fail-fast`,
+    '<%= config.bin %> add --file plants.ndjson --skip-existing   # run an import again: stored plants are existing',
   ];
   static override flags = {
     id: Flags.string({ summary: 'Id of the plant (a 64-bit integer).', helpValue: 'ID' }),
@@ -34,6 +37,10 @@ export class Add extends PlantsCommand {
       max: 256,
     }),
     'fail-fast': Flags.boolean({ summary: 'With many records: stop at the first one not added.', default: false }),
+    'skip-existing': Flags.boolean({
+      summary: 'On a 409, read the plant back: one stored exactly as sent is reported as existing, not a failure.',
+      default: false,
+    }),
     retries: Flags.integer({
       summary: 'Send again after a dropped connection, or a 429/503 with Retry-After, this many times.',
       default: DEFAULT_RETRIES,
@@ -48,7 +55,7 @@ export class Add extends PlantsCommand {
   async run(): Promise<void> {
     const { flags } = await this.parse(Add);
     const { readPlantInput } = await import('../cli/input/plant-input.js');
-    const input = await readPlantInput(flags, process.stdin);
+    const input = await readPlantInput(flags, process.stdin, (line) => this.output.info(line));
     if (input.kind === 'single') {
       const { addSinglePlant } = await import('../cli/actions/add-single.js');
       await addSinglePlant(
@@ -59,6 +66,7 @@ export class Add extends PlantsCommand {
           insecure: flags.insecure,
           timeoutSeconds: flags.timeout,
           retries: flags.retries,
+          skipExisting: flags['skip-existing'],
         },
         this.factory,
         this.output,
@@ -75,6 +83,7 @@ export class Add extends PlantsCommand {
       retry: { attempts: flags.retries + 1 },
       concurrency: flags.concurrency,
       failFast: flags['fail-fast'],
+      skipExisting: flags['skip-existing'],
     });
   }
 }

@@ -95,7 +95,7 @@ describe('JsonRecordReader', () => {
     const reader = new JsonRecordReader(big());
     let seen = 0;
     for await (const record of reader.records()) {
-      expect(record).toEqual({ line: 1, value: { id: seen, name: `p${seen}` } });
+      expect(record).toEqual({ line: 1, index: seen, value: { id: seen, name: `p${seen}` } });
       seen++;
     }
     expect(seen).toBe(count);

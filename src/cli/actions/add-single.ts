@@ -8,9 +8,16 @@ export interface SingleAddOptions {
   insecure: boolean;
   timeoutSeconds: number;
   retries: number;
+  /** Read back on any 409: a plant stored exactly as given is reported as already there (exit 0). */
+  skipExisting?: boolean;
 }
 
-/** Sends one plant and prints the answer: a human line, or with --json the body exactly. */
+/**
+ * Sends one plant and prints the answer: a human line, or with --json the body exactly. A 409
+ * on a retry (any 409 with skipExisting) and a request with no whole answer are settled by
+ * reading the plant back (see ConfirmingAdder); a plant confirmed that way is printed as the
+ * store holds it.
+ */
 export async function addSinglePlant(
   plant: NewPlant,
   options: SingleAddOptions,
@@ -22,12 +29,32 @@ export async function addSinglePlant(
     insecure: options.insecure,
     timeoutSeconds: options.timeoutSeconds,
   });
-  const retry = { attempts: options.retries + 1 };
-  const added = await output.withSpinner(`Adding plant ${plant.id}`, () => client.addPlant(plant, { retry }));
+  const { ConfirmingAdder } = await import('../../client/confirming-adder.js');
+  const adder = new ConfirmingAdder({
+    client,
+    retry: { attempts: options.retries + 1 },
+    skipExisting: options.skipExisting ?? false,
+    onNoReadBack: (message) => output.info(`${output.errorColor.yellow('plants:')} ${message}`),
+  });
+  const settled = await output.withSpinner(`Adding plant ${plant.id}`, () => adder.add(plant));
+  const rawBody = settled.kind === 'added' ? settled.added.rawBody : settled.rawBody;
   if (options.json) {
-    output.data(added.rawBody.trim());
-    return;
+    output.data(rawBody.trim());
+  } else {
+    const { renderAddedPlant, renderExistingPlant } = await import('../render/render-plant.js');
+    output.data(
+      settled.kind === 'added'
+        ? renderAddedPlant(settled.added.plant, plant.id, output.color)
+        : settled.kind === 'confirmed'
+          ? renderAddedPlant(settled.plant, plant.id, output.color)
+          : renderExistingPlant(settled.plant, output.color),
+    );
   }
-  const { renderAddedPlant } = await import('../render/render-plant.js');
-  output.data(renderAddedPlant(added.plant, plant.id, output.color));
+  if (settled.kind === 'confirmed') {
+    output.info(
+      output.errorColor.dim(
+        `  Confirmed by reading it back after ${settled.attempts} attempt${settled.attempts === 1 ? '' : 's'}: the store holds it exactly as sent.`,
+      ),
+    );
+  }
 }

@@ -1,6 +1,7 @@
 import v8 from 'node:v8';
 import { bulkExitCode, type RecordOutcome, runBulkAdd } from '../../bulk/bulk-add.js';
 import type { InputRecord } from '../../bulk/json-records.js';
+import { ConfirmingAdder } from '../../client/confirming-adder.js';
 import type { PlantClient, RetryPolicy } from '../../client/plant-client.js';
 import type { ExitCode } from '../../errors.js';
 import type { NewPlant } from '../../schema/plant.js';
@@ -28,22 +29,45 @@ export interface BulkSessionOptions {
   concurrency: number;
   failFast: boolean;
   retry: RetryPolicy;
+  /** Read back on every 409: a record stored exactly as sent is `existing`, not a failure. */
+  skipExisting: boolean;
 }
 
 /**
  * A bulk add as the user sees it: NDJSON results on stdout, a progress line and a summary on
- * stderr, and Ctrl-C to stop reading (requests in flight still finish and are reported; a
- * second Ctrl-C ends at once). Resolves with the exit code.
+ * stderr. Ctrl-C stops reading and says what it waits for (the requests in flight, which still
+ * finish and are reported); a second Ctrl-C stops waiting: what is known is printed (results so
+ * far, those in flight as unknown, the summary) and it exits 130. Resolves with the exit code.
  */
 export async function addPlantsInBulk(options: BulkSessionOptions): Promise<ExitCode> {
   const { output } = options;
   const interrupt = new AbortController();
-  const onSigint = () => {
-    interrupt.abort();
-    process.once('SIGINT', () => process.exit(130));
-  };
-  process.once('SIGINT', onSigint);
+  const interruptNow = new AbortController();
+  let inFlight = 0;
+  const notices: string[] = [];
   const progress = output.progress(progressText(0, 0));
+  const say = (line: string) => {
+    // On a terminal the spinner owns the last line: the words wait for the summary.
+    if (output.canAnimate) notices.push(line);
+    else output.info(line);
+  };
+  const onSigint = () => {
+    if (interrupt.signal.aborted) {
+      interruptNow.abort();
+      return;
+    }
+    interrupt.abort();
+    const waiting = `Interrupted: reading no more records; waiting for the answers to ${inFlight} request${inFlight === 1 ? '' : 's'} in flight (Ctrl-C again to stop waiting and print what is known).`;
+    if (output.canAnimate) progress.update(waiting);
+    else output.info(waiting);
+  };
+  process.on('SIGINT', onSigint);
+  const adder = new ConfirmingAdder({
+    client: options.client,
+    retry: options.retry,
+    skipExisting: options.skipExisting,
+    onNoReadBack: (message) => say(`plants: ${message}`),
+  });
   const started = performance.now();
   let done = 0;
   let total: number | undefined;
@@ -52,10 +76,18 @@ export async function addPlantsInBulk(options: BulkSessionOptions): Promise<Exit
     const summary = await runBulkAdd({
       records: options.records,
       toPlant: options.toPlant,
-      send: (plant) => options.client.addPlant(plant, { retry: options.retry }),
+      send: async (plant) => {
+        inFlight++;
+        try {
+          return await adder.add(plant);
+        } finally {
+          inFlight--;
+        }
+      },
       concurrency: options.concurrency,
       failFast: options.failFast,
       signal: interrupt.signal,
+      signalNow: interruptNow.signal,
       onInputEnd: (records) => {
         total = records;
       },
@@ -63,15 +95,18 @@ export async function addPlantsInBulk(options: BulkSessionOptions): Promise<Exit
         progress.data(outcomeLine(outcome));
         done++;
         const now = performance.now();
-        if (now - lastUpdate > 100) {
+        if (now - lastUpdate > 100 && !interrupt.signal.aborted) {
           lastUpdate = now;
           progress.update(progressText(done, now - started, total));
         }
       },
     });
     progress.stop();
+    for (const notice of notices) output.info(notice);
     const exitCode = bulkExitCode(summary);
     if (output.canAnimate || exitCode !== 0) output.info(renderBulkSummary(summary, output.errorColor));
+    // Requests still in flight would hold the process (and closing the agent waits for them).
+    if (interruptNow.signal.aborted) process.exit(exitCode);
     return exitCode;
   } finally {
     progress.stop();

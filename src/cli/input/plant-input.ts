@@ -1,3 +1,5 @@
+import { isUtf8 } from 'node:buffer';
+import { readFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type { InputRecord, JsonRecordReader } from '../../bulk/json-records.js';
 import { InvalidInputError } from '../../errors.js';
@@ -20,7 +22,8 @@ export type PlantInput =
 
 /**
  * The NewPlant of `plants add` from --id/--name/--tag: the object given, with the flags laid
- * over it, checked by the shared schema. Throws InvalidPlantError naming the fields.
+ * over it, checked by the shared schema. Throws InvalidPlantError naming the fields, and
+ * InvalidInputError for a flag whose bytes are not UTF-8.
  */
 export function applyPlantFlags(value: unknown, flags: PlantFlags): NewPlant {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
@@ -28,17 +31,55 @@ export function applyPlantFlags(value: unknown, flags: PlantFlags): NewPlant {
   }
   const merged: Record<string, unknown> = { ...(value as Record<string, unknown>) };
   if (flags.id !== undefined) merged.id = parsePlantIdText(flags.id);
-  if (flags.name !== undefined) merged.name = flags.name;
-  if (flags.tag !== undefined) merged.tag = flags.tag;
+  if (flags.name !== undefined) merged.name = textFlag('--name', flags.name);
+  if (flags.tag !== undefined) merged.tag = textFlag('--tag', flags.tag);
   return toNewPlant(merged);
 }
 
+let rawArguments: Buffer[] | undefined;
+
+/**
+ * The flag's value, unless its bytes on the command line were not UTF-8: Node decodes argv
+ * with U+FFFD in their place, so a value holding U+FFFD is checked against the raw bytes
+ * (/proc/self/cmdline, where there is one) and refused rather than stored changed.
+ */
+function textFlag(flag: string, value: string): string {
+  if (!value.includes('\uFFFD')) return value;
+  if (rawArguments === undefined) {
+    try {
+      const cmdline = readFileSync('/proc/self/cmdline');
+      rawArguments = [];
+      for (let start = 0, end = cmdline.indexOf(0); end !== -1; start = end + 1, end = cmdline.indexOf(0, start)) {
+        rawArguments.push(cmdline.subarray(start, end));
+      }
+    } catch {
+      rawArguments = [];
+    }
+  }
+  const suspect = rawArguments.filter((raw) => !isUtf8(raw)).map((raw) => raw.toString('utf8'));
+  if (suspect.some((arg) => arg === value || arg === `${flag}=${value}` || arg.endsWith(`=${value}`))) {
+    throw new InvalidInputError(`${flag} is not UTF-8 text: it holds bytes that are not UTF-8 (refused, not changed)`, {
+      hints: ['Give it as UTF-8 (`iconv -f latin1 -t utf-8` converts Latin-1).'],
+    });
+  }
+  return value;
+}
+
+/** Told what stdin is waiting for, when a person is at it. */
+export type Notice = (line: string) => void;
+
 /**
  * Reads what `plants add` is to send. Without --file: the flags. With --file: one NewPlant
- * object (flags override its fields), or a JSON array or NDJSON of them, streamed (--name and
- * --tag then apply to every record; --id cannot). Unreadable input is exit 2.
+ * object (flags override its fields), or a JSON array, NDJSON or JSON documents one after
+ * another (jq's default output), streamed (--name and --tag then apply to every record; --id
+ * only to an array of one). An empty input is zero records. Unreadable input, a first record
+ * longer than any NewPlant can be, and bytes that are not UTF-8 in a one-record input are exit 2.
  */
-export async function readPlantInput(flags: PlantFlags, stdin: NodeJS.ReadableStream): Promise<PlantInput> {
+export async function readPlantInput(
+  flags: PlantFlags,
+  stdin: NodeJS.ReadableStream,
+  notice: Notice = () => {},
+): Promise<PlantInput> {
   if (flags.file === undefined) {
     if (flags.id === undefined || flags.name === undefined) {
       const missing = [flags.id === undefined ? '--id' : undefined, flags.name === undefined ? '--name' : undefined];
@@ -49,13 +90,24 @@ export async function readPlantInput(flags: PlantFlags, stdin: NodeJS.ReadableSt
     return { kind: 'single', plant: applyPlantFlags({}, flags) };
   }
   const source = flags.file === '-' ? 'stdin' : flags.file;
-  const { JsonRecordReader } = await import('../../bulk/json-records.js');
+  if (flags.file === '-' && (stdin as NodeJS.ReadStream).isTTY === true) {
+    notice(
+      'plants: reading plants from stdin (this terminal): type or paste JSON (one NewPlant, an array, or one per line), then press Ctrl-D on a line of its own to end.',
+    );
+  }
+  const { JsonRecordReader, TOO_LONG } = await import('../../bulk/json-records.js');
   const reader: JsonRecordReader = new JsonRecordReader(await openText(flags.file, stdin));
   const records = reader.records();
   const first = await records.next();
-  if (first.done) throw new InvalidInputError(`${source} is empty: expected a NewPlant as JSON, an array or NDJSON`);
-  const second = reader.shape === 'array' ? undefined : await records.next();
-  if (second?.done === true) {
+  if (first.done) return { kind: 'bulk', records: noRecords(), toPlant: (value) => applyPlantFlags(value, flags) };
+  // A first record too long to be one: the input is not what it should be (a binary file, /dev/zero).
+  if ('error' in first.value && first.value.error === TOO_LONG) {
+    throw new InvalidInputError(
+      `${source} is ${TOO_LONG.replace(':', ` at line ${first.value.line}:`)}; nothing was sent`,
+    );
+  }
+  const second = await records.next();
+  if (second.done === true && reader.shape !== 'array') {
     if ('error' in first.value) throw new InvalidInputError(`${source} is ${first.value.error}`);
     try {
       return { kind: 'single', plant: applyPlantFlags(first.value.value, flags) };
@@ -66,23 +118,23 @@ export async function readPlantInput(flags: PlantFlags, stdin: NodeJS.ReadableSt
       throw error;
     }
   }
-  if (flags.id !== undefined) {
+  if (flags.id !== undefined && second.done !== true) {
     throw new InvalidInputError(`--id cannot apply to every record of ${source}: it holds more than one plant`);
   }
   async function* all(): AsyncGenerator<InputRecord> {
     yield first.value as InputRecord;
-    if (second !== undefined && second.done !== true) yield second.value;
+    if (second.done !== true) yield second.value;
     yield* records;
   }
   return { kind: 'bulk', records: all(), toPlant: (value) => applyPlantFlags(value, flags) };
 }
 
-/** The text of --file PATH (or stdin for `-`), as a stream of strings. */
+async function* noRecords(): AsyncGenerator<InputRecord> {}
+
+/** The text of --file PATH (or stdin for `-`), as a stream of strings; bytes that are not UTF-8 are marked, not replaced. */
 async function openText(file: string, stdin: NodeJS.ReadableStream): Promise<AsyncIterable<string>> {
-  if (file === '-') {
-    stdin.setEncoding('utf8');
-    return stdin as AsyncIterable<string>;
-  }
+  const { decodeUtf8Strictly } = await import('../../bulk/utf8-text.js');
+  if (file === '-') return decodeUtf8Strictly(stdin as AsyncIterable<Buffer>);
   // Open first, so that a missing or unreadable file is reported before anything else happens.
   try {
     const handle = await open(file, 'r');
@@ -90,7 +142,7 @@ async function openText(file: string, stdin: NodeJS.ReadableStream): Promise<Asy
       await handle.close();
       throw Object.assign(new Error('is a folder'), { code: 'EISDIR' });
     }
-    return handle.createReadStream({ encoding: 'utf8', highWaterMark: 256 * 1024 });
+    return decodeUtf8Strictly(handle.createReadStream({ highWaterMark: 256 * 1024 }));
   } catch (error) {
     const why = whyUnreadable(error);
     throw new InvalidInputError(`cannot read ${file}: ${why}`, { cause: error });

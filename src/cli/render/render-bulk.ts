@@ -1,4 +1,5 @@
 import type { BulkSummary, RecordOutcome } from '../../bulk/bulk-add.js';
+import { ConflictError, type ResponseError } from '../../client/errors.js';
 import { parseJsonExact, stringifyJsonExact } from '../../schema/exact-json.js';
 import type { Colors } from './colors.js';
 import { sanitizeForTerminal } from './output.js';
@@ -10,26 +11,46 @@ function oneLine(json: string): string {
 }
 
 /**
- * The NDJSON result line of one record: its input line, whether it reached the server, the
- * HTTP status, and the Plant or the Error (with the fields at fault for a record never sent).
- * Ids keep every digit: the server's text is passed through, not re-read as numbers.
+ * The NDJSON result line of one record: its input line (and index in an array), whether it
+ * reached the server, the HTTP status, the Plant or the Error (with the fields at fault for a
+ * record never sent), and its outcome. Ids keep every digit: the server's text is passed
+ * through, not re-read as numbers.
  */
 export function outcomeLine(outcome: RecordOutcome): string {
-  const head = `{"line":${outcome.line}`;
+  const head = `{"line":${outcome.line}${outcome.index === undefined ? '' : `,"index":${outcome.index}`}`;
+  const tail = `,"outcome":"${outcomeName(outcome)}"`;
   switch (outcome.kind) {
     case 'added':
-      return `${head},"sent":true,"status":${outcome.added.status},"plant":${oneLine(outcome.added.rawBody)}${attempts(outcome.added.attempts)}}`;
+      return `${head},"sent":true,"status":${outcome.added.status},"plant":${oneLine(outcome.added.rawBody)}${attempts(outcome.added.attempts)}${tail}}`;
+    case 'confirmed':
+      return `${head},"sent":true,"plant":${oneLine(outcome.readBack.rawBody)},"confirmed":"by reading back"${attempts(outcome.readBack.attempts)}${tail}}`;
+    case 'existing':
+      return `${head},"sent":true,"status":409,"plant":${oneLine(outcome.readBack.rawBody)}${attempts(outcome.readBack.attempts)}${tail}}`;
+    case 'conflict':
+      return `${head},"sent":true,"status":409,"error":${errorBody(outcome.error)},"sent_plant":${outcome.error.sentPlant},"stored_plant":${outcome.error.storedPlant}${attempts(outcome.error.attempts)}${tail}}`;
     case 'rejected': {
-      const error =
-        outcome.error.rawBody === undefined ? JSON.stringify(outcome.error.body) : oneLine(outcome.error.rawBody);
       const message = outcome.error.attempts > 1 ? `,"message":${JSON.stringify(outcome.error.message)}` : '';
-      return `${head},"sent":true,"status":${outcome.error.status},"error":${error}${message}${attempts(outcome.error.attempts)}}`;
+      return `${head},"sent":true,"status":${outcome.error.status},"error":${errorBody(outcome.error)}${message}${attempts(outcome.error.attempts)}${tail}}`;
     }
+    case 'unknown':
+      return `${head},"sent":true,"error":${JSON.stringify({ error: 0, message: outcome.error.message })}${attempts(outcome.error.attempts)}${tail}}`;
     case 'unreachable':
-      return `${head},"sent":false,"error":${JSON.stringify({ error: 0, message: outcome.error.message })}${attempts(outcome.error.attempts)}}`;
+      return `${head},"sent":false,"error":${JSON.stringify({ error: 0, message: outcome.error.message })}${attempts(outcome.error.attempts)}${tail}}`;
     case 'invalid':
-      return `${head},"sent":false,"error":${JSON.stringify({ error: 0, message: outcome.message })},"fields":${JSON.stringify(outcome.fields)}}`;
+      return `${head},"sent":false,"error":${JSON.stringify({ error: 0, message: outcome.message })},"fields":${JSON.stringify(outcome.fields)}${tail}}`;
   }
+}
+
+/** The `outcome` of a result line: what a script selects on. */
+function outcomeName(outcome: RecordOutcome): string {
+  if (outcome.kind === 'confirmed') return 'added';
+  if (outcome.kind === 'unreachable') return 'not-sent';
+  return outcome.kind;
+}
+
+function errorBody(error: ResponseError): string {
+  if (error instanceof ConflictError) return JSON.stringify(error.body);
+  return error.rawBody === undefined ? JSON.stringify(error.body) : oneLine(error.rawBody);
 }
 
 const attempts = (count: number) => (count > 1 ? `,"attempts":${count}` : '');
@@ -37,8 +58,14 @@ const attempts = (count: number) => (count > 1 ? `,"attempts":${count}` : '');
 function describeFailure(outcome: RecordOutcome): string {
   switch (outcome.kind) {
     case 'added':
+    case 'confirmed':
       return 'added';
+    case 'existing':
+      return 'already there';
+    case 'conflict':
+      return `${outcome.error.message} (stored ${outcome.error.storedPlant}; sent ${outcome.error.sentPlant})`;
     case 'rejected':
+    case 'unknown':
     case 'unreachable':
       // The same words a one-record add uses for the same failure.
       return outcome.error.message;
@@ -47,20 +74,33 @@ function describeFailure(outcome: RecordOutcome): string {
   }
 }
 
+/** Where a record is, for a person: its line, and its index when it is an element of an array. */
+function where(outcome: RecordOutcome): string {
+  return outcome.index === undefined ? `line ${outcome.line}` : `line ${outcome.line}, index ${outcome.index}`;
+}
+
 /** The progress line of a bulk add: done (of total when known) and the rate. */
 export function progressText(done: number, elapsedMs: number, total?: number): string {
   const rate = elapsedMs > 0 ? Math.round((done / elapsedMs) * 1000) : 0;
   return `Adding plants: ${done}${total === undefined ? '' : `/${total}`} (${rate}/s)`;
 }
 
-/** The summary for a person, on stderr: counts, how it ended, and the first failures by line. */
+/**
+ * The summary for a person, on stderr: counts, how it ended, and the first failures by line.
+ * After a stop before the end of the input, the total is what was read ("of N read").
+ */
 export function renderBulkSummary(summary: BulkSummary, c: Colors): string {
   const seconds = summary.elapsedMs / 1000;
   const rate = seconds > 0 ? Math.round(summary.records / seconds) : summary.records;
-  const mark = summary.added === summary.records && summary.stopped === undefined ? c.green('✓') : c.red('✗');
+  const done = summary.added + summary.existing;
+  const mark = done === summary.records && summary.stopped === undefined ? c.green('✓') : c.red('✗');
+  const total = summary.inputEnded ? `${summary.records} plants` : `${summary.records} read`;
+  const confirmed = summary.confirmed > 0 ? ` (${summary.confirmed} confirmed by reading back)` : '';
   const lines = [
-    `${mark} Added ${summary.added} of ${summary.records} plants in ${seconds.toFixed(1)} s (${rate}/s): ` +
-      `${summary.rejected} rejected by the server, ${summary.invalid} invalid, ${summary.unreachable} not sent (no answer)`,
+    `${mark} Added ${summary.added} of ${total} in ${seconds.toFixed(1)} s (${rate}/s)${confirmed}: ` +
+      `${summary.existing} already there, ${summary.conflicting} conflicting, ` +
+      `${summary.rejected} rejected by the server, ${summary.invalid} invalid, ` +
+      `${summary.unreachable} not sent (no answer), ${summary.unknown} unknown (sent, no answer)`,
   ];
   if (summary.stopped === 'interrupted')
     lines.push(c.yellow('Interrupted: the rest of the input was not read or sent.'));
@@ -71,7 +111,7 @@ export function renderBulkSummary(summary: BulkSummary, c: Colors): string {
     lines.push('First failures:');
     const hints = new Set<string>();
     for (const failure of summary.firstFailures) {
-      lines.push(`  line ${failure.line}: ${sanitizeForTerminal(describeFailure(failure))}`);
+      lines.push(`  ${where(failure)}: ${sanitizeForTerminal(describeFailure(failure))}`);
       if (failure.kind === 'rejected' && summary.fatal === undefined)
         for (const hint of failure.error.hints) hints.add(hint);
     }

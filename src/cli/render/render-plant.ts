@@ -1,4 +1,4 @@
-import type { Plant } from '../../schema/plant.js';
+import type { Plant, StoredPlant } from '../../schema/plant.js';
 import type { Colors } from './colors.js';
 import { sanitizeForTerminal } from './output.js';
 
@@ -7,4 +7,10 @@ export function renderAddedPlant(plant: Plant, sentId: bigint, c: Colors): strin
   const id = plant.id ?? sentId;
   const tag = plant.tag === undefined ? '' : ` ${c.dim(`[${sanitizeForTerminal(plant.tag)}]`)}`;
   return `${c.green('✓')} Added plant ${id}: ${c.bold(sanitizeForTerminal(plant.name))}${tag}`;
+}
+
+/** The human line for a plant already stored exactly as given (`add --skip-existing`). */
+export function renderExistingPlant(plant: StoredPlant, c: Colors): string {
+  const tag = plant.tag === undefined ? '' : ` ${c.dim(`[${sanitizeForTerminal(plant.tag)}]`)}`;
+  return `${c.green('✓')} Plant ${plant.id} is already there, exactly as given: ${c.bold(sanitizeForTerminal(plant.name))}${tag}`;
 }

@@ -1,0 +1,168 @@
+import { stringifyJsonExact } from '../schema/exact-json.js';
+import type { NewPlant, StoredPlant } from '../schema/plant.js';
+import { AuthRejectedError, ConflictError, NoAnswerError, ResponseError, UnreachableError } from './errors.js';
+import type { AddedPlant, PlantClient, RetryPolicy } from './plant-client.js';
+
+/** A plant the store holds exactly as sent, as GET /plants/{id} gave it. */
+export interface ReadBackPlant {
+  plant: StoredPlant;
+  rawBody: string;
+  /** How many times the POST was sent. */
+  attempts: number;
+}
+
+/**
+ * What became of an add that did not fail:
+ * - `added`: answered 200 (or 201);
+ * - `confirmed`: a 409 met on a retry, or no whole answer, and the store holds the plant exactly
+ *   as sent: most likely our own earlier attempt added it;
+ * - `existing`: a 409 on the first attempt (with skipExisting) for a plant stored exactly as sent.
+ */
+export type AddSettled =
+  | { kind: 'added'; added: AddedPlant }
+  | ({ kind: 'confirmed' } & ReadBackPlant)
+  | ({ kind: 'existing' } & ReadBackPlant);
+
+export interface ConfirmingAdderOptions {
+  client: PlantClient;
+  /** The retry policy of the adds; the read-backs go under the same one. */
+  retry: RetryPolicy;
+  /** Read back on every 409, not only on one met after a retry. */
+  skipExisting: boolean;
+  /** Told once, the first time the store turns out to have no GET /plants/{id}. */
+  onNoReadBack?: (message: string) => void;
+}
+
+type ReadBack =
+  | { kind: 'found'; plant: StoredPlant; rawBody: string }
+  | { kind: 'absent' }
+  | { kind: 'no-get' }
+  | { kind: 'failed' };
+
+/** The one sentence said (once) about a store that cannot be read back. */
+export const NO_READ_BACK_MESSAGE =
+  'the store does not answer GET /plants/{id}, so a 409 cannot be checked against what was sent: it is reported as the server answered it';
+
+/**
+ * Adds plants so that a run can be repeated, and a missing answer is never taken for a failure:
+ * a 409 after a retry (and with skipExisting any 409) and a POST with no whole answer are
+ * settled by reading the plant back (GET /plants/{id}), through the same client and retry
+ * policy. A plant stored exactly as sent (id digit for digit, name, tag) is ours; one stored with
+ * other data is a conflict (ConflictError, both versions); a store with no GET for plants keeps
+ * the server's 409 (and says so once). Rejects with ConflictError, ResponseError, NoAnswerError
+ * (sent, no answer, not settled) or UnreachableError (never sent).
+ */
+export class ConfirmingAdder {
+  readonly #options: ConfirmingAdderOptions;
+  #noGetTold = false;
+  /** Set once a read-back met 404 for an id the store had just answered 409 for, or a 405. */
+  #noGet = false;
+
+  constructor(options: ConfirmingAdderOptions) {
+    this.#options = options;
+  }
+
+  async add(plant: NewPlant): Promise<AddSettled> {
+    return this.#add(plant, { resent: false, earlierAttempts: 0 });
+  }
+
+  async #add(plant: NewPlant, state: { resent: boolean; earlierAttempts: number }): Promise<AddSettled> {
+    try {
+      const added = await this.#options.client.addPlant(plant, { retry: this.#options.retry });
+      if (state.earlierAttempts > 0) added.attempts += state.earlierAttempts;
+      return { kind: 'added', added };
+    } catch (error) {
+      if (error instanceof ResponseError) error.attempts += state.earlierAttempts;
+      if (error instanceof UnreachableError) error.attempts += state.earlierAttempts;
+      if (error instanceof ResponseError && !(error instanceof AuthRejectedError) && error.status === 409) {
+        // After a resend, a 409 may be the first (unanswered) POST's doing, as after a retry.
+        const afterRetry = error.afterRetry || state.resent;
+        if (!afterRetry && !this.#options.skipExisting) throw error;
+        return this.#settleConflict(plant, error, afterRetry);
+      }
+      if (error instanceof UnreachableError && error.sentNoAnswer) return this.#settleNoAnswer(plant, error, state);
+      throw error;
+    }
+  }
+
+  async #settleConflict(plant: NewPlant, conflict: ResponseError, afterRetry: boolean): Promise<AddSettled> {
+    const read = await this.#readBack(plant.id, true);
+    if (read.kind === 'found') {
+      const stored = { plant: read.plant, rawBody: read.rawBody, attempts: conflict.attempts };
+      if (sameNewPlant(plant, read.plant)) return { kind: afterRetry ? 'confirmed' : 'existing', ...stored };
+      throw differs(plant, read.rawBody, conflict.body.message, conflict.attempts);
+    }
+    throw conflict;
+  }
+
+  async #settleNoAnswer(
+    plant: NewPlant,
+    noAnswer: UnreachableError,
+    state: { resent: boolean; earlierAttempts: number },
+  ): Promise<AddSettled> {
+    const read = await this.#readBack(plant.id, false);
+    if (read.kind === 'found') {
+      if (sameNewPlant(plant, read.plant)) {
+        return { kind: 'confirmed', plant: read.plant, rawBody: read.rawBody, attempts: noAnswer.attempts };
+      }
+      throw differs(plant, read.rawBody, `a plant with id ${plant.id} is stored with other data`, noAnswer.attempts);
+    }
+    // Not there: the POST was not applied, so it is safe to send again, once (the store's 409
+    // still guards against a double add, and a 409 then is settled as after a retry).
+    if (read.kind === 'absent' && !state.resent) {
+      return this.#add(plant, { resent: true, earlierAttempts: noAnswer.attempts });
+    }
+    throw new NoAnswerError(
+      plant.id,
+      noAnswer,
+      read.kind === 'no-get' ? ['The store cannot be read back (no GET /plants/{id}).'] : [],
+    );
+  }
+
+  /**
+   * GET /plants/{id}. `existsPerStore`: the store has just said the id exists (409), so a 404 means
+   * it has no GET for plants, not that the plant is missing.
+   */
+  async #readBack(id: bigint, existsPerStore: boolean): Promise<ReadBack> {
+    if (this.#noGet) return { kind: 'no-get' };
+    try {
+      const { plant, rawBody } = await this.#options.client.getPlant(id, { retry: this.#options.retry });
+      return { kind: 'found', plant, rawBody };
+    } catch (error) {
+      if (error instanceof ResponseError && !(error instanceof AuthRejectedError)) {
+        if (error.status === 405 || (error.status === 404 && existsPerStore)) {
+          this.#noGet = true;
+          if (!this.#noGetTold) {
+            this.#noGetTold = true;
+            this.#options.onNoReadBack?.(NO_READ_BACK_MESSAGE);
+          }
+          return { kind: 'no-get' };
+        }
+        if (error.status === 404) return { kind: 'absent' };
+        return { kind: 'failed' };
+      }
+      if (error instanceof UnreachableError || error instanceof AuthRejectedError) return { kind: 'failed' };
+      throw error;
+    }
+  }
+}
+
+/** The same plant: id digit for digit, name and tag exactly (an absent tag is only equal to an absent one). */
+export function sameNewPlant(sent: NewPlant, stored: StoredPlant): boolean {
+  return sent.id === stored.id && sent.name === stored.name && sent.tag === stored.tag;
+}
+
+function differs(plant: NewPlant, storedRaw: string, serverMessage: string, attempts: number): ConflictError {
+  const sentPlant = stringifyJsonExact(plant);
+  const storedPlant = storedRaw.trim().includes('\n') ? oneLine(storedRaw) : storedRaw.trim();
+  return new ConflictError(`${serverMessage}, with other data than was sent`, {
+    body: { error: 409, message: `${serverMessage}, with other data than was sent` },
+    sentPlant,
+    storedPlant,
+    attempts,
+  });
+}
+
+function oneLine(json: string): string {
+  return json.replace(/\s*\n\s*/g, '');
+}
