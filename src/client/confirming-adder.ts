@@ -90,7 +90,7 @@ export class ConfirmingAdder {
     if (read.kind === 'found') {
       const stored = { plant: read.plant, rawBody: read.rawBody, attempts: conflict.attempts };
       if (sameNewPlant(plant, read.plant)) return { kind: afterRetry ? 'confirmed' : 'existing', ...stored };
-      throw differs(plant, read.rawBody, conflict.body.message, conflict.attempts);
+      throw differs(plant, read.rawBody, conflict.body.message, conflict.attempts, 'the server answered 409: ');
     }
     throw conflict;
   }
@@ -152,10 +152,16 @@ export function sameNewPlant(sent: NewPlant, stored: StoredPlant): boolean {
   return sent.id === stored.id && sent.name === stored.name && sent.tag === stored.tag;
 }
 
-function differs(plant: NewPlant, storedRaw: string, serverMessage: string, attempts: number): ConflictError {
+function differs(
+  plant: NewPlant,
+  storedRaw: string,
+  serverMessage: string,
+  attempts: number,
+  prefix = '',
+): ConflictError {
   const sentPlant = stringifyJsonExact(plant);
   const storedPlant = storedRaw.trim().includes('\n') ? oneLine(storedRaw) : storedRaw.trim();
-  return new ConflictError(`${serverMessage}, with other data than was sent`, {
+  return new ConflictError(`${prefix}${serverMessage}, with other data than was sent`, {
     body: { error: 409, message: `${serverMessage}, with other data than was sent` },
     sentPlant,
     storedPlant,

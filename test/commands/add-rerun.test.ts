@@ -1,0 +1,242 @@
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { makeTempDir, runCli } from '../helpers/cli.js';
+import { startDroppingProxy } from '../helpers/dropping-proxy.js';
+import { readStoredPlants, type StoreServer, startStoreServer } from '../helpers/store-server.js';
+
+// Imports that can be run again (issue 15) and answers that never came (issue 17, item 8),
+// through the real CLI into a real `plants serve` store, with a proxy between them where the
+// network must fail.
+let store: StoreServer;
+let temp: ReturnType<typeof makeTempDir>;
+let env: Record<string, string>;
+beforeAll(async () => {
+  store = await startStoreServer();
+});
+afterAll(() => store.close());
+beforeEach(() => {
+  temp = makeTempDir();
+  env = {
+    PLANTS_CONFIG_DIR: path.join(temp.dir, 'config'),
+    PLANTS_BASE_URL: store.url,
+    PLANTS_TOKEN: store.token,
+    NO_COLOR: '1',
+  };
+});
+afterEach(() => temp.remove());
+
+const results = (stdout: string) =>
+  stdout
+    .trim()
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+const stored = () => new Map(readStoredPlants(store.dbPath).map((row) => [row.id, row]));
+let nextId = 5_000_000_000_000_000_000n;
+const freshIds = (count: number) => Array.from({ length: count }, () => nextId++);
+const ndjson = (ids: bigint[], name = (id: bigint) => `plant ${id}`) =>
+  `${ids.map((id) => `{"id":${id},"name":"${name(id)}","tag":"rerun"}`).join('\n')}\n`;
+
+describe('plants add --skip-existing: an import run again', () => {
+  it('a finished import run again: exit 0, every line existing, the store unchanged', async () => {
+    const ids = freshIds(40);
+    const input = ndjson(ids);
+    const first = await runCli(['add', '--file', '-', '--concurrency', '8'], { env, input });
+    expect(first.code, first.stderr).toBe(0);
+    const before = stored();
+
+    const again = await runCli(['add', '--file', '-', '--concurrency', '8', '--skip-existing'], { env, input });
+    expect(again.code, again.stderr).toBe(0);
+    const lines = results(again.stdout);
+    expect(lines).toHaveLength(40);
+    expect(lines.map((line) => line.outcome)).toEqual(ids.map(() => 'existing'));
+    expect(lines[0]).toMatchObject({ line: 1, sent: true, status: 409, outcome: 'existing' });
+    expect(again.stdout.split('\n')[0]).toContain(`"plant":{"id":${ids[0]},"name":"plant ${ids[0]}","tag":"rerun"}`);
+    expect(stored()).toEqual(before);
+
+    // Without the flag the same run is what it was: 409s, exit 1.
+    const plain = await runCli(['add', '--file', '-', '--concurrency', '8'], { env, input });
+    expect(plain.code).toBe(1);
+    expect(results(plain.stdout).every((line) => line.status === 409 && line.outcome === 'rejected')).toBe(true);
+  });
+
+  it('a re-run that stopped half-way: the rest added, the first half existing, exit 0 and a summary that counts both', async () => {
+    const ids = freshIds(20);
+    await runCli(['add', '--file', '-'], { env, input: ndjson(ids.slice(0, 10)) });
+    const again = await runCli(['add', '--file', '-', '--skip-existing', '--concurrency', '4'], {
+      env,
+      input: `${ndjson(ids)}not json\n`,
+    });
+    expect(again.code).toBe(1);
+    const lines = results(again.stdout);
+    expect(lines.map((line) => line.outcome)).toEqual([
+      ...ids.slice(0, 10).map(() => 'existing'),
+      ...ids.slice(10).map(() => 'added'),
+      'invalid',
+    ]);
+    expect(again.stderr).toMatch(
+      /Added 10 of 21 plants in [\d.]+ s \(\d+\/s\): 10 already there, 0 conflicting, 0 rejected by the server, 1 invalid, 0 not sent \(no answer\), 0 unknown \(sent, no answer\)/,
+    );
+  });
+
+  it('one record stored with other data: exit 1, its line shows both versions', async () => {
+    const ids = freshIds(5);
+    await runCli(['add', '--file', '-'], { env, input: ndjson(ids) });
+    const changed = ids[2] as bigint;
+    const input = ndjson(ids, (id) => (id === changed ? 'renamed' : `plant ${id}`));
+    const result = await runCli(['add', '--file', '-', '--skip-existing', '--concurrency', '2'], { env, input });
+    expect(result.code).toBe(1);
+    const lines = results(result.stdout);
+    expect(lines.map((line) => line.outcome)).toEqual(['existing', 'existing', 'conflict', 'existing', 'existing']);
+    const conflict = result.stdout.split('\n')[2] ?? '';
+    expect(conflict).toContain(`"sent_plant":{"id":${changed},"name":"renamed","tag":"rerun"}`);
+    expect(conflict).toContain(`"stored_plant":{"id":${changed},"name":"plant ${changed}","tag":"rerun"}`);
+    expect(lines[2]).toMatchObject({ line: 3, sent: true, status: 409 });
+    expect(result.stderr).toContain('1 conflicting');
+    expect(result.stderr).toContain(
+      `line 3: the server answered 409: a plant with id ${changed} already exists, with other data than was sent`,
+    );
+    expect(stored().get(changed)?.name).toBe(`plant ${changed}`);
+  });
+
+  it('one record: already there exactly as given is exit 0; with other data, exit 1 and both versions', async () => {
+    const [id] = freshIds(1) as [bigint];
+    await runCli(['add', '--id', String(id), '--name', 'Fern'], { env });
+    const same = await runCli(['add', '--id', String(id), '--name', 'Fern', '--skip-existing'], { env });
+    expect(same.code, same.stderr).toBe(0);
+    expect(same.stdout).toBe(`✓ Plant ${id} is already there, exactly as given: Fern\n`);
+    const other = await runCli(['add', '--id', String(id), '--name', 'Ivy', '--skip-existing', '--json'], { env });
+    expect(other.code).toBe(1);
+    expect(JSON.parse(other.stdout)).toMatchObject({ error: 409 });
+    expect(other.stdout).toContain(`"sent_plant":{"id":${id},"name":"Ivy"}`);
+    expect(other.stdout).toContain(`"stored_plant":{"id":${id},"name":"Fern"}`);
+    expect(other.stderr).toContain(`stored: {"id":${id},"name":"Fern"}`);
+  });
+});
+
+describe('a 409 on a retry is settled by reading back', () => {
+  it('bulk: the first answer dropped after the store applied it: added, confirmed by reading back, exit 0', async () => {
+    const ids = freshIds(6);
+    const dropIds = new Set([String(ids[1]), String(ids[4])]);
+    const seen = new Set<string>();
+    const proxy = await startDroppingProxy(store.url, {
+      dropAnswer: (body) => {
+        const id = /"id":(\d+)/.exec(body)?.[1] ?? '';
+        if (!dropIds.has(id) || seen.has(id)) return false;
+        seen.add(id);
+        return true;
+      },
+    });
+    try {
+      const result = await runCli(['add', '--file', '-', '--concurrency', '2'], {
+        env: { ...env, PLANTS_BASE_URL: proxy.url },
+        input: ndjson(ids),
+      });
+      expect(proxy.dropped).toBe(2);
+      expect(result.code, result.stderr).toBe(0);
+      const lines = results(result.stdout);
+      expect(lines.map((line) => line.outcome)).toEqual(ids.map(() => 'added'));
+      expect(lines[1]).toMatchObject({ line: 2, sent: true, confirmed: 'by reading back', attempts: 2 });
+      expect(lines[1]?.status).toBeUndefined();
+      expect(result.stdout.split('\n')[1]).toContain(`"plant":{"id":${ids[1]},"name":"plant ${ids[1]}","tag":"rerun"}`);
+      expect(stored().get(ids[4] as bigint)?.name).toBe(`plant ${ids[4]}`);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('one record: confirmed, exit 0, and it says so on stderr', async () => {
+    const [id] = freshIds(1) as [bigint];
+    let first = true;
+    const proxy = await startDroppingProxy(store.url, {
+      dropAnswer: () => {
+        const drop = first;
+        first = false;
+        return drop;
+      },
+    });
+    try {
+      const result = await runCli(['add', '--id', String(id), '--name', 'Moss'], {
+        env: { ...env, PLANTS_BASE_URL: proxy.url },
+      });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toBe(`✓ Added plant ${id}: Moss\n`);
+      expect(result.stderr).toContain('Confirmed by reading it back after 2 attempts');
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it.each([404, 405] as const)(
+    'a store with no GET for plants (%i): said once, the 409 kept as today',
+    async (noGet) => {
+      const ids = freshIds(3);
+      const seen = new Set<string>();
+      const proxy = await startDroppingProxy(store.url, {
+        // The first answer for each id: its retry then meets the 409 of its own first attempt.
+        dropAnswer: (body) => {
+          const id = /"id":(\d+)/.exec(body)?.[1] ?? '';
+          if (seen.has(id)) return false;
+          seen.add(id);
+          return true;
+        },
+        noGet,
+      });
+      try {
+        const result = await runCli(['add', '--file', '-', '--concurrency', '1', '--retries', '1'], {
+          env: { ...env, PLANTS_BASE_URL: proxy.url },
+          input: ndjson(ids),
+        });
+        // Each retry meets 409, and nothing can be read back.
+        expect(result.code).toBe(1);
+        const lines = results(result.stdout);
+        expect(lines.map((line) => [line.status, line.outcome])).toEqual(ids.map(() => [409, 'rejected']));
+        expect(lines[0]?.message).toContain('after a retry: the first attempt may have added it');
+        const told = result.stderr.split('\n').filter((line) => line.includes('does not answer GET /plants/{id}'));
+        expect(told).toHaveLength(1);
+        // Told once, then not asked again.
+        expect(proxy.reads).toBe(1);
+      } finally {
+        await proxy.close();
+      }
+    },
+  );
+});
+
+describe('sent, no answer: never reported as not sent', () => {
+  it('bulk: the store gone after applying a request: unknown, counted apart, exit 3', async () => {
+    const ids = freshIds(3);
+    const proxy = await startDroppingProxy(store.url, { dropAnswer: () => true, refuseAfterDrop: true });
+    const result = await runCli(['add', '--file', '-', '--concurrency', '1', '--retries', '2'], {
+      env: { ...env, PLANTS_BASE_URL: proxy.url },
+      input: ndjson(ids),
+    });
+    expect(result.code).toBe(3);
+    const [first] = results(result.stdout);
+    expect(first).toMatchObject({ line: 1, sent: true, outcome: 'unknown', attempts: 3 });
+    expect((first?.error as { message: string }).message).toMatch(
+      new RegExp(
+        `^sent, no answer: plant ${ids[0]} may or may not have been added \\(cannot reach .*: connection refused\\)$`,
+      ),
+    );
+    expect(result.stderr).toContain('0 not sent (no answer), 1 unknown (sent, no answer)');
+    expect(result.stderr).toContain(`\`plants get ${ids[0]}\` shows whether it is in the store.`);
+    // It is there: the report did not say it was not.
+    expect(stored().get(ids[0] as bigint)?.name).toBe(`plant ${ids[0]}`);
+  });
+
+  it('one record: "sent, no answer", the hint to look, exit 3', async () => {
+    const [id] = freshIds(1) as [bigint];
+    const proxy = await startDroppingProxy(store.url, { dropAnswer: () => true, refuseAfterDrop: true });
+    const result = await runCli(['add', '--id', String(id), '--name', 'Ivy', '--retries', '1'], {
+      env: { ...env, PLANTS_BASE_URL: proxy.url },
+    });
+    expect(result.code).toBe(3);
+    expect(result.stderr).toMatch(
+      new RegExp(
+        `^plants: sent, no answer: plant ${id} may or may not have been added \\(cannot reach http://127\\.0\\.0\\.1:\\d+: connection refused\\)\\n  \`plants get ${id}\` shows whether it is in the store\\.\\n`,
+      ),
+    );
+    expect(stored().get(id)?.name).toBe('Ivy');
+  });
+});
