@@ -211,7 +211,7 @@ describe('plants add: bytes that are not UTF-8 are refused, not changed', () => 
       [2, 'invalid'],
       [3, 'added'],
     ]);
-    expect((lines[1]?.error as { message: string }).message).toBe(
+    expect((lines[1]?.error as { message?: string } | undefined)?.message).toBe(
       'not UTF-8 text: it holds bytes that are not UTF-8 (refused, not changed)',
     );
     expect(stored().has(b)).toBe(false);

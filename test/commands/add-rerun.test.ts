@@ -214,7 +214,7 @@ describe('sent, no answer: never reported as not sent', () => {
     expect(result.code).toBe(3);
     const [first] = results(result.stdout);
     expect(first).toMatchObject({ line: 1, sent: true, outcome: 'unknown', attempts: 3 });
-    expect((first?.error as { message: string }).message).toMatch(
+    expect((first?.error as { message?: string } | undefined)?.message).toMatch(
       new RegExp(
         `^sent, no answer: plant ${ids[0]} may or may not have been added \\(cannot reach .*: connection refused\\)$`,
       ),
