@@ -104,6 +104,21 @@ const examples: Record<string, Example> = {
       ])(_run, shell);
     },
   },
+  'plants add --file plants.ndjson --skip-existing': {
+    // After the import above: the same file again finds every plant stored as sent.
+    check: (run, shell) => {
+      expect(
+        run.stdout
+          .trim()
+          .split('\n')
+          .map((line) => JSON.parse(line).outcome),
+      ).toEqual(['existing', 'existing']);
+      stored([
+        { id: 10n, name: 'Fern', tag: null },
+        { id: 11n, name: 'Ivy', tag: null },
+      ])(run, shell);
+    },
+  },
   "jq -c '.[]' export.json | plants add --file - --concurrency 32 --fail-fast": {
     check: stored([
       { id: 20n, name: 'Oak', tag: null },

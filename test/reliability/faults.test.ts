@@ -330,7 +330,11 @@ describe('plants add against servers that fail it', () => {
     async (_what, url) => {
       const one = await runCli(['add', '--id', '1', '--name', 'x', '--timeout', '0.5', '--json'], { env: env(url()) });
       expect(one.code).toBe(3);
-      expect(JSON.parse(one.stdout)).toEqual({ error: 0, message: `no answer from ${url()} within 0.5 s` });
+      // Sent, and no answer (nor one to reading it back): it may have been added (issue 17, item 8).
+      expect(JSON.parse(one.stdout)).toEqual({
+        error: 0,
+        message: `sent, no answer: plant 1 may or may not have been added (no answer from ${url()} within 0.5 s)`,
+      });
       expectOneLineError(one.stderr);
 
       const many = await runCli(['add', '--file', '-', '--timeout', '0.5', '--retries', '0', '--concurrency', '4'], {
@@ -342,11 +346,12 @@ describe('plants add against servers that fail it', () => {
         .trim()
         .split('\n')
         .map((line) => JSON.parse(line) as Record<string, unknown>);
-      // The run stops at the first time-out: the records in flight are reported, in order, none sent.
+      // The run stops at the first time-out: the records in flight are reported, in order, each
+      // sent with no answer: unknown, never "not sent".
       expect(lines.length).toBeGreaterThanOrEqual(1);
       expect(lines.length).toBeLessThanOrEqual(16);
       expect(lines.map((line) => line.line)).toEqual(lines.map((_line, index) => index + 1));
-      for (const line of lines) expect(line).toMatchObject({ sent: false, error: { error: 0 } });
+      for (const line of lines) expect(line).toMatchObject({ sent: true, outcome: 'unknown', error: { error: 0 } });
       expect(many.stderr).toContain('Added 0 of');
       expect(many.stderr).toContain(`no answer from ${url()} within 0.5 s`);
       expectNoSecret(TOKEN, { one: one.stdout + one.stderr, many: many.stdout + many.stderr });
@@ -371,7 +376,7 @@ describe('plants add against servers that fail it', () => {
       .trim()
       .split('\n')
       .map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(lines[0]).toMatchObject({ line: 1, sent: false, error: { error: 0 } });
+    expect(lines[0]).toMatchObject({ line: 1, sent: true, outcome: 'unknown', error: { error: 0 } });
     expect(many.stderr).toContain('Added 0 of');
     expectNoSecret(TOKEN, {
       human: human.stdout + human.stderr,
