@@ -66,23 +66,39 @@ export class ConfirmingAdder {
     return this.#add(plant, { resent: false, earlierAttempts: 0 });
   }
 
+  /**
+   * Settles what `client.addPlant(plant, { retry })` rejected with, as `add` would have: for a
+   * caller that sends first and loads this module only when the add did not simply succeed.
+   */
+  settle(plant: NewPlant, error: unknown): Promise<AddSettled> {
+    return this.#settle(plant, error, { resent: false, earlierAttempts: 0 });
+  }
+
   async #add(plant: NewPlant, state: { resent: boolean; earlierAttempts: number }): Promise<AddSettled> {
     try {
       const added = await this.#options.client.addPlant(plant, { retry: this.#options.retry });
       if (state.earlierAttempts > 0) added.attempts += state.earlierAttempts;
       return { kind: 'added', added };
     } catch (error) {
-      if (error instanceof ResponseError) error.attempts += state.earlierAttempts;
-      if (error instanceof UnreachableError) error.attempts += state.earlierAttempts;
-      if (error instanceof ResponseError && !(error instanceof AuthRejectedError) && error.status === 409) {
-        // After a resend, a 409 may be the first (unanswered) POST's doing, as after a retry.
-        const afterRetry = error.afterRetry || state.resent;
-        if (!afterRetry && !this.#options.skipExisting) throw error;
-        return this.#settleConflict(plant, error, afterRetry);
-      }
-      if (error instanceof UnreachableError && error.sentNoAnswer) return this.#settleNoAnswer(plant, error, state);
-      throw error;
+      return this.#settle(plant, error, state);
     }
+  }
+
+  async #settle(
+    plant: NewPlant,
+    error: unknown,
+    state: { resent: boolean; earlierAttempts: number },
+  ): Promise<AddSettled> {
+    if (error instanceof ResponseError) error.attempts += state.earlierAttempts;
+    if (error instanceof UnreachableError) error.attempts += state.earlierAttempts;
+    if (error instanceof ResponseError && !(error instanceof AuthRejectedError) && error.status === 409) {
+      // After a resend, a 409 may be the first (unanswered) POST's doing, as after a retry.
+      const afterRetry = error.afterRetry || state.resent;
+      if (!afterRetry && !this.#options.skipExisting) throw error;
+      return this.#settleConflict(plant, error, afterRetry);
+    }
+    if (error instanceof UnreachableError && error.sentNoAnswer) return this.#settleNoAnswer(plant, error, state);
+    throw error;
   }
 
   async #settleConflict(plant: NewPlant, conflict: ResponseError, afterRetry: boolean): Promise<AddSettled> {

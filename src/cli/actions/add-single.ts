@@ -1,3 +1,4 @@
+import type { AddSettled } from '../../client/confirming-adder.js';
 import type { NewPlant } from '../../schema/plant.js';
 import type { Factory } from '../factory.js';
 import type { Output } from '../render/output.js';
@@ -29,14 +30,22 @@ export async function addSinglePlant(
     insecure: options.insecure,
     timeoutSeconds: options.timeoutSeconds,
   });
-  const { ConfirmingAdder } = await import('../../client/confirming-adder.js');
-  const adder = new ConfirmingAdder({
-    client,
-    retry: { attempts: options.retries + 1 },
-    skipExisting: options.skipExisting ?? false,
-    onNoReadBack: (message) => output.info(`${output.errorColor.yellow('plants:')} ${message}`),
+  const retry = { attempts: options.retries + 1 };
+  const settled = await output.withSpinner(`Adding plant ${plant.id}`, async (): Promise<AddSettled> => {
+    try {
+      return { kind: 'added', added: await client.addPlant(plant, { retry }) };
+    } catch (error) {
+      // Loaded only when the add did not simply succeed: a shell loop of adds pays nothing for it.
+      const { ConfirmingAdder } = await import('../../client/confirming-adder.js');
+      const adder = new ConfirmingAdder({
+        client,
+        retry,
+        skipExisting: options.skipExisting ?? false,
+        onNoReadBack: (message) => output.info(`${output.errorColor.yellow('plants:')} ${message}`),
+      });
+      return adder.settle(plant, error);
+    }
   });
-  const settled = await output.withSpinner(`Adding plant ${plant.id}`, () => adder.add(plant));
   const rawBody = settled.kind === 'added' ? settled.added.rawBody : settled.rawBody;
   if (options.json) {
     output.data(rawBody.trim());

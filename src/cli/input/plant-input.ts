@@ -89,6 +89,9 @@ export async function readPlantInput(
     }
     return { kind: 'single', plant: applyPlantFlags({}, flags) };
   }
+  // Before reading anything: a flag that is not UTF-8 is refused whatever the input holds.
+  if (flags.name !== undefined) textFlag('--name', flags.name);
+  if (flags.tag !== undefined) textFlag('--tag', flags.tag);
   const source = flags.file === '-' ? 'stdin' : flags.file;
   if (flags.file === '-' && (stdin as NodeJS.ReadStream).isTTY === true) {
     notice(
