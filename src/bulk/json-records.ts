@@ -119,15 +119,16 @@ export class JsonRecordReader {
     while (lines.length < 2) {
       const newline = this.#buffer.indexOf('\n', searchFrom);
       if (newline === -1) {
-        // A line longer than any record: lines, so that it is reported as that line.
-        if (this.#buffer.length - searchFrom > MAX_RECORD_CHARS) return true;
+        // A line longer than any record: as the first, lines (it is reported as that line);
+        // after a first line that is not JSON alone, the start of a long document.
+        if (this.#buffer.length - searchFrom > MAX_RECORD_CHARS) return lines.length === 0 || parses(lines[0] ?? '');
         if (await this.#read()) continue;
         const last = this.#buffer.slice(searchFrom);
         if (!isBlank(last)) lines.push(last);
         break;
       }
       const line = this.#buffer.slice(searchFrom, newline);
-      if (line.length > MAX_RECORD_CHARS) return true;
+      if (line.length > MAX_RECORD_CHARS) return lines.length === 0 || parses(lines[0] ?? '');
       if (!isBlank(line)) lines.push(line);
       searchFrom = newline + 1;
     }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type InputRecord, JsonRecordReader } from '../../src/bulk/json-records.js';
+import { type InputRecord, JsonRecordReader, MAX_RECORD_CHARS, TOO_LONG } from '../../src/bulk/json-records.js';
 
 async function* chunksOf(text: string, size: number): AsyncGenerator<string> {
   for (let index = 0; index < text.length; index += size) yield text.slice(index, index + size);
@@ -99,5 +99,50 @@ describe('JsonRecordReader', () => {
       seen++;
     }
     expect(seen).toBe(count);
+  });
+
+  it.each([1, 3, 1000])('reads JSON documents one after another, as jq prints them (chunks of %i)', async (size) => {
+    const { shape, records } = await read(
+      '{\n  "id": 1,\n  "name": "a"\n}\n{\n  "id": 2,\n  "name": "b}"\n}\n7 "x"\n',
+      size,
+    );
+    expect(shape).toBe('document');
+    expect(records).toEqual([
+      { line: 1, value: { id: 1, name: 'a' } },
+      { line: 5, value: { id: 2, name: 'b}' } },
+      { line: 9, value: 7 },
+      { line: 9, value: 'x' },
+    ]);
+  });
+
+  it.each([
+    ['a line', (chunk: string) => chunk],
+    ['an array element', (chunk: string, first: boolean) => (first ? `[{"name":"${chunk}` : chunk)],
+    ['a document', (chunk: string, first: boolean) => (first ? `{\n"name":"${chunk}` : chunk)],
+  ])('reports %s longer than any record as soon as it is, without reading to its end', async (_what, make) => {
+    async function* endless(): AsyncGenerator<string> {
+      for (let first = true; ; first = false) yield make('z'.repeat(4096), first);
+    }
+    const reader = new JsonRecordReader(endless());
+    const first = await reader.records().next();
+    expect(first.value).toMatchObject({ line: 1, error: TOO_LONG });
+  });
+
+  it('skips a record longer than any can be and goes on with the next, in every layout', async () => {
+    const long = 'q'.repeat(MAX_RECORD_CHARS + 10);
+    const lines = await read(`{"id":1,"name":"a"}\n{"name":"${long}"}\n{"id":3,"name":"c"}\n`, 4096);
+    expect(lines.records.map((record) => ('error' in record ? [record.line, record.error] : [record.line]))).toEqual([
+      [1],
+      [2, TOO_LONG],
+      [3],
+    ]);
+    const array = await read(`[{"id":1,"name":"a"},\n{"name":"${long}"},\n{"id":3,"name":"c"}]`, 4096);
+    expect(array.records.map((record) => [record.line, record.index, 'error' in record ? record.error : 'ok'])).toEqual(
+      [
+        [1, 0, 'ok'],
+        [2, 1, TOO_LONG],
+        [3, 2, 'ok'],
+      ],
+    );
   });
 });
