@@ -146,6 +146,12 @@ export async function runBulkAdd(options: BulkAddOptions): Promise<BulkSummary> 
   };
 
   const iterator = options.records[Symbol.asyncIterator]();
+  // Ctrl-C also ends a wait for input (a producer that stalls): the read is then abandoned.
+  // One listener for the run, told about the read in progress (a race per record against one
+  // long-lived promise would keep a reaction per record: memory growing with the input).
+  let stopReading: ((value: 'interrupted') => void) | undefined;
+  options.signal?.addEventListener('abort', () => stopReading?.('interrupted'), { once: true });
+  let abandonedRead = false;
   let index = 0;
   for (;;) {
     while (
@@ -159,7 +165,20 @@ export async function runBulkAdd(options: BulkAddOptions): Promise<BulkSummary> 
     }
     if (options.signal?.aborted) stop('interrupted');
     if (summary.stopped !== undefined) break;
-    const next = await iterator.next();
+    const reading = iterator.next();
+    const next =
+      options.signal === undefined
+        ? await reading
+        : await new Promise<IteratorResult<InputRecord> | 'interrupted'>((resolve, reject) => {
+            stopReading = resolve;
+            reading.then(resolve, reject);
+          });
+    stopReading = undefined;
+    if (next === 'interrupted') {
+      abandonedRead = true;
+      stop('interrupted');
+      break;
+    }
     if (next.done === true) {
       summary.inputEnded = true;
       options.onInputEnd?.(summary.records);
@@ -197,7 +216,8 @@ export async function runBulkAdd(options: BulkAddOptions): Promise<BulkSummary> 
       },
     );
   }
-  if (!options.signalNow?.aborted) await iterator.return?.(undefined);
+  // (An iterator still busy with an abandoned read would make return() wait for it.)
+  if (!options.signalNow?.aborted && !abandonedRead) await iterator.return?.(undefined);
   while (inFlight > 0 && !options.signalNow?.aborted) {
     await new Promise<void>((resolve) => {
       wake = resolve;

@@ -85,5 +85,7 @@ A 409 met on a retry (the first attempt may have added the plant before its conn
       failFast: flags['fail-fast'],
       skipExisting: flags['skip-existing'],
     });
+    // Stopped before the end of stdin (Ctrl-C, --fail-fast): a producer still writing must not keep us.
+    if (flags.file === '-') process.stdin.destroy();
   }
 }

@@ -104,7 +104,10 @@ describe('--timeout bounds the whole answer (17.12)', () => {
       timeoutMs: 40_000,
     });
     expect(result.code, result.stderr).toBe(3);
-    expect(expectOneLineError(result.stderr)[0]).toBe(`plants: no answer from ${drip.url} within 2 s`);
+    // Sent, and the answer never came whole (nor one to reading it back): it may have been added.
+    expect(expectOneLineError(result.stderr)[0]).toBe(
+      `plants: sent, no answer: plant 1 may or may not have been added (no answer from ${drip.url} within 2 s)`,
+    );
   });
 });
 

@@ -88,4 +88,18 @@ describe('Ctrl-C during a bulk add', () => {
       await stalled.close();
     }
   });
+
+  it('while waiting for input that does not come: stops at once, exit 130, the summary "of N read"', async () => {
+    const ids = [7_100_000_000_000_000_101n, 7_100_000_000_000_000_102n, 7_100_000_000_000_000_103n];
+    const running = spawnCli(['add', '--file', '-'], { env, timeoutMs: 60_000 });
+    // A producer that wrote three records and stalls, stdin still open.
+    running.child.stdin.write(`${ids.map((id) => `{"id":${id},"name":"slow"}`).join('\n')}\n`);
+    await waitUntil(() => running.stdout.split('\n').length > 3, 'three results');
+    running.child.kill('SIGINT');
+    const { code, stdout, stderr } = await running.exited;
+    expect(code).toBe(130);
+    expect(stdout.trim().split('\n')).toHaveLength(3);
+    expect(stderr).toContain('Interrupted: reading no more records.');
+    expect(stderr).toMatch(/✗ Added 3 of 3 read in/);
+  });
 });

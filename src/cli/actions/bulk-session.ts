@@ -57,7 +57,10 @@ export async function addPlantsInBulk(options: BulkSessionOptions): Promise<Exit
       return;
     }
     interrupt.abort();
-    const waiting = `Interrupted: reading no more records; waiting for the answers to ${inFlight} request${inFlight === 1 ? '' : 's'} in flight (Ctrl-C again to stop waiting and print what is known).`;
+    const waiting =
+      inFlight === 0
+        ? 'Interrupted: reading no more records.'
+        : `Interrupted: reading no more records; waiting for the answers to ${inFlight} request${inFlight === 1 ? '' : 's'} in flight (Ctrl-C again to stop waiting and print what is known).`;
     if (output.canAnimate) progress.update(waiting);
     else output.info(waiting);
   };
