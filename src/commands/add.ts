@@ -8,7 +8,7 @@ export class Add extends PlantsCommand {
   static override description =
     `Builds a NewPlant from --id, --name and --tag, or reads --file (a path, or - for stdin), checks it with the same schema the server uses, and sends it to POST {base_url}/plants. The id is a 64-bit integer and is sent digit for digit, up to 9223372036854775807.
 
---file holds one NewPlant object (the flags override its fields), a JSON array of them, or NDJSON (one per line), recognised from the content and streamed, however large. For many records, stdout gets one NDJSON line per record, in input order: {"line":N,"sent":true,"status":200,"plant":{...}}, or the Error (and, for a record never sent, the fields at fault). --name and --tag then apply to every record. Exit 0 when every record was added (or, with --skip-existing, was already there exactly as sent), 1 when some were not, 2 when the input cannot be read; Ctrl-C stops reading, lets requests in flight finish and exits 130.
+--file holds one NewPlant object (the flags override its fields), a JSON array of them, NDJSON (one per line), or JSON documents one after another (jq's default output), recognised from the content and streamed, however large; an empty input is zero records. A record is at most 64 KiB and UTF-8: a longer one, or one with bytes that are not UTF-8, is refused. For many records, stdout gets one NDJSON line per record, in input order: {"line":N,"sent":true,"status":200,"plant":{...},"outcome":"added"}, or the Error (and, for a record never sent, the fields at fault); "index" gives a record's place in an array, "outcome" is added, existing, conflict, rejected, invalid, not-sent or unknown (sent, no answer). --name and --tag then apply to every record (--id only to an array of one). Exit 0 when every record was added (or, with --skip-existing, was already there exactly as sent), 1 when some were not, 2 when the input cannot be read; Ctrl-C stops reading, lets requests in flight finish and exits 130 (a second Ctrl-C stops waiting and prints what is known).
 
 A 409 met on a retry (the first attempt may have added the plant before its connection dropped), and a request sent with no whole answer, are settled by reading the plant back (GET /plants/{id}): stored exactly as sent, it was added; stored with other data, it is a conflict and both versions are shown. --skip-existing does the same for every 409, so that an import can be run again from the start.`;
   static override aliases = ['plant:add'];
@@ -27,7 +27,7 @@ A 409 met on a retry (the first attempt may have added the plant before its conn
     tag: Flags.string({ summary: 'Tag that says what type of plant it is.', helpValue: 'TAG' }),
     file: Flags.string({
       char: 'f',
-      summary: 'Read a NewPlant, a JSON array of them, or NDJSON from a file, or - for stdin.',
+      summary: 'Read a NewPlant, a JSON array of them, NDJSON or JSON documents from a file, or - for stdin.',
       helpValue: 'PATH',
     }),
     concurrency: Flags.integer({
