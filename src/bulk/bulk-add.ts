@@ -83,6 +83,8 @@ export interface BulkAddOptions {
   signalNow?: AbortSignal;
   /** How many first failures the summary keeps. Default 5. */
   keepFailures?: number;
+  /** Kept up to date with the number of requests in flight, for a person to be told. */
+  live?: { inFlight: number };
 }
 
 /**
@@ -202,16 +204,19 @@ export async function runBulkAdd(options: BulkAddOptions): Promise<BulkSummary> 
       continue;
     }
     inFlight++;
+    if (options.live !== undefined) options.live.inFlight = inFlight;
     sent.set(current, { at, id: plant.id });
     options.send(plant).then(
       (settled) => {
         if (!sent.delete(current)) return;
         inFlight--;
+        if (options.live !== undefined) options.live.inFlight = inFlight;
         settle(current, success(at, plant.id, settled));
       },
       (error: unknown) => {
         if (!sent.delete(current)) return;
         inFlight--;
+        if (options.live !== undefined) options.live.inFlight = inFlight;
         settle(current, failure(at, plant.id, error));
       },
     );

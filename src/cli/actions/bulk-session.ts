@@ -43,7 +43,7 @@ export async function addPlantsInBulk(options: BulkSessionOptions): Promise<Exit
   const { output } = options;
   const interrupt = new AbortController();
   const interruptNow = new AbortController();
-  let inFlight = 0;
+  const live = { inFlight: 0 };
   const notices: string[] = [];
   const progress = output.progress(progressText(0, 0));
   const say = (line: string) => {
@@ -57,6 +57,7 @@ export async function addPlantsInBulk(options: BulkSessionOptions): Promise<Exit
       return;
     }
     interrupt.abort();
+    const { inFlight } = live;
     const waiting =
       inFlight === 0
         ? 'Interrupted: reading no more records.'
@@ -79,14 +80,8 @@ export async function addPlantsInBulk(options: BulkSessionOptions): Promise<Exit
     const summary = await runBulkAdd({
       records: options.records,
       toPlant: options.toPlant,
-      send: async (plant) => {
-        inFlight++;
-        try {
-          return await adder.add(plant);
-        } finally {
-          inFlight--;
-        }
-      },
+      send: (plant) => adder.add(plant),
+      live,
       concurrency: options.concurrency,
       failFast: options.failFast,
       signal: interrupt.signal,
