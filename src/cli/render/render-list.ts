@@ -1,6 +1,7 @@
 import { stringifyJsonExact } from '../../schema/exact-json.js';
 import type { StoredPlant } from '../../schema/plant.js';
 import type { Colors } from './colors.js';
+import { hasTag } from './has-tag.js';
 import { sanitizeForTerminal } from './output.js';
 
 /** One plant as one NDJSON line, `id` first and digit for digit; `tag` only when set. */
@@ -36,6 +37,6 @@ export function renderPlantRows(plants: readonly StoredPlant[], columns: number,
 /** `plants get` for a person: one field a line. */
 export function renderPlant(plant: StoredPlant, c: Colors): string {
   const lines = [`${c.bold('id')}    ${plant.id}`, `${c.bold('name')}  ${sanitizeForTerminal(plant.name)}`];
-  if (plant.tag !== undefined) lines.push(`${c.bold('tag')}   ${sanitizeForTerminal(plant.tag)}`);
+  if (hasTag(plant)) lines.push(`${c.bold('tag')}   ${sanitizeForTerminal(plant.tag)}`);
   return lines.join('\n');
 }

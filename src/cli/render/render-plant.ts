@@ -1,11 +1,12 @@
 import type { Plant, StoredPlant } from '../../schema/plant.js';
 import type { Colors } from './colors.js';
+import { hasTag } from './has-tag.js';
 import { sanitizeForTerminal } from './output.js';
 
 /** The human line for an added plant; the id is the one sent when the answer leaves it out. */
 export function renderAddedPlant(plant: Plant, sentId: bigint, c: Colors): string {
   const id = plant.id ?? sentId;
-  const tag = plant.tag === undefined ? '' : ` ${c.dim(`[${sanitizeForTerminal(plant.tag)}]`)}`;
+  const tag = hasTag(plant) ? ` ${c.dim(`[${sanitizeForTerminal(plant.tag)}]`)}` : '';
   return `${c.green('✓')} Added plant ${id}: ${c.bold(sanitizeForTerminal(plant.name))}${tag}`;
 }
 
