@@ -60,6 +60,6 @@ describe('probes', () => {
       paths: Record<string, { get: { security: unknown[]; responses: Record<string, unknown> } }>;
     };
     for (const path of ['/livez', '/readyz', '/healthz']) expect(doc.paths[path]?.get.security).toEqual([]);
-    expect(Object.keys(doc.paths['/readyz']?.get.responses ?? {})).toEqual(['200', '503']);
+    expect(Object.keys(doc.paths['/readyz']?.get.responses ?? {})).toEqual(['200', '408', '431', '503']);
   });
 });
