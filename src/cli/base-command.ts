@@ -3,6 +3,7 @@ import { InvalidInputError, PlantsError } from '../errors.js';
 import { readEnv } from './env.js';
 import { Factory } from './factory.js';
 import { flagSuggestions } from './help/suggest.js';
+import { type UsageCommand, usageSentence } from './help/usage-error.js';
 import { Output } from './render/output.js';
 import { reportError } from './render/report-error.js';
 import { maskWords, secretWords } from './secrets.js';
@@ -58,15 +59,25 @@ export abstract class PlantsCommand extends Command {
     if (error instanceof Errors.ExitError) throw error;
     const output = this.output ?? new Output({ stdout: process.stdout, stderr: process.stderr }, { noColor: true });
     const usage =
-      error instanceof Errors.CLIError && !(error instanceof PlantsError)
-        ? new InvalidInputError(maskArgv(usageMessage(error.message), this.argv, this.config.commands), {
-            hints: [
-              ...flagSuggestions(error, Object.keys(this.ctor.flags ?? {})),
-              `See \`plants ${this.id?.replaceAll(':', ' ') ?? ''} --help\`.`,
-            ],
-          })
-        : undefined;
+      error instanceof Errors.CLIError && !(error instanceof PlantsError) ? this.usageError(error) : undefined;
     process.exitCode = reportError(usage ?? error, output, { json: this.wantsJson() });
+  }
+
+  /** One of oclif's usage errors as one sentence naming what is wrong, with its hints. Exit 2. */
+  private usageError(error: Errors.CLIError): InvalidInputError {
+    const command: UsageCommand = {
+      id: this.id ?? '',
+      args: (this.ctor.args ?? {}) as UsageCommand['args'],
+      flags: (this.ctor.flags ?? {}) as UsageCommand['flags'],
+    };
+    const { message, hints } = usageSentence(error, command);
+    return new InvalidInputError(maskArgv(message, this.argv, this.config.commands), {
+      hints: [
+        ...flagSuggestions(error, Object.keys(command.flags)),
+        ...hints,
+        `See \`plants ${command.id.replaceAll(':', ' ')} --help\`.`,
+      ],
+    });
   }
 
   protected override async finally(error: Error | undefined): Promise<void> {
@@ -93,18 +104,4 @@ function maskArgv(
     ),
   );
   return maskWords(message, secretWords(argv, { words, flags }));
-}
-
-/** oclif's parse errors, without the parts that repeat what the hint says. */
-function usageMessage(message: string): string {
-  return (
-    message
-      .replace(/^Parsing --\S+\s*\n\t/, '')
-      .replace(/\n\s*See more help with --help\s*$/, '')
-      .replace(/^The following errors? occurred:\s*/, '')
-      // Never repeat a stray argument: it is often a token typed without --token.
-      .replace(/^Unexpected arguments?: .*$/m, 'unexpected argument (values go with flags; nothing was repeated here)')
-      .trim()
-      .replace(/\s*\n\s*/g, '; ')
-  );
 }

@@ -8,7 +8,9 @@ export class Delete extends PlantsCommand {
     `On a terminal it asks first (--yes skips the question); when piped or scripted it never asks. Exit 1 with a clear message when there is no plant with that id.`;
   static override aliases = ['plant:delete'];
   static override examples = ['<%= config.bin %> delete 1', '<%= config.bin %> delete 1 --yes'];
-  static override args = { id: Args.string({ description: 'Id of the plant (a 64-bit integer).', required: true }) };
+  static override args = {
+    id: Args.string({ description: 'The id of the plant (a 64-bit integer).', required: true }),
+  };
   static override flags = {
     yes: Flags.boolean({ char: 'y', summary: 'Do not ask for confirmation.', default: false }),
     ...connectionFlags,

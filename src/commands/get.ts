@@ -7,7 +7,9 @@ export class Get extends PlantsCommand {
   static override description = 'Exit 1 with a clear message when there is no plant with that id.';
   static override aliases = ['plant:get'];
   static override examples = ['<%= config.bin %> get 1', '<%= config.bin %> get 9223372036854775807 --json'];
-  static override args = { id: Args.string({ description: 'Id of the plant (a 64-bit integer).', required: true }) };
+  static override args = {
+    id: Args.string({ description: 'The id of the plant (a 64-bit integer).', required: true }),
+  };
   static override flags = { ...connectionFlags, ...requestFlags, ...jsonFlag };
 
   async run(): Promise<void> {

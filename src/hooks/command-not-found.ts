@@ -1,5 +1,6 @@
 import type { Hook } from '@oclif/core';
 import { closestCommand } from '../cli/help/suggest.js';
+import { unexpectedArgument, usageLine } from '../cli/help/usage-error.js';
 
 /**
  * A mistyped command: say what was meant on stderr, in the voice of every other message, and
@@ -13,11 +14,12 @@ const hook: Hook<'command_not_found'> = async function (options) {
   // Only the first word is repeated (the rest may be a value typed without its flag, a token
   // even), and the second when the first is a topic: `plant ad` is a mistyped `plant add`.
   const [first = '', second] = options.id.split(':');
-  if (ids.includes(first)) {
-    process.stderr.write(
-      `plants: unexpected argument to \`plants ${first}\` (values go with flags; nothing was repeated here).\n`,
-    );
-    process.stderr.write(`  See \`plants ${first} --help\`.\n`);
+  const known = ids.includes(first) ? options.config.findCommand(first) : undefined;
+  if (known !== undefined) {
+    // The same sentence as a stray word meets in the command's own parser (PlantsCommand).
+    const command = { id: known.id, args: known.args, flags: known.flags };
+    process.stderr.write(`plants: ${unexpectedArgument(command)}\n`);
+    process.stderr.write(`  Usage: ${usageLine(command)}\n  See \`plants ${known.id.replaceAll(':', ' ')} --help\`.\n`);
     this.exit(2);
   }
   const inTopic = topics.includes(first) && second !== undefined;

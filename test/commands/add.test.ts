@@ -62,7 +62,7 @@ describe('plants add', () => {
     [['--id', '1'], 'missing --name'],
     [['--id', '1', '--name', ''], 'name: must not be empty'],
     [['--id', '1', '--name', 'x', '--timeout', '0'], '--timeout must be a number of seconds above 0'],
-    [['--id', '1', '--name', 'x', '--bogus'], 'Nonexistent flag: --bogus'],
+    [['--id', '1', '--name', 'x', '--bogus'], '`plants add` has no flag --bogus'],
     [['--id', '1', '--name', 'x', '--base-url', 'ftp://x'], 'the scheme must be http or https'],
   ])('refuses %j locally: exit 2, named, nothing sent', async (args, message) => {
     const result = await runCli(['add', ...args], { env });

@@ -130,10 +130,10 @@ describe('plants serve', () => {
   });
 
   it.each([
-    [['--db', 'x.db', '--memory'], '--memory=true cannot also be provided when using --db'],
-    [['--durability', 'sometimes'], 'Expected --durability=sometimes to be one of: full, normal'],
+    [['--db', 'x.db', '--memory'], '--db and --memory cannot be used together'],
+    [['--durability', 'sometimes'], '--durability must be full or normal (got "sometimes")'],
     [['--token', 'has space'], 'bearer token'],
-    [['--port', '70000'], 'Expected an integer less than or equal to 65535'],
+    [['--port', '70000'], '--port must be a whole number from 0 to 65535 (got "70000")'],
   ])('refuses %j (exit 2)', async (args, message) => {
     const result = await runCli(['serve', ...(args.includes('--port') ? [] : ['--port', '0']), ...args], {
       env: dataEnv(),
