@@ -164,6 +164,17 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\`]/g, '\\$&');
 }
 
+/** README's exit code for bad usage (its table is the contract; failure-table.test.ts reads it the same way). */
+function readmeUsageExitCode(): number {
+  const readme = readFileSync(path.join(projectRoot, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('## Exit codes'));
+  const rows = [...section.matchAll(/^\| (\d+) \| (.*) \|$/gm)].filter(([, , meaning]) =>
+    meaning?.startsWith('bad usage or input'),
+  );
+  expect(rows).toHaveLength(1);
+  return Number(rows[0]?.[1]);
+}
+
 const temp = makeTempDir();
 afterAll(() => temp.remove());
 const env = {
@@ -190,7 +201,7 @@ describe('usage errors, every command', () => {
 
   it.concurrent.each(cases.map((c) => [c.name, c] as const))('%s', { timeout: 60_000 }, async (_name, c) => {
     const result = await runCli(c.argv, { env, timeoutMs: 50_000 });
-    expect(result.code, result.stderr).toBe(2);
+    expect(result.code, result.stderr).toBe(readmeUsageExitCode());
     expect(result.stdout).toBe('');
     const [first = '', ...rest] = result.stderr.trimEnd().split('\n');
     // One sentence on one line, then only indented hints.
