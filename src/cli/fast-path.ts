@@ -141,14 +141,14 @@ const routes: Record<string, Route> = {
     },
   },
   delete: {
-    options: { yes: { type: 'boolean', short: 'y' }, ...request },
+    options: { yes: { type: 'boolean', short: 'y' }, ...request, ...json },
     args: 1,
     plan(values, [id = '']) {
       const client = clientRequest(values);
       if (client === undefined) return undefined;
       return async (factory, output) => {
         const { deletePlant } = await import('./actions/delete-plant.js');
-        await deletePlant(id, { ...client, yes: values.yes === true }, factory, output);
+        await deletePlant(id, { ...client, yes: values.yes === true, json: values.json === true }, factory, output);
       };
     },
   },

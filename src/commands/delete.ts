@@ -1,13 +1,17 @@
 import { Args, Flags } from '@oclif/core';
-import { connectionFlags, PlantsCommand } from '../cli/base-command.js';
+import { connectionFlags, jsonFlag, PlantsCommand } from '../cli/base-command.js';
 import { requestFlags } from '../cli/request-flags.js';
 
 export class Delete extends PlantsCommand {
   static override summary = 'Delete one plant.';
   static override description =
-    `On a terminal it asks first (--yes skips the question); when piped or scripted it never asks. Exit 1 with a clear message when there is no plant with that id.`;
+    `On a terminal it asks first (--yes skips the question); when piped or scripted it never asks. Exit 1 with a clear message when there is no plant with that id. With --json, stdout holds one document: {"id":ID,"deleted":true} (false when the answer to the question was no), or the server's Error.`;
   static override aliases = ['plant:delete'];
-  static override examples = ['<%= config.bin %> delete 1', '<%= config.bin %> delete 1 --yes'];
+  static override examples = [
+    '<%= config.bin %> delete 1',
+    '<%= config.bin %> delete 1 --yes',
+    '<%= config.bin %> delete 1 --yes --json',
+  ];
   static override args = {
     id: Args.string({ description: 'The id of the plant (a 64-bit integer).', required: true }),
   };
@@ -15,11 +19,17 @@ export class Delete extends PlantsCommand {
     yes: Flags.boolean({ char: 'y', summary: 'Do not ask for confirmation.', default: false }),
     ...connectionFlags,
     ...requestFlags,
+    ...jsonFlag,
   };
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(Delete);
     const { deletePlant } = await import('../cli/actions/delete-plant.js');
-    await deletePlant(args.id, { ...this.clientRequest(flags), yes: flags.yes }, this.factory, this.output);
+    await deletePlant(
+      args.id,
+      { ...this.clientRequest(flags), yes: flags.yes, json: flags.json },
+      this.factory,
+      this.output,
+    );
   }
 }

@@ -116,6 +116,19 @@ describe('plants get and delete', () => {
     expect(again.stderr).toContain('404');
   });
 
+  it('takes --json like get: one document on stdout, the deleted id exactly, or the Error', async () => {
+    await seed([9223372036854775807n]);
+    const deleted = await runCli(['delete', '9223372036854775807', '--json'], { env });
+    expect(deleted.code).toBe(0);
+    expect(deleted.stdout).toBe('{"id":9223372036854775807,"deleted":true}\n');
+    const again = await runCli(['delete', '9223372036854775807', '--json'], { env });
+    expect(again.code).toBe(1);
+    expect(JSON.parse(again.stdout)).toMatchObject({ error: 404 });
+    const viaOclif = await runCli(['delete', '0', '--json', '--timeout', '10'], { env, viaOclif: true });
+    expect(viaOclif.code).toBe(0);
+    expect(viaOclif.stdout).toBe('{"id":0,"deleted":true}\n');
+  });
+
   it('asks on a terminal, and keeps the plant when the answer is no', async () => {
     await seed([8n]);
     const no = runCliInTty(['delete', '8'], env);

@@ -1,10 +1,13 @@
 import type { ClientRequest, Factory } from '../factory.js';
 import type { Output } from '../render/output.js';
 
-/** `plants delete ID`: asks first on a terminal unless `yes`; never asks when piped or scripted. */
+/**
+ * `plants delete ID`: asks first on a terminal unless `yes`; never asks when piped or scripted.
+ * With `json`, one document on stdout, as `get --json`: the id (exact) and whether it was deleted.
+ */
 export async function deletePlant(
   idText: string,
-  options: ClientRequest & { yes: boolean },
+  options: ClientRequest & { yes: boolean; json?: boolean },
   factory: Factory,
   output: Output,
 ): Promise<void> {
@@ -16,9 +19,12 @@ export async function deletePlant(
     if (!(await confirm(`Delete plant ${id}? [y/N] `, process.stdin, process.stderr))) {
       // Like `rm -i`: answering no is not a failure.
       output.info('Not deleted.');
+      if (options.json === true) output.data(`{"id":${id},"deleted":false}`);
       return;
     }
   }
   await client.deletePlant(id);
-  output.data(`${output.color.green('✓')} Deleted plant ${id}`);
+  // The id is a bigint: written as its digits, never through a JS number.
+  if (options.json === true) output.data(`{"id":${id},"deleted":true}`);
+  else output.data(`${output.color.green('✓')} Deleted plant ${id}`);
 }
