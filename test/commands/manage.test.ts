@@ -63,7 +63,8 @@ describe('plants list', () => {
     const added = await runCli(['add', '--file', '-', '--concurrency', '8'], { env, input: `${input.join('\n')}\n` });
     expect(added.code).toBe(0);
     const page = await runCli(['list'], { env });
-    expect(page.stderr).toBe('');
+    // A page ends at 512 KiB, before the 100 plants: the rest is there, and stderr says how.
+    expect(page.stderr).toMatch(/^More plants: --all lists every page, --after \d+ the next one\.\n$/);
     expect(page.code).toBe(0);
     expect(lines(page.stdout).length).toBeGreaterThan(0);
     const all = await runCli(['list', '--all', '--json'], { env });
@@ -72,6 +73,21 @@ describe('plants list', () => {
     expect(lines(all.stdout).map((line) => JSON.parse(line).id)).toEqual(
       Array.from({ length: 100 }, (_, index) => index + 1),
     );
+  });
+
+  it('says on stderr when a page piped is not the last, and how to get the rest', async () => {
+    await seed(Array.from({ length: 12 }, (_, index) => BigInt(index + 1)));
+    const first = await runCli(['list', '--limit', '5'], { env });
+    expect(first.code).toBe(0);
+    expect(lines(first.stdout)).toHaveLength(5);
+    expect(first.stderr).toBe('More plants: --all lists every page, --after 4 the next one.\n');
+    const json = await runCli(['list', '--limit', '5', '--after', '4', '--json'], { env });
+    expect(json.stderr).toBe('More plants: --all lists every page, --after 9 the next one.\n');
+    const last = await runCli(['list', '--limit', '5', '--after', '9'], { env });
+    expect(lines(last.stdout)).toHaveLength(3);
+    expect(last.stderr).toBe('');
+    const all = await runCli(['list', '--limit', '5', '--all'], { env });
+    expect(all.stderr).toBe('');
   });
 
   it('shows a table on a terminal', async () => {

@@ -42,7 +42,10 @@ export async function printPlantList(client: PlantClient, output: Output, option
     if (page.next === undefined) return printed;
     if (!options.all) {
       const last = page.plants.at(-1);
-      if (table && last !== undefined) output.info(output.errorColor.dim(`More: --all, or --after ${last.id}`));
+      // Said on stderr in a pipe too: a script reading one page must not take it for the store.
+      if (last !== undefined) {
+        output.info(output.errorColor.dim(`More plants: --all lists every page, --after ${last.id} the next one.`));
+      }
       return printed;
     }
     page = await client.listPage(page.next);
