@@ -32,7 +32,7 @@ export abstract class PlantsCommand extends Command {
   protected override async init(): Promise<void> {
     await super.init();
     const env = readEnv();
-    this.output = new Output({ stdout: process.stdout, stderr: process.stderr }, { noColor: env.noColor });
+    this.output = new Output({ stdout: process.stdout, stderr: process.stderr }, { color: env.color });
     this.factory = new Factory({ env, version: this.config.version, output: this.output });
   }
 
@@ -57,7 +57,7 @@ export abstract class PlantsCommand extends Command {
 
   protected override async catch(error: Error & { exitCode?: number }): Promise<void> {
     if (error instanceof Errors.ExitError) throw error;
-    const output = this.output ?? new Output({ stdout: process.stdout, stderr: process.stderr }, { noColor: true });
+    const output = this.output ?? new Output({ stdout: process.stdout, stderr: process.stderr }, { color: 'never' });
     const usage =
       error instanceof Errors.CLIError && !(error instanceof PlantsError) ? this.usageError(error) : undefined;
     process.exitCode = reportError(usage ?? error, output, { json: this.wantsJson() });

@@ -25,14 +25,27 @@ export interface PlantsEnv {
     database?: string;
     sslmode?: string;
   };
-  /** NO_COLOR (any non-empty value): no colour at all. */
-  noColor: boolean;
+  /**
+   * When to colour: `always` with FORCE_COLOR (any value but empty, 0 or false; it wins over the
+   * rest, as for Node and chalk), `never` with NO_COLOR (non-empty, as no-color.org says) or
+   * TERM=dumb, else `auto`: on terminals only.
+   */
+  color: ColorMode;
   /** DEBUG (any non-empty value): oclif's debug output is on, so stderr is masked for tokens. */
   debug: boolean;
   /** HTTP_PROXY / HTTPS_PROXY / NO_PROXY, either case. */
   httpProxy: string | undefined;
   httpsProxy: string | undefined;
   noProxy: string | undefined;
+}
+
+export type ColorMode = 'auto' | 'always' | 'never';
+
+function colorMode(env: NodeJS.ProcessEnv): ColorMode {
+  const force = nonEmpty(env.FORCE_COLOR)?.toLowerCase();
+  if (force !== undefined && force !== '0' && force !== 'false') return 'always';
+  if (nonEmpty(env.NO_COLOR) !== undefined || env.TERM === 'dumb') return 'never';
+  return 'auto';
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
@@ -59,7 +72,7 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): PlantsEnv {
       database: nonEmpty(env.PGDATABASE),
       sslmode: nonEmpty(env.PGSSLMODE),
     },
-    noColor: nonEmpty(env.NO_COLOR) !== undefined,
+    color: colorMode(env),
     debug: nonEmpty(env.DEBUG) !== undefined,
     httpProxy: nonEmpty(env.HTTP_PROXY) ?? nonEmpty(env.http_proxy),
     httpsProxy: nonEmpty(env.HTTPS_PROXY) ?? nonEmpty(env.https_proxy),

@@ -29,7 +29,7 @@ export async function runFastPath(argv: readonly string[], packageJsonUrl: URL):
   if (action === undefined || parsed === undefined) return false;
 
   const env = readEnv();
-  const output = new Output({ stdout: process.stdout, stderr: process.stderr }, { noColor: env.noColor });
+  const output = new Output({ stdout: process.stdout, stderr: process.stderr }, { color: env.color });
   const factory = new Factory({ env, version: readVersion(packageJsonUrl), output });
   try {
     await action(factory, output);

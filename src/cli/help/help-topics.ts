@@ -10,7 +10,9 @@ export const helpTopics: Record<string, { summary: string; text: string }> = {
                       ($XDG_CONFIG_HOME/plants, usually ~/.config/plants).
   PLANTS_DATA_DIR     The folder of the plants serve database, instead of the user's
                       data folder ($XDG_DATA_HOME/plants, usually ~/.local/share/plants).
-  NO_COLOR            Any value: no colour.
+  NO_COLOR            Any non-empty value: no colour (NO_COLOR="" counts as unset).
+  FORCE_COLOR         Colour even in a pipe; wins over NO_COLOR and TERM=dumb (0 or false: unset).
+  TERM                dumb: no colour.
   HTTPS_PROXY, HTTP_PROXY, NO_PROXY (or lower case)
                       Proxies, as usual.
 

@@ -1,5 +1,6 @@
 import { ResponseError } from '../../client/errors.js';
 import { PlantsError } from '../../errors.js';
+import type { ColorMode } from '../env.js';
 import { type Colors, colors } from './colors.js';
 
 export interface OutputStreams {
@@ -7,9 +8,9 @@ export interface OutputStreams {
   stderr: NodeJS.WriteStream;
 }
 
-/** Colours for a stream: none when it is not a terminal or NO_COLOR is set. */
-function colorFor(stream: NodeJS.WriteStream, noColor: boolean): Colors {
-  return colors(!noColor && stream.isTTY === true);
+/** Colours for a stream: on a terminal (`auto`), always (FORCE_COLOR) or never (NO_COLOR, TERM=dumb). */
+function colorFor(stream: NodeJS.WriteStream, mode: ColorMode): Colors {
+  return colors(mode === 'always' || (mode === 'auto' && stream.isTTY === true));
 }
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
@@ -42,11 +43,11 @@ export class Output {
   readonly color: Colors;
   readonly errorColor: Colors;
 
-  constructor(streams: OutputStreams, options: { noColor: boolean }) {
+  constructor(streams: OutputStreams, options: { color: ColorMode }) {
     this.stdout = streams.stdout;
     this.stderr = streams.stderr;
-    this.color = colorFor(streams.stdout, options.noColor);
-    this.errorColor = colorFor(streams.stderr, options.noColor);
+    this.color = colorFor(streams.stdout, options.color);
+    this.errorColor = colorFor(streams.stderr, options.color);
   }
 
   /** One line of data on stdout. */
