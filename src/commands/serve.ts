@@ -153,7 +153,7 @@ With --detach it runs in the background instead: the command prints the URL once
         {
           url,
           database: setup.describeDatabase(plan.database),
-          durability: setup.isPostgresUrl(plan.database) ? 'as the PostgreSQL server commits' : plan.durability,
+          durability: setup.isPostgresUrl(plan.database) ? undefined : plan.durability,
           generatedToken: generated ? plan.tokens[0] : undefined,
           clearTextWarning: setup.servesTokensInClear(plan.host, plan.tls !== undefined),
           shortTokenWarning: setup.hasShortToken(plan.tokens),

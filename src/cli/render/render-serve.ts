@@ -4,7 +4,8 @@ import type { Colors } from './colors.js';
 export interface ServeBanner {
   url: string;
   database: string;
-  durability: string;
+  /** SQLite's --durability; undefined where it means nothing (PostgreSQL commits as its server is set up to). */
+  durability: string | undefined;
   /** Set only when the token was made up for this run: the one time it is ever printed. */
   generatedToken: string | undefined;
   clearTextWarning: boolean;
@@ -24,7 +25,9 @@ export function renderServeBanner(banner: ServeBanner, c: Colors): string {
   const store =
     banner.database === ':memory:'
       ? 'in memory (gone when the server stops)'
-      : `${banner.database}, durability: ${banner.durability}`;
+      : banner.durability === undefined
+        ? banner.database
+        : `${banner.database}, durability: ${banner.durability}`;
   const lines = [`${c.green('✓')} Plant store listening on ${c.bold(banner.url)}`, `  store: ${store}`];
   for (const line of banner.testing ?? []) lines.push(`  ${line}`);
   if (banner.clearTextWarning) {
