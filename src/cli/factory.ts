@@ -26,6 +26,10 @@ export interface ClientRequest {
   timeoutSeconds?: number;
   /** Most connections to the store at once (bulk adds keep this many requests in flight). */
   connections?: number;
+  /** Send this token instead of the one the environment or the config gives (`login` checks a new one). */
+  token?: string;
+  /** Times a request is sent at most (default: once plus DEFAULT_RETRIES). */
+  attempts?: number;
 }
 
 /**
@@ -115,7 +119,10 @@ export class Factory {
     const inputs = this.settingInputs(request.flagBaseUrl);
     const baseUrl = resolveBaseUrl(inputs, config).value;
     assertTokenTransportSafe(baseUrl, { insecure: request.insecure ?? false });
-    const token = resolveToken(baseUrl.origin, inputs, config);
+    const token =
+      request.token === undefined
+        ? resolveToken(baseUrl.origin, inputs, config)
+        : { value: request.token, source: 'flag' as const };
     if (token !== undefined && !isBearerToken(token.value)) {
       // Caught here, not by undici's header check, which would pass for a network failure.
       const where = token.source === 'environment' ? 'PLANTS_TOKEN' : `the token stored for ${baseUrl.origin}`;
@@ -127,7 +134,7 @@ export class Factory {
       token: token?.value,
       tokenSource: token?.source === 'environment' ? 'environment' : 'config',
       // Reads and deletes are sent again like adds: a refused connection, a 429/503 with Retry-After.
-      retry: { attempts: DEFAULT_RETRIES + 1 },
+      retry: { attempts: request.attempts ?? DEFAULT_RETRIES + 1 },
       dispatcher: await this.dispatcher(request.connections, { direct: isLoopbackHost(baseUrl.hostname) }),
       userAgent: this.userAgent,
       timeoutMs: (request.timeoutSeconds ?? 30) * 1000,

@@ -165,15 +165,16 @@ const routes: Record<string, Route> = {
     },
   },
   login: {
-    options: { ...connection, token: { type: 'string' }, 'with-token': { type: 'boolean' } },
+    options: { ...request, token: { type: 'string' }, 'with-token': { type: 'boolean' } },
     args: 0,
     plan(values) {
+      const client = clientRequest(values);
       // The two are exclusive: oclif says so.
-      if (values.token !== undefined && values['with-token'] !== undefined) return undefined;
+      if (client === undefined || (values.token !== undefined && values['with-token'] !== undefined)) return undefined;
       return async (factory, output) => {
         const { logIn } = await import('./actions/log-in.js');
         const options = { token: text(values.token), withToken: values['with-token'] === true };
-        await logIn({ flagBaseUrl: text(values['base-url']), ...options }, factory, output);
+        await logIn({ ...client, ...options }, factory, output);
       };
     },
   },

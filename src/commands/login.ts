@@ -1,10 +1,13 @@
 import { Flags } from '@oclif/core';
 import { connectionFlags, PlantsCommand } from '../cli/base-command.js';
+import { requestFlags } from '../cli/request-flags.js';
 
 export class Login extends PlantsCommand {
   static override summary = 'Store a bearer token for a plant store.';
   static override description =
     `Tokens are kept per origin (scheme, host and port), like gh keeps them per host: a token stored for one origin is never sent to another. With --base-url, that URL also becomes the default for later commands.
+
+The token is tried on the store first (GET /plants?limit=1), as gh auth login does: a token the store refuses is not stored (exit 4); when the store cannot be reached, it is stored with a note. A plain-http URL of another machine is refused (exit 2) unless --insecure is given, as every command refuses it.
 
 Give the token with --with-token on stdin to keep it out of shell history and the process list. With neither --token nor --with-token, plants asks for it on the terminal (input hidden).`;
   static override examples = [
@@ -21,13 +24,20 @@ Give the token with --with-token on stdin to keep it out of shell history and th
       exclusive: ['with-token'],
     }),
     'with-token': Flags.boolean({ summary: 'Read the token from stdin.', default: false }),
+    ...requestFlags,
   };
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Login);
     const { logIn } = await import('../cli/actions/log-in.js');
     await logIn(
-      { flagBaseUrl: flags['base-url'], token: flags.token, withToken: flags['with-token'] },
+      {
+        flagBaseUrl: flags['base-url'],
+        token: flags.token,
+        withToken: flags['with-token'],
+        insecure: flags.insecure,
+        timeoutSeconds: flags.timeout,
+      },
       this.factory,
       this.output,
     );

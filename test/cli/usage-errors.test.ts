@@ -43,7 +43,7 @@ const badValues: Record<string, { value: string; says: string } | null> = {
   port: { value: '99999', says: '--port must be a whole number from 0 to 65535 (got "99999")' },
   durability: { value: 'fast', says: '--durability must be full or normal (got "fast")' },
   'log-format': { value: 'xml', says: '--log-format must be text or json (got "xml")' },
-  'log-level': { value: 'loud', says: '--log-level must be error, info or debug (got "loud")' },
+  'log-level': { value: 'loud', says: '--log-level must be one of error, info, debug (got "loud")' },
   id: null,
   name: null,
   tag: null,
@@ -108,7 +108,7 @@ for (const command of commands) {
       command: command.id,
       name: `${command.id}: ${name.toUpperCase()} not one of its values`,
       argv: [...base, 'nope'],
-      says: `${name.toUpperCase()} must be ${arg.options.slice(0, -1).join(', ')} or ${arg.options.at(-1)} (got "nope")`,
+      says: `${name.toUpperCase()} must be one of ${arg.options.join(', ')} (got "nope")`,
     });
   }
   if (command.strict !== false) {

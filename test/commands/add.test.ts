@@ -219,7 +219,10 @@ describe('plants add', () => {
       await runCli(['login', '--token', 'stored-token', '--base-url', server.url], { env: noEnvToken });
       await runCli(['add', '--id', '1', '--name', 'x'], { env: noEnvToken });
       await runCli(['add', '--id', '2', '--name', 'x'], { env: { ...noEnvToken, PLANTS_TOKEN: 'env-token' } });
-      expect(server.requests.map((request) => request.headers.authorization)).toEqual([
+      // login tries the token first (GET /plants?limit=1); the adds are the POSTs.
+      expect(server.requests[0]?.headers.authorization).toBe('Bearer stored-token');
+      const posts = server.requests.filter((request) => request.method === 'POST');
+      expect(posts.map((request) => request.headers.authorization)).toEqual([
         'Bearer stored-token',
         'Bearer env-token',
       ]);

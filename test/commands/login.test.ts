@@ -1,7 +1,8 @@
-import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { makeTempDir, runCli } from '../helpers/cli.js';
+import { freePort } from '../helpers/postgres.js';
 import { type StoreServer, startStoreServer } from '../helpers/store-server.js';
 
 let temp: ReturnType<typeof makeTempDir>;
@@ -83,6 +84,56 @@ describe('plants login', () => {
     const result = await runCli(['login', '--token', token], { env: { XDG_CONFIG_HOME: xdg } });
     expect(result.code).toBe(0);
     expect(statSync(path.join(xdg, 'plants', 'config.json')).mode & 0o777).toBe(0o600);
+  });
+});
+
+describe('plants login checks the token with the store, as gh auth login does', () => {
+  let store: StoreServer;
+  beforeAll(async () => {
+    store = await startStoreServer();
+  });
+  afterAll(() => store.close());
+
+  it('stores a token the store takes, and says the store took it', async () => {
+    const result = await runCli(['login', '--with-token', '--base-url', store.url], { env, input: store.token });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain(`✓ Logged in to ${store.url}`);
+    expect(result.stderr).toContain('the store took the token');
+    expect(readConfig().tokens[store.url]).toBe(store.token);
+    expect(store.logLines.some((line) => line.startsWith('GET /plants 200'))).toBe(true);
+  });
+
+  it('refuses a token the store refuses (exit 4) and does not store it', async () => {
+    const result = await runCli(['login', '--token', 'not-the-right-token-42', '--base-url', store.url], { env });
+    expect(result.code).toBe(4);
+    expect(result.stderr.split('\n')[0]).toBe(
+      `plants: the store at ${store.url} refused this token (401: invalid bearer token); it was not saved`,
+    );
+    expect(result.stdout + result.stderr).not.toContain('not-the-right-token-42');
+    expect(existsSync(path.join(env.PLANTS_CONFIG_DIR as string, 'config.json'))).toBe(false);
+  });
+
+  it('stores the token when the store cannot be reached, saying it was not checked', async () => {
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const result = await runCli(['login', '--token', token, '--base-url', base], { env });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain(`✓ Logged in to ${base}`);
+    expect(result.stderr).toContain(`not checked: cannot reach ${base}: connection refused`);
+    expect(readConfig().tokens[base]).toBe(token);
+  });
+
+  it('refuses a plain-http URL of another machine at login (exit 2), as every command would; --insecure allows it', async () => {
+    const refused = await runCli(['login', '--token', token, '--base-url', 'http://plants.invalid'], { env });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('refusing to send a bearer token in clear text to http://plants.invalid');
+    expect(existsSync(path.join(env.PLANTS_CONFIG_DIR as string, 'config.json'))).toBe(false);
+    const allowed = await runCli(['login', '--token', token, '--base-url', 'http://plants.invalid', '--insecure'], {
+      env,
+    });
+    expect(allowed.code).toBe(0);
+    expect(allowed.stderr).toContain('not checked: cannot reach http://plants.invalid');
+    expect(readConfig().tokens['http://plants.invalid']).toBe(token);
   });
 });
 

@@ -1,3 +1,4 @@
+import { ExitCode, PlantsError } from '../../errors.js';
 import type { Factory } from '../factory.js';
 import type { Output } from '../render/output.js';
 
@@ -7,9 +8,22 @@ export interface LogInOptions {
   token: string | undefined;
   /** `--with-token`: read it from stdin. */
   withToken: boolean;
+  /** `--insecure`: allow a store on plain http that is not this machine. */
+  insecure?: boolean;
+  /** `--timeout` for the check, in seconds. */
+  timeoutSeconds?: number;
 }
 
-/** `plants login`: stores the token for the origin of the base URL (made the default with --base-url). */
+/** What the store said of a new token. */
+type Check = { checked: true; how: string } | { checked: false; why: string };
+
+/**
+ * `plants login`: stores the token for the origin of the base URL (made the default with
+ * --base-url). As `gh auth login` does, the token is first tried on the store (one plant's page,
+ * GET /plants?limit=1): a token the store refuses (401/403) is not stored, exit 4; a store that
+ * cannot be reached or does not list plants leaves it unchecked, and it is stored with a note.
+ * A plain-http URL of another machine is refused here (exit 2), as every later command would.
+ */
 export async function logIn(options: LogInOptions, factory: Factory, output: Output): Promise<void> {
   const { obtainToken } = await import('../input/obtain-token.js');
   const token = await obtainToken(
@@ -18,8 +32,15 @@ export async function logIn(options: LogInOptions, factory: Factory, output: Out
     process.stderr,
   );
   const { login } = await import('../../config/session.js');
+  const { isBearerToken, describeBadToken } = await import('../../schema/token.js');
+  const { InvalidInputError } = await import('../../errors.js');
+  if (!isBearerToken(token)) throw new InvalidInputError(`token refused: ${describeBadToken(token)}`);
   const config = await factory.config();
   const baseUrl = await factory.baseUrl(options.flagBaseUrl);
+  const { assertTokenTransportSafe } = await import('../../client/base-url.js');
+  assertTokenTransportSafe(baseUrl.value, { insecure: options.insecure ?? false });
+
+  const check = await checkToken(token, options, factory, output);
   const result = await login(config, {
     token,
     baseUrl: baseUrl.value,
@@ -29,5 +50,40 @@ export async function logIn(options: LogInOptions, factory: Factory, output: Out
   output.info(
     `${c.green('✓')} Logged in to ${result.origin}${result.madeDefault ? ` (now the default: ${result.baseUrl})` : ''}`,
   );
+  output.info(
+    check.checked
+      ? c.dim(`  Token checked: ${check.how}.`)
+      : c.yellow(`  Token not checked: ${check.why}; it is stored all the same.`),
+  );
   output.info(c.dim(`  Token stored in ${config.path}`));
+}
+
+async function checkToken(token: string, options: LogInOptions, factory: Factory, output: Output): Promise<Check> {
+  const { AuthRejectedError, ResponseError, UnreachableError } = await import('../../client/errors.js');
+  const client = await factory.plantClient({
+    flagBaseUrl: options.flagBaseUrl,
+    insecure: options.insecure ?? false,
+    timeoutSeconds: options.timeoutSeconds ?? 10,
+    token,
+    // Offline login is expected: one try, no back-off.
+    attempts: 1,
+  });
+  const { formatBaseUrl } = await import('../../client/base-url.js');
+  const base = await factory.baseUrl(options.flagBaseUrl);
+  try {
+    const access = await output.withSpinner(`Checking the token with ${base.value.origin}`, () => client.checkAccess());
+    return access === 'accepted'
+      ? { checked: true, how: 'the store took the token (GET /plants)' }
+      : { checked: false, why: 'the store does not list plants (405), so it could not be tried' };
+  } catch (error) {
+    if (error instanceof AuthRejectedError) {
+      throw new PlantsError(
+        `the store at ${formatBaseUrl(base.value)} refused this token (${error.status}: ${error.body.message}); it was not saved`,
+        { exitCode: ExitCode.auth, hints: ['Check the token; the one stored before (if any) is unchanged.'] },
+      );
+    }
+    if (error instanceof UnreachableError || error instanceof ResponseError)
+      return { checked: false, why: error.message };
+    throw error;
+  }
 }

@@ -55,6 +55,11 @@ function phrase(description: string | undefined): string {
   return text.length > 1 && text[1] === text[1]?.toLowerCase() ? text[0]?.toLowerCase() + text.slice(1) : text;
 }
 
+/** `full or normal`; from three on, `one of error, info, debug`, as the help shows them. */
+function choices(options: readonly string[]): string {
+  return options.length <= 2 ? list(options, 'or') : `one of ${options.join(', ')}`;
+}
+
 const numbers = ['no', 'one', 'two', 'three'];
 
 /** Why a stray word was refused, never repeating it: it is often a token typed without --token. */
@@ -160,14 +165,14 @@ export function usageSentence(
   if (match?.[1] !== undefined) {
     const name = match[1];
     const options = command.flags[name]?.options;
-    const value = options === undefined ? flagValue(command.flags[name], name) : list(options, 'or');
+    const value = options === undefined ? flagValue(command.flags[name], name) : choices(options);
     return { message: `--${name} needs a value: ${value}`, hints: [] };
   }
 
   match = /^Expected --([\w-]+)=([\s\S]*) to be one of: (.*)$/.exec(text);
   if (match?.[1] !== undefined) {
     return {
-      message: `--${match[1]} must be ${list(flagList(match[3] ?? ''), 'or')} (got ${JSON.stringify(match[2])})`,
+      message: `--${match[1]} must be ${choices(flagList(match[3] ?? ''))} (got ${JSON.stringify(match[2])})`,
       hints: [],
     };
   }
@@ -176,7 +181,7 @@ export function usageSentence(
   if (match?.[2] !== undefined) {
     const options = flagList(match[2]);
     const arg = Object.keys(command.args)[0]?.toUpperCase() ?? 'the argument';
-    return { message: `${arg} must be ${list(options, 'or')} (got ${JSON.stringify(match[1])})`, hints: usage };
+    return { message: `${arg} must be ${choices(options)} (got ${JSON.stringify(match[1])})`, hints: usage };
   }
 
   match = /^The following errors? occurred:\s*([\s\S]*)$/.exec(text);
