@@ -54,6 +54,9 @@ const serveOnFreePort = (line: string) => line.replace('plants serve', 'plants s
 const SHARING_WALKTHROUGH =
   'a PostgreSQL walk-through whose steps build on each other (not yet run here); the three-instance PostgreSQL tests of test/server cover what it shows';
 
+const CA_CERT_WALKTHROUGH =
+  'needs stores with certificates of their own at those names; test/commands/ca-cert.test.ts runs the same three steps (login --ca-cert kept for the origin, list trusted from then on, --ca-cert for one command) against plants serve --tls-cert';
+
 const examples: Record<string, Example> = {
   'npm ci && npm start': { notRunHere: 'CI runs npm ci; npm start is `plants serve`, run below' },
   'npm ci && npm test': { notRunHere: 'CI runs it: this test is part of it' },
@@ -126,6 +129,11 @@ const examples: Record<string, Example> = {
       { id: 21n, name: 'Elm', tag: 'tree' },
     ]),
   },
+  'plants login --base-url https://plants.internal:4010 --ca-cert cert.pem --with-token < token.txt': {
+    notRunHere: CA_CERT_WALKTHROUGH,
+  },
+  'plants list --json': { notRunHere: CA_CERT_WALKTHROUGH },
+  'plants get 1 --base-url https://other.internal:4010 --ca-cert other.pem': { notRunHere: CA_CERT_WALKTHROUGH },
   'plants serve': { as: 'serve', rewrite: serveOnFreePort, check: servedFrom(/store: .*plants\.db, durability: full/) },
   'URL=$(plants serve --port 0 --memory --token "$TOKEN" --detach --pid-file plants.pid)': {
     rewrite: (line) => `${line} && echo "$URL"`,

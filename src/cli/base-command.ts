@@ -16,6 +16,14 @@ export const connectionFlags = {
   }),
 };
 
+/** What the store commands' shared flags parse to. */
+export interface RequestFlagValues {
+  'base-url'?: string | undefined;
+  'ca-cert'?: string | undefined;
+  insecure: boolean;
+  timeout: number;
+}
+
 export const jsonFlag = {
   json: Flags.boolean({ summary: 'Print JSON on stdout instead of a human line.', default: false }),
 };
@@ -36,16 +44,18 @@ export abstract class PlantsCommand extends Command {
     this.factory = new Factory({ env, version: this.config.version, output: this.output });
   }
 
-  /** The request flags every store command shares (`--base-url`, `--insecure`, `--timeout`), for the factory. */
-  protected clientRequest(flags: { 'base-url'?: string | undefined; insecure: boolean; timeout: number }) {
-    return { flagBaseUrl: flags['base-url'], insecure: flags.insecure, timeoutSeconds: flags.timeout };
+  /** The request flags every store command shares (`--base-url`, `--insecure`, `--timeout`, `--ca-cert`), for the factory. */
+  protected clientRequest(flags: RequestFlagValues) {
+    return {
+      flagBaseUrl: flags['base-url'],
+      insecure: flags.insecure,
+      timeoutSeconds: flags.timeout,
+      caCert: flags['ca-cert'],
+    };
   }
 
   /** The API client for those flags. */
-  protected plantClient(
-    flags: { 'base-url'?: string | undefined; insecure: boolean; timeout: number },
-    connections?: number,
-  ) {
+  protected plantClient(flags: RequestFlagValues, connections?: number) {
     return this.factory.plantClient({ ...this.clientRequest(flags), connections });
   }
 

@@ -30,6 +30,8 @@ export interface ClientRequest {
   token?: string;
   /** Times a request is sent at most (default: once plus DEFAULT_RETRIES). */
   attempts?: number;
+  /** `--ca-cert`: a PEM file to trust the store's TLS certificate with (else the one login kept for the origin). */
+  caCert?: string | undefined;
 }
 
 /**
@@ -92,14 +94,16 @@ export class Factory {
    * One dispatcher per process, honouring HTTP_PROXY, HTTPS_PROXY and NO_PROXY, keeping its
    * connections alive across requests.
    */
-  async dispatcher(connections = 1, options: { direct?: boolean } = {}): Promise<Dispatcher> {
+  async dispatcher(connections = 1, options: { direct?: boolean; ca?: string[] } = {}): Promise<Dispatcher> {
     if (this.#dispatcher === undefined) {
       const { createDirectAgent, createProxyAgent } = await import('../client/undici-agent.js');
+      const { ca } = options;
       // Loopback never goes through a proxy (as NO_PROXY conventionally holds it): a proxy
       // would read a plain-http token that was only allowed because it never left the machine.
       this.#dispatcher = options.direct
-        ? createDirectAgent({ connections })
+        ? createDirectAgent({ connections, ca })
         : createProxyAgent({
+            ca,
             connections,
             httpProxy: this.env.httpProxy ?? '',
             httpsProxy: this.env.httpsProxy ?? this.env.httpProxy ?? '',
@@ -135,10 +139,31 @@ export class Factory {
       tokenSource: token?.source === 'environment' ? 'environment' : 'config',
       // Reads and deletes are sent again like adds: a refused connection, a 429/503 with Retry-After.
       retry: { attempts: request.attempts ?? DEFAULT_RETRIES + 1 },
-      dispatcher: await this.dispatcher(request.connections, { direct: isLoopbackHost(baseUrl.hostname) }),
+      dispatcher: await this.dispatcher(request.connections, {
+        direct: isLoopbackHost(baseUrl.hostname),
+        ca: await this.trustedCertificates(baseUrl.origin, request.caCert),
+      }),
       userAgent: this.userAgent,
       timeoutMs: (request.timeoutSeconds ?? 30) * 1000,
     });
+  }
+
+  /**
+   * The certificates to trust for `origin`: Node's list plus the PEM file of `--ca-cert`, else the
+   * one `login --ca-cert` kept for the origin; undefined (Node's default) with neither. A file
+   * that cannot be read or holds no certificate is exit 2, naming where it came from.
+   */
+  async trustedCertificates(origin: string, flagFile: string | undefined): Promise<string[] | undefined> {
+    const stored = flagFile === undefined ? (await this.config()).caCertFor(origin) : undefined;
+    const file = flagFile ?? stored;
+    if (file === undefined) return undefined;
+    const { readCaCertificate } = await import('../client/ca-cert.js');
+    const pem = readCaCertificate(
+      file,
+      flagFile !== undefined ? '--ca-cert' : `the CA certificate \`plants login --ca-cert\` kept for ${origin}`,
+    );
+    const { rootCertificates } = await import('node:tls');
+    return [...rootCertificates, pem];
   }
 
   async close(): Promise<void> {

@@ -54,7 +54,12 @@ interface Route {
 }
 
 const connection = { 'base-url': { type: 'string' } } as const;
-const request = { ...connection, insecure: { type: 'boolean' }, timeout: { type: 'string' } } as const;
+const request = {
+  ...connection,
+  insecure: { type: 'boolean' },
+  timeout: { type: 'string' },
+  'ca-cert': { type: 'string' },
+} as const;
 const json = { json: { type: 'boolean' } } as const;
 
 /** The request flags as the factory takes them; undefined for a --timeout oclif would refuse. */
@@ -62,7 +67,12 @@ function clientRequest(values: Values) {
   const timeoutSeconds =
     values.timeout === undefined ? DEFAULT_TIMEOUT_SECONDS : parseTimeoutSeconds(String(values.timeout));
   if (timeoutSeconds === undefined) return undefined;
-  return { flagBaseUrl: text(values['base-url']), insecure: values.insecure === true, timeoutSeconds };
+  return {
+    flagBaseUrl: text(values['base-url']),
+    insecure: values.insecure === true,
+    timeoutSeconds,
+    caCert: text(values['ca-cert']),
+  };
 }
 
 function text(value: string | boolean | undefined): string | undefined {
@@ -107,6 +117,7 @@ const routes: Record<string, Route> = {
             insecure: client.insecure,
             timeoutSeconds: client.timeoutSeconds,
             retries,
+            caCert: client.caCert,
           },
           factory,
           output,

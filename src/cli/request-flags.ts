@@ -15,6 +15,11 @@ export const requestFlags = {
       return seconds;
     },
   })(),
+  'ca-cert': Flags.string({
+    summary:
+      "Trust the store's TLS certificate from this PEM file (its own, or its authority's), as curl --cacert; login keeps it for the origin.",
+    helpValue: 'PATH',
+  }),
   insecure: Flags.boolean({
     summary: 'Allow sending the token over plain http to a host that is not this machine.',
     default: false,

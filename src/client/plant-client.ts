@@ -427,7 +427,12 @@ export function describeNetworkFailure(error: unknown, baseUrl: URL): { reason: 
   }
   const problem = certificateProblems[code];
   if (problem !== undefined) {
-    return { reason: problem, hints: ['Trust its certificate authority with NODE_EXTRA_CA_CERTS=FILE (a PEM file).'] };
+    return {
+      reason: problem,
+      hints: [
+        "Trust it with --ca-cert FILE (its certificate, or its authority's, as PEM); `plants login --ca-cert FILE` keeps it for this origin.",
+      ],
+    };
   }
   if (/wrong version number|packet length too long|http request|unknown protocol/i.test(text)) {
     const plain = new URL(formatBaseUrl(baseUrl));

@@ -13,17 +13,23 @@ import EnvHttpProxyAgent from 'undici/lib/dispatcher/env-http-proxy-agent.js';
  * index does it. undici has no "exports" map, so these files are reachable by path; the
  * types are the package's own.
  */
-export function createProxyAgent(options: EnvHttpProxyAgentType.Options): DispatcherType {
+export function createProxyAgent(options: EnvHttpProxyAgentType.Options & { ca?: string[] }): DispatcherType {
   useBaselineWasmCompiler();
   if (!('request' in Dispatcher.prototype)) Object.assign(Dispatcher.prototype, api);
-  return new EnvHttpProxyAgent(options);
+  const { ca, ...rest } = options;
+  // `connect` is the TLS of a direct connection; `requestTls` that of one tunnelled through a proxy.
+  return new EnvHttpProxyAgent(ca === undefined ? rest : { ...rest, connect: { ca }, requestTls: { ca } });
 }
 
-/** A plain agent, for a store on this machine: no proxy, whatever the environment says. */
-export function createDirectAgent(options: { connections: number }): DispatcherType {
+/**
+ * A plain agent, for a store on this machine: no proxy, whatever the environment says. `ca`:
+ * the certificates to trust (`--ca-cert`), in place of Node's default list.
+ */
+export function createDirectAgent(options: { connections: number; ca?: string[] }): DispatcherType {
   useBaselineWasmCompiler();
   if (!('request' in Dispatcher.prototype)) Object.assign(Dispatcher.prototype, api);
-  return new Agent(options);
+  const { ca, ...rest } = options;
+  return new Agent(ca === undefined ? rest : { ...rest, connect: { ca } });
 }
 
 /**

@@ -67,6 +67,7 @@ A 409 met on a retry (the first attempt may have added the plant before its conn
           timeoutSeconds: flags.timeout,
           retries: flags.retries,
           skipExisting: flags['skip-existing'],
+          caCert: flags['ca-cert'],
         },
         this.factory,
         this.output,

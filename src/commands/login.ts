@@ -37,6 +37,7 @@ Give the token with --with-token on stdin to keep it out of shell history and th
         withToken: flags['with-token'],
         insecure: flags.insecure,
         timeoutSeconds: flags.timeout,
+        caCert: flags['ca-cert'],
       },
       this.factory,
       this.output,

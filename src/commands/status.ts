@@ -13,10 +13,6 @@ export class Status extends PlantsCommand {
   async run(): Promise<void> {
     const { flags } = await this.parse(Status);
     const { showStatus } = await import('../cli/actions/show-status.js');
-    await showStatus(
-      { flagBaseUrl: flags['base-url'], json: flags.json, insecure: flags.insecure, timeoutSeconds: flags.timeout },
-      this.factory,
-      this.output,
-    );
+    await showStatus({ ...this.clientRequest(flags), json: flags.json }, this.factory, this.output);
   }
 }

@@ -19,6 +19,8 @@ interface ConfigData {
   defaultBaseUrl?: string;
   /** origin → its token. */
   tokens?: Record<string, string>;
+  /** origin → the PEM file (absolute path) to trust its TLS certificate with (`login --ca-cert`). */
+  caCerts?: Record<string, string>;
 }
 
 export interface ConfigStoreOptions {
@@ -109,6 +111,16 @@ export class ConfigStore {
     return true;
   }
 
+  /** The CA certificate file `login --ca-cert` kept for an origin. */
+  caCertFor(origin: string): string | undefined {
+    const files = this.#data.caCerts ?? {};
+    return Object.hasOwn(files, origin) ? files[origin] : undefined;
+  }
+
+  async setCaCert(origin: string, file: string): Promise<void> {
+    await this.#write('caCerts', { ...(this.#data.caCerts ?? {}), [origin]: file });
+  }
+
   #tokens(): Record<string, string> {
     return this.#data.tokens ?? {};
   }
@@ -183,14 +195,21 @@ function wrongType(data: Record<string, unknown>): string | undefined {
   if (Object.hasOwn(data, 'defaultBaseUrl') && typeof data.defaultBaseUrl !== 'string') {
     return `"defaultBaseUrl" must be a string (a URL), not ${typeName(data.defaultBaseUrl)}`;
   }
-  if (!Object.hasOwn(data, 'tokens')) return undefined;
-  const tokens = data.tokens;
-  if (typeof tokens !== 'object' || tokens === null || Array.isArray(tokens)) {
-    return `"tokens" must be an object of origin to token, not ${typeName(tokens)}`;
+  return (
+    wrongStringMap(data, 'tokens', 'an object of origin to token') ??
+    wrongStringMap(data, 'caCerts', 'an object of origin to a PEM file')
+  );
+}
+
+function wrongStringMap(data: Record<string, unknown>, key: string, what: string): string | undefined {
+  if (!Object.hasOwn(data, key)) return undefined;
+  const map = data[key];
+  if (typeof map !== 'object' || map === null || Array.isArray(map)) {
+    return `"${key}" must be ${what}, not ${typeName(map)}`;
   }
-  for (const [origin, token] of Object.entries(tokens)) {
-    if (typeof token !== 'string') {
-      return `"tokens" of ${JSON.stringify(origin.slice(0, 100))} must be a string, not ${typeName(token)}`;
+  for (const [origin, value] of Object.entries(map)) {
+    if (typeof value !== 'string') {
+      return `"${key}" of ${JSON.stringify(origin.slice(0, 100))} must be a string, not ${typeName(value)}`;
     }
   }
   return undefined;

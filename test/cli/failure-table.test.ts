@@ -133,7 +133,7 @@ const failures: FailureRow[] = [
     url: (s) => s.untrustedTls,
     exit: unreachable,
     message: /^cannot reach https:\/\/127\.0\.0\.1:\d+: its TLS certificate is self-signed, and not trusted here$/,
-    hint: /^Trust its certificate authority with NODE_EXTRA_CA_CERTS=FILE/,
+    hint: /^Trust it with --ca-cert FILE \(its certificate, or its authority's, as PEM\); `plants login --ca-cert FILE` keeps it for this origin\.$/,
     json: 0,
   },
   {

@@ -41,6 +41,7 @@ describe('the fast path answers exactly like oclif', () => {
     [['add', '--id', '1', '--id', '2', '--name', 'x']],
     [['add', '--id', '1', '--name', 'x', 'stray']],
     [['add', '--name', 'x']],
+    [['add', '--id', '1', '--name', 'x', '--ca-cert', '/nonexistent/ca.pem']],
   ])('%j', async (args) => {
     const fast = await runCli(args, { env });
     const oclif = await runCli(args, { env, viaOclif: true });

@@ -59,6 +59,7 @@ const badValues: Record<string, { value: string; says: string } | null> = {
   'tls-cert': null,
   'tls-key': null,
   'pid-file': null,
+  'ca-cert': null,
 };
 
 /** A value each flag takes at parse time, to reach the checks between flags. */

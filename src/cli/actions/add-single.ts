@@ -11,6 +11,8 @@ export interface SingleAddOptions {
   retries: number;
   /** Read back on any 409: a plant stored exactly as given is reported as already there (exit 0). */
   skipExisting?: boolean;
+  /** `--ca-cert`. */
+  caCert?: string | undefined;
 }
 
 /**
@@ -29,6 +31,7 @@ export async function addSinglePlant(
     flagBaseUrl: options.baseUrl,
     insecure: options.insecure,
     timeoutSeconds: options.timeoutSeconds,
+    caCert: options.caCert,
   });
   const retry = { attempts: options.retries + 1 };
   const settled = await output.withSpinner(`Adding plant ${plant.id}`, async (): Promise<AddSettled> => {

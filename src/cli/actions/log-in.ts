@@ -12,6 +12,8 @@ export interface LogInOptions {
   insecure?: boolean;
   /** `--timeout` for the check, in seconds. */
   timeoutSeconds?: number;
+  /** `--ca-cert`: used for the check, and kept for the origin. */
+  caCert?: string | undefined;
 }
 
 /** What the store said of a new token. */
@@ -46,6 +48,8 @@ export async function logIn(options: LogInOptions, factory: Factory, output: Out
     baseUrl: baseUrl.value,
     explicitBaseUrl: options.flagBaseUrl !== undefined,
   });
+  const caCert = options.caCert === undefined ? undefined : (await import('node:path')).resolve(options.caCert);
+  if (caCert !== undefined) await config.setCaCert(result.origin, caCert);
   const c = output.errorColor;
   output.info(
     `${c.green('✓')} Logged in to ${result.origin}${result.madeDefault ? ` (now the default: ${result.baseUrl})` : ''}`,
@@ -56,6 +60,7 @@ export async function logIn(options: LogInOptions, factory: Factory, output: Out
       : c.yellow(`  Token not checked: ${check.why}; it is stored all the same.`),
   );
   output.info(c.dim(`  Token stored in ${config.path}`));
+  if (caCert !== undefined) output.info(c.dim(`  Its TLS certificate is trusted from ${caCert} (--ca-cert)`));
 }
 
 async function checkToken(token: string, options: LogInOptions, factory: Factory, output: Output): Promise<Check> {
@@ -64,6 +69,7 @@ async function checkToken(token: string, options: LogInOptions, factory: Factory
     flagBaseUrl: options.flagBaseUrl,
     insecure: options.insecure ?? false,
     timeoutSeconds: options.timeoutSeconds ?? 10,
+    caCert: options.caCert,
     token,
     // Offline login is expected: one try, no back-off.
     attempts: 1,

@@ -10,6 +10,7 @@ export interface StatusOptions {
   json: boolean;
   insecure?: boolean;
   timeoutSeconds?: number;
+  caCert?: string | undefined;
 }
 
 /**
@@ -29,6 +30,7 @@ export async function showStatus(options: StatusOptions, factory: Factory, outpu
       flagBaseUrl: options.flagBaseUrl,
       insecure: options.insecure ?? false,
       timeoutSeconds: options.timeoutSeconds,
+      caCert: options.caCert,
     });
     const access = await output.withSpinner(`Checking ${status.defaultBaseUrl}`, () => client.checkAccess());
     store = { answered: true, token: access === 'accepted' ? 'accepted' : 'not checked' };

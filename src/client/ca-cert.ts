@@ -1,0 +1,39 @@
+import { X509Certificate } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { whyUnreadable } from '../cli/input/unreadable-file.js';
+import { InvalidInputError } from '../errors.js';
+
+const pemCertificate = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
+
+/**
+ * The PEM text of a CA certificate file (`--ca-cert`, like curl's `--cacert`): one certificate
+ * or several (a chain). A file that cannot be read, or that holds no certificate OpenSSL can
+ * read, is exit 2 naming `where` (the flag, or the login that kept it) and the file; never
+ * OpenSSL's own words.
+ */
+export function readCaCertificate(file: string, where: string): string {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new InvalidInputError(`${where} ${file} cannot be read: ${whyUnreadable(error)}`);
+  }
+  const certificates = text.match(pemCertificate) ?? [];
+  const readable = certificates.every((pem) => {
+    try {
+      new X509Certificate(pem);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  if (certificates.length === 0 || !readable) {
+    const key = /-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(text)
+      ? ' (it holds a private key: give the certificate)'
+      : '';
+    throw new InvalidInputError(`${where} ${file} is not a PEM certificate${key}`, {
+      hints: ["Give the store's certificate, or its authority's, as PEM (-----BEGIN CERTIFICATE-----)."],
+    });
+  }
+  return certificates.join('\n');
+}

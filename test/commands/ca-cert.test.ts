@@ -1,0 +1,96 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeTempDir, projectRoot, runCli } from '../helpers/cli.js';
+import { type ServeProcess, startServeProcess } from '../helpers/serve-process.js';
+
+// --ca-cert FILE (curl's --cacert) trusts a self-signed store: given on any store command, or kept
+// for the origin by `plants login --ca-cert`. Against a real `plants serve --tls-cert`.
+const fixtures = path.join(projectRoot, 'test', 'server', 'fixtures');
+const cert = path.join(fixtures, 'test-tls-cert.pem');
+const key = path.join(fixtures, 'test-tls-key.pem');
+const TOKEN = 'ca-cert-test-token-0123456789';
+
+let serve: ServeProcess;
+const temp = makeTempDir();
+let env: Record<string, string>;
+beforeAll(async () => {
+  serve = await startServeProcess(['--port', '0', '--memory', '--token', TOKEN, '--tls-cert', cert, '--tls-key', key]);
+  env = { PLANTS_CONFIG_DIR: path.join(temp.dir, 'config') };
+});
+afterAll(async () => {
+  await serve?.stop();
+  temp.remove();
+});
+
+const config = () => JSON.parse(readFileSync(path.join(env.PLANTS_CONFIG_DIR as string, 'config.json'), 'utf8'));
+
+describe('--ca-cert', () => {
+  it('is needed: without it the self-signed store is a sentence and exit 3', async () => {
+    expect(serve.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+    const result = await runCli(['get', '1', '--base-url', serve.url], { env: { ...env, PLANTS_TOKEN: TOKEN } });
+    expect(result.code).toBe(3);
+    expect(result.stderr.split('\n')[0]).toBe(
+      `plants: cannot reach ${serve.url}: its TLS certificate is self-signed, and not trusted here`,
+    );
+    expect(result.stderr).toContain('--ca-cert FILE');
+  });
+
+  it('trusts the store for one command on every store command', async () => {
+    const withToken = { ...env, PLANTS_TOKEN: TOKEN };
+    const trust = ['--base-url', serve.url, '--ca-cert', cert];
+    const add = await runCli(['add', '--id', '1', '--name', 'Fern', ...trust], { env: withToken });
+    expect(add.code, add.stderr).toBe(0);
+    expect((await runCli(['get', '1', '--json', ...trust], { env: withToken })).stdout).toBe(
+      '{"id":1,"name":"Fern"}\n',
+    );
+    expect((await runCli(['list', ...trust], { env: withToken })).stdout).toBe('{"id":1,"name":"Fern"}\n');
+    const status = await runCli(['status', '--json', ...trust], { env: withToken });
+    expect(JSON.parse(status.stdout).store).toEqual({ answered: true, token: 'accepted' });
+    const bulk = await runCli(['add', '--file', '-', ...trust], {
+      env: withToken,
+      input: '{"id":2,"name":"a"}\n{"id":3,"name":"b"}\n',
+    });
+    expect(bulk.code, bulk.stderr).toBe(0);
+    expect((await runCli(['delete', '3', '--yes', ...trust], { env: withToken })).code).toBe(0);
+  });
+
+  it('is kept for the origin by login, which checks the token over it', async () => {
+    const login = await runCli(['login', '--with-token', '--base-url', serve.url, '--ca-cert', cert], {
+      env,
+      input: TOKEN,
+    });
+    expect(login.code, login.stderr).toBe(0);
+    expect(login.stderr).toContain('the store took the token');
+    expect(config().caCerts).toEqual({ [serve.url]: cert });
+    const list = await runCli(['list', '--json'], { env });
+    expect(list.code, list.stderr).toBe(0);
+    expect(list.stdout).toContain('"name":"Fern"');
+  });
+
+  it.each([
+    ['a file that is not there', () => path.join(temp.dir, 'missing.pem'), 'cannot be read: no such file'],
+    ['a folder', () => temp.dir, 'cannot be read: it is a folder'],
+    ['the private key', () => key, 'is not a PEM certificate (it holds a private key: give the certificate)'],
+    [
+      'text that is not PEM',
+      () => {
+        const file = path.join(temp.dir, 'junk.pem');
+        writeFileSync(file, 'hello\n');
+        return file;
+      },
+      'is not a PEM certificate',
+    ],
+  ])('refuses %s: exit 2 naming the flag and the file', async (_what, file, why) => {
+    const name = file();
+    for (const args of [
+      ['get', '1'],
+      ['login', '--token', TOKEN],
+    ]) {
+      const result = await runCli([...args, '--base-url', serve.url, '--ca-cert', name], { env: { ...env } });
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr.split('\n')[0]).toBe(`plants: --ca-cert ${name} ${why}`);
+      expect(result.stderr).not.toMatch(/error:[0-9A-F]{8}|PEM routines|\n\s+at /);
+    }
+  });
+});
