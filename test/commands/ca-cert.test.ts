@@ -68,6 +68,26 @@ describe('--ca-cert', () => {
     expect(list.stdout).toContain('"name":"Fern"');
   });
 
+  it("meets a certificate for another host name with a sentence, never OpenSSL's text", async () => {
+    // The fixture names 127.0.0.1 and localhost; the same store reached as 127.0.0.2 is another host.
+    const other = await startServeProcess([
+      ...['--host', '127.0.0.2', '--port', '0', '--memory', '--token', TOKEN],
+      ...['--tls-cert', cert, '--tls-key', key],
+    ]);
+    try {
+      const result = await runCli(['get', '1', '--base-url', other.url, '--ca-cert', cert], {
+        env: { ...env, PLANTS_TOKEN: TOKEN },
+      });
+      expect(result.code).toBe(3);
+      expect(result.stderr.split('\n')[0]).toBe(
+        `plants: cannot reach ${other.url}: its TLS certificate is for another host name`,
+      );
+      expect(result.stderr).not.toMatch(/ERR_|error:[0-9A-F]{8}|routines|Hostname\/IP|\n\s+at /);
+    } finally {
+      await other.stop();
+    }
+  });
+
   it.each([
     ['a file that is not there', () => path.join(temp.dir, 'missing.pem'), 'cannot be read: no such file'],
     ['a folder', () => temp.dir, 'cannot be read: it is a folder'],
