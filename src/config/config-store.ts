@@ -1,6 +1,8 @@
 import {
+  accessSync,
   chmodSync,
   closeSync,
+  constants,
   fsyncSync,
   mkdirSync,
   openSync,
@@ -125,6 +127,19 @@ export class ConfigStore {
     return this.#data.tokens ?? {};
   }
 
+  /**
+   * Makes sure a change can be written (the folder exists, is private and writable) before
+   * anything slow is done for it: `login` checks this before trying the token on the store.
+   */
+  ensureWritable(): void {
+    try {
+      ensurePrivateDir(this.#dir);
+      accessSync(this.#dir, constants.W_OK);
+    } catch (error) {
+      throw this.#unusableDir(error);
+    }
+  }
+
   async #write<K extends keyof ConfigData>(key: K, value: NonNullable<ConfigData[K]>): Promise<void> {
     const data = { ...this.#data, [key]: value };
     try {
@@ -132,12 +147,16 @@ export class ConfigStore {
       // Tab-indented, as conf wrote it: a file from an earlier version is rewritten the same way.
       writeFileAtomically(this.path, JSON.stringify(data, undefined, '\t'));
     } catch (error) {
-      throw new InvalidInputError(`cannot use the config folder ${this.#dir}: ${describeFileError(error)}`, {
-        cause: error,
-        hints: ['Give it to your user, or choose another folder with PLANTS_CONFIG_DIR.'],
-      });
+      throw this.#unusableDir(error);
     }
     this.#data = data;
+  }
+
+  #unusableDir(error: unknown): InvalidInputError {
+    return new InvalidInputError(`cannot use the config folder ${this.#dir}: ${describeFileError(error)}`, {
+      cause: error,
+      hints: ['Give it to your user, or choose another folder with PLANTS_CONFIG_DIR.'],
+    });
   }
 }
 

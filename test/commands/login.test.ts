@@ -7,9 +7,17 @@ import { type StoreServer, startStoreServer } from '../helpers/store-server.js';
 
 let temp: ReturnType<typeof makeTempDir>;
 let env: Record<string, string>;
-beforeEach(() => {
+/**
+ * A loopback URL nobody listens on, for logins to the default base URL: login tries its token on
+ * the store, and 127.0.0.1:4010 may hold the `npm start` the README has people run.
+ */
+let home: string;
+let offline: Record<string, string>;
+beforeEach(async () => {
   temp = makeTempDir();
   env = { PLANTS_CONFIG_DIR: path.join(temp.dir, 'config') };
+  home = `http://127.0.0.1:${await freePort()}`;
+  offline = { ...env, PLANTS_BASE_URL: home };
 });
 afterEach(() => temp.remove());
 
@@ -17,18 +25,18 @@ const token = 'tok_9f8e7d6c5b4a3210';
 const readConfig = () => JSON.parse(readFileSync(path.join(env.PLANTS_CONFIG_DIR as string, 'config.json'), 'utf8'));
 
 describe('plants login', () => {
-  it('stores --token for the default origin without printing it', async () => {
-    const result = await runCli(['login', '--token', token], { env });
+  it('stores --token for the origin of the default base URL without printing it', async () => {
+    const result = await runCli(['login', '--token', token], { env: offline });
     expect(result.code).toBe(0);
     expect(result.stdout + result.stderr).not.toContain(token);
-    expect(result.stderr).toContain('Logged in to http://127.0.0.1:4010');
-    expect(readConfig()).toEqual({ tokens: { 'http://127.0.0.1:4010': token } });
+    expect(result.stderr).toContain(`Logged in to ${home}`);
+    expect(readConfig()).toEqual({ tokens: { [home]: token } });
   });
 
   it('reads the token from stdin with --with-token, dropping one trailing newline', async () => {
-    const result = await runCli(['login', '--with-token'], { env, input: `${token}\n` });
+    const result = await runCli(['login', '--with-token'], { env: offline, input: `${token}\n` });
     expect(result.code).toBe(0);
-    expect(readConfig().tokens['http://127.0.0.1:4010']).toBe(token);
+    expect(readConfig().tokens[home]).toBe(token);
   });
 
   it('with --base-url keeps the token for that origin and makes it the default', async () => {
@@ -73,7 +81,7 @@ describe('plants login', () => {
     const dir = env.PLANTS_CONFIG_DIR as string;
     mkdirSync(dir, { mode: 0o777 });
     chmodSync(dir, 0o777);
-    const result = await runCli(['login', '--token', token], { env });
+    const result = await runCli(['login', '--token', token], { env: offline });
     expect(result.code).toBe(0);
     expect(statSync(dir).mode & 0o777).toBe(0o700);
     expect(statSync(path.join(dir, 'config.json')).mode & 0o777).toBe(0o600);
@@ -81,7 +89,7 @@ describe('plants login', () => {
 
   it('uses the XDG config folder when PLANTS_CONFIG_DIR is not set', async () => {
     const xdg = path.join(temp.dir, 'xdg');
-    const result = await runCli(['login', '--token', token], { env: { XDG_CONFIG_HOME: xdg } });
+    const result = await runCli(['login', '--token', token], { env: { XDG_CONFIG_HOME: xdg, PLANTS_BASE_URL: home } });
     expect(result.code).toBe(0);
     expect(statSync(path.join(xdg, 'plants', 'config.json')).mode & 0o777).toBe(0o600);
   });
@@ -139,15 +147,15 @@ describe('plants login checks the token with the store, as gh auth login does', 
 
 describe('plants logout', () => {
   it('forgets only the token of the given origin', async () => {
-    await runCli(['login', '--token', token], { env });
+    await runCli(['login', '--token', token], { env: offline });
     await runCli(['login', '--token', 'other-token', '--base-url', 'https://plants.example.com'], { env });
-    const result = await runCli(['logout', '--base-url', 'http://127.0.0.1:4010'], { env });
+    const result = await runCli(['logout', '--base-url', home], { env });
     expect(result.code).toBe(0);
-    expect(result.stderr).toContain('Logged out of http://127.0.0.1:4010');
+    expect(result.stderr).toContain(`Logged out of ${home}`);
     expect(readConfig().tokens).toEqual({ 'https://plants.example.com': 'other-token' });
-    const again = await runCli(['logout', '--base-url', 'http://127.0.0.1:4010'], { env });
+    const again = await runCli(['logout', '--base-url', home], { env });
     expect(again.code).toBe(0);
-    expect(again.stderr).toContain('No token was stored for http://127.0.0.1:4010');
+    expect(again.stderr).toContain(`No token was stored for ${home}`);
   });
 });
 
@@ -174,7 +182,7 @@ describe('plants status', () => {
   });
 
   it('shows every origin with its token masked and the source of each setting, also when the store cannot be reached', async () => {
-    await runCli(['login', '--token', token], { env });
+    await runCli(['login', '--token', token], { env: offline });
     await runCli(['login', '--token', 'remote-token-wxyz', '--base-url', 'https://plants.invalid'], { env });
     const result = await runCli(['status', '--json'], { env });
     // plants.invalid never resolves: exit 3, as for any command, and the settings are still shown.
@@ -186,7 +194,7 @@ describe('plants status', () => {
     expect(status.defaultBaseUrlSource).toBe('config');
     expect(status.origins).toEqual([
       { origin: 'https://plants.invalid', token: '********wxyz', tokenSource: 'config', isDefault: true },
-      { origin: 'http://127.0.0.1:4010', token: '********3210', tokenSource: 'config', isDefault: false },
+      { origin: home, token: '********3210', tokenSource: 'config', isDefault: false },
     ]);
     expect(status.store).toMatchObject({ answered: false, error: { error: 0 } });
     const human = await runCli(['status'], { env });

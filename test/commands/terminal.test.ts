@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { makeTempDir, runCli } from '../helpers/cli.js';
 import { type FixtureServer, startFixtureServer } from '../helpers/fixture-server.js';
+import { freePort } from '../helpers/postgres.js';
 import { runCliInTty } from '../helpers/tty.js';
 
 // What a person at a terminal sees: a masked prompt, a spinner on slow requests, colour.
@@ -30,14 +31,19 @@ const slowPlant = (delayMs: number) =>
 describe('on a terminal', () => {
   it('login asks for the token and echoes only stars', async () => {
     const token = 'typed-secret-token-42';
-    const session = runCliInTty(['login'], { PLANTS_CONFIG_DIR: env.PLANTS_CONFIG_DIR as string });
+    // Nobody listens there: login tries the token on the store, and 4010 may hold `npm start`.
+    const home = `http://127.0.0.1:${await freePort()}`;
+    const session = runCliInTty(['login'], {
+      PLANTS_CONFIG_DIR: env.PLANTS_CONFIG_DIR as string,
+      PLANTS_BASE_URL: home,
+    });
     await session.waitFor('Paste your token: ');
     session.type(`${token}\r`);
     expect(await session.exited).toBe(0);
     expect(session.screen).toContain('*'.repeat(token.length));
     expect(session.screen).not.toContain(token);
     const config = JSON.parse(readFileSync(path.join(env.PLANTS_CONFIG_DIR as string, 'config.json'), 'utf8'));
-    expect(config.tokens['http://127.0.0.1:4010']).toBe(token);
+    expect(config.tokens[home]).toBe(token);
   });
 
   it('Ctrl-C at the prompt cancels with exit 130 and stores nothing', async () => {

@@ -42,6 +42,8 @@ export async function logIn(options: LogInOptions, factory: Factory, output: Out
   const { assertTokenTransportSafe } = await import('../../client/base-url.js');
   assertTokenTransportSafe(baseUrl.value, { insecure: options.insecure ?? false });
 
+  // Local faults first: a config that cannot take the token is said before the store is asked.
+  config.ensureWritable();
   const check = await checkToken(token, options, factory, output);
   const result = await login(config, {
     token,
