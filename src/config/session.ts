@@ -43,6 +43,8 @@ export interface OriginStatus {
   token: string | null;
   tokenSource: Source | null;
   isDefault: boolean;
+  /** The CA certificate file `login --ca-cert` kept for the origin, when there is one. */
+  caCert?: string;
 }
 
 export interface Status {
@@ -53,6 +55,11 @@ export interface Status {
   /** Whether a request to the default origin would carry a token. */
   authenticated: boolean;
   origins: OriginStatus[];
+}
+
+function caCertOf(config: ConfigStore, origin: string): { caCert?: string } {
+  const file = config.caCertFor(origin);
+  return file === undefined ? {} : { caCert: file };
 }
 
 /** Everything `plants status` shows; the token is only ever there masked. */
@@ -67,6 +74,7 @@ export function describeStatus(config: ConfigStore, inputs: SettingInputs): Stat
       token: token === undefined ? null : maskToken(token.value),
       tokenSource: token?.source ?? null,
       isDefault: origin === defaultOrigin,
+      ...caCertOf(config, origin),
     };
   });
   return {

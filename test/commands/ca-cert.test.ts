@@ -66,6 +66,15 @@ describe('--ca-cert', () => {
     const list = await runCli(['list', '--json'], { env });
     expect(list.code, list.stderr).toBe(0);
     expect(list.stdout).toContain('"name":"Fern"');
+    const status = await runCli(['status'], { env });
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stdout).toContain(
+      `${serve.url} (default): token ********6789 (from config), TLS certificate trusted from ${cert}`,
+    );
+    const json = await runCli(['status', '--json'], { env });
+    expect(JSON.parse(json.stdout).origins).toEqual([
+      { origin: serve.url, token: '********6789', tokenSource: 'config', isDefault: true, caCert: cert },
+    ]);
   });
 
   it("meets a certificate for another host name with a sentence, never OpenSSL's text", async () => {

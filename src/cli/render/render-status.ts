@@ -16,7 +16,8 @@ export function renderStatus(status: Status, c: Colors): string {
       row.token === null
         ? 'no token'
         : `token ${row.token} ${c.dim(`(from ${row.tokenSource === 'environment' ? 'PLANTS_TOKEN' : 'config'})`)}`;
-    lines.push(`${mark} ${row.origin}${row.isDefault ? c.cyan(' (default)') : ''}: ${token}`);
+    const caCert = row.caCert === undefined ? '' : `, TLS certificate trusted from ${row.caCert}`;
+    lines.push(`${mark} ${row.origin}${row.isDefault ? c.cyan(' (default)') : ''}: ${token}${caCert}`);
   }
   return lines.join('\n');
 }
