@@ -68,7 +68,7 @@ With --detach it runs in the background instead: the command prints the URL once
     }),
     metrics: Flags.boolean({
       summary: 'Serve Prometheus metrics at /metrics (no token needed from this machine).',
-      default: false,
+      // No default: oclif's dependsOn counts a defaulted false as given (--metrics-token, --pid-file).
     }),
     'metrics-token': Flags.string({
       summary: 'A token that may read /metrics (and is then needed for it, from this machine too).',
@@ -92,7 +92,7 @@ With --detach it runs in the background instead: the command prints the URL once
     }),
     detach: Flags.boolean({
       summary: 'Start in the background: print the URL once it listens, then exit (the server runs on).',
-      default: false,
+      // No default: oclif's dependsOn counts a defaulted false as given (--metrics-token, --pid-file).
     }),
     'pid-file': Flags.string({
       summary: "With --detach: write the server's process id to this file (stop it with kill).",

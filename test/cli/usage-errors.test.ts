@@ -15,6 +15,7 @@ interface ManifestFlag {
   required?: boolean;
   options?: string[];
   exclusive?: string[];
+  dependsOn?: string[];
   multiple?: boolean;
 }
 interface ManifestCommand {
@@ -151,6 +152,18 @@ for (const command of commands) {
           says: bad.says,
         });
       }
+    }
+    if (flag.dependsOn !== undefined && flag.dependsOn.length > 0) {
+      cases.push({
+        command: command.id,
+        name: `${command.id} --${flag.name} without ${flag.dependsOn.map((name) => `--${name}`).join(', ')}`,
+        argv: [
+          ...base,
+          ...requiredArgs(command),
+          ...(flag.type === 'option' ? [`--${flag.name}`, goodValue(flag)] : [`--${flag.name}`]),
+        ],
+        says: `--${flag.name} needs ${flag.dependsOn.map((name) => `--${name}`).join(' and ')} as well`,
+      });
     }
     for (const other of flag.exclusive ?? []) {
       const second = command.flags[other];

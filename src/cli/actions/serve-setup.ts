@@ -122,7 +122,7 @@ export async function servePlan(
       tls: cert === undefined || key === undefined ? undefined : { certPath: cert, keyPath: key },
       logFormat: flags['log-format'] as LogFormat,
       logLevel: flags['log-level'] as LogLevel,
-      metrics: flags.metrics,
+      metrics: flags.metrics === true,
       metricsToken: flags['metrics-token'],
       corsOrigins: flags.cors,
       ...testing,
