@@ -25,9 +25,19 @@ async function requestLines(serve: ServeProcess, count: number): Promise<Array<R
   return lines();
 }
 
-describe('plants serve --log-format json', () => {
+describe.each(storeBackends())('plants serve --log-format json on $name', (backend) => {
   it('writes one JSON object per request, with the request id the answer carries, and no secret', async () => {
-    running = await startServeProcess(['--port', '0', '--memory', '--token', TOKEN, '--log-format', 'json']);
+    const location = await backend.create();
+    running = await startServeProcess([
+      '--port',
+      '0',
+      '--database',
+      location.database,
+      '--token',
+      TOKEN,
+      '--log-format',
+      'json',
+    ]);
     const serve = running;
     const given = await postPlant(serve.url, TOKEN, '{"id":1,"name":"SECRET-BODY-NAME"}', {
       'x-request-id': 'trace-42.a',
@@ -77,8 +87,12 @@ describe('plants serve --log-format json', () => {
     expect(serve.stderr).not.toContain('SECRET-BODY-NAME');
     expect(serve.stderr).not.toContain('<script>');
     expect(await serve.stop('SIGTERM')).toBe(0);
+    expect(await location.readPlants()).toEqual([{ id: 1n, name: 'SECRET-BODY-NAME', tag: null }]);
+    await location.remove();
   });
+});
 
+describe('plants serve --log-format json, levels and the default', () => {
   it('logs the probes at --log-level debug, and nothing but internal errors with --quiet', async () => {
     running = await startServeProcess([
       '--port',
