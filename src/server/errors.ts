@@ -111,8 +111,9 @@ export const STORE_RETRY_AFTER_SECONDS = 1;
 
 /**
  * 503 with Retry-After: the database cannot be reached just now (restarting, network cut,
- * failover). Thrown only when nothing was changed, so the client may simply send the request
- * again: `plants add --file` does, after Retry-After.
+ * failover). Thrown when sending the request again is safe: nothing was changed, or (an add cut
+ * off mid-commit, with a message that says so) a repeat meets 409 if it went in. `plants add
+ * --file` sends it again, after Retry-After.
  */
 export class StoreUnavailableError extends HttpError {
   constructor(

@@ -366,7 +366,7 @@ export const plantStoreOpenApi = {
       ),
       ServiceUnavailable: errorResponse('the store cannot be reached, or its schema is not the one this server serves'),
       StoreUnavailable: errorResponse(
-        'the database cannot be reached just now (PostgreSQL restarting, failover): with Retry-After, nothing was changed and the request may be sent again after it; without, the database went away while the change was being made, and it may or may not have been made',
+        'the database cannot be reached just now (PostgreSQL restarting, failover): with Retry-After, send the request again after it (nothing was changed, or, as the message says, an add may have been stored: sent again it then meets 409 with the plant stored as sent); without, the database went away while a delete was being made, and it may or may not have been made',
         {
           'Retry-After': {
             description: 'seconds to wait before sending the request again',

@@ -9,7 +9,8 @@ export type AddResult = { added: true; plant: NewPlant } | { added: false; id: b
  * this interface only, so every route behaves the same on both.
  *
  * Every method that reaches the database may reject with StoreUnavailableError (the database
- * cannot be reached just now: nothing was changed; the client may try again) or
+ * cannot be reached just now; the client may try again: nothing was changed, except that an
+ * add cut off mid-commit may have been stored, and says so) or
  * StoreClosedError (the server is shutting down).
  */
 export interface PlantStore {

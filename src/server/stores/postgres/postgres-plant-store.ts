@@ -14,7 +14,12 @@ export interface PostgresPlantStoreOptions {
   maxBatchesInFlight?: number;
   /** Connections in the pool (reads, deletes and batches share it). Default 8. */
   poolSize?: number;
-  /** How long a batch whose outcome is unknown (the connection broke after it was sent) is sent again before giving up. Default 30 000. */
+  /**
+   * How long a batch whose outcome is unknown (its connection broke after it was sent) is sent
+   * again, from its first failure, before its adds are answered 503 with Retry-After. Default
+   * 5 000: long enough for a restart to come back with the real answer, short enough that no
+   * client waits on a database that stays away.
+   */
   resendWindowMs?: number;
   /** How long adds are refused at once (503) after the database was found unreachable. Default 250. */
   coolDownMs?: number;
@@ -50,17 +55,25 @@ SELECT id, name, tag FROM unnest($1::int8[], $2::bytea[], $3::bytea[]) AS batch 
 ON CONFLICT (id) DO NOTHING RETURNING id`;
 const SELECT_IDS = 'SELECT id, name, tag FROM plants WHERE id = ANY($1::int8[])';
 
-/** A batch sent, then cut off: it may or may not have been committed, and every resend failed too. */
+/**
+ * An add whose batch was sent, then cut off, and whose resends failed too: it may or may not
+ * have been committed. Sending it again is safe (an id is stored once: a repeat is a 409 if the
+ * first went in), so the answer carries Retry-After like any 503 of a database that went away.
+ */
+export class AddOutcomeUnknownError extends StoreUnavailableError {
+  constructor(cause: unknown) {
+    super(
+      'the database went away while storing this plant, which may or may not be stored; send it again shortly (a 409 then, with the plant stored as sent, means it was)',
+      { cause },
+    );
+  }
+}
+
+/** A delete cut off after it was sent: it may or may not have been made. */
 export class StoreOutcomeUnknownError extends HttpError {
   constructor(cause: unknown) {
-    // No Retry-After: `plants add` must not take this for "not applied" and send it blindly.
-    super(
-      503,
-      'the database went away while storing this plant and did not come back in time; it may or may not be stored',
-      {
-        cause,
-      },
-    );
+    // No Retry-After: a delete sent again would answer 404 for a plant it removed itself.
+    super(503, 'the database went away while deleting this plant; it may or may not be deleted', { cause });
   }
 }
 
@@ -77,9 +90,10 @@ export class StoreOutcomeUnknownError extends HttpError {
  * The database may go away (restart, failover, network cut). An add that had not been sent is
  * refused with StoreUnavailableError (503, Retry-After); for a short while after (coolDownMs)
  * new adds are refused at once instead of each waiting for a connection. A batch that was sent
- * when its connection broke may have been committed: it is sent again until the database
- * answers (ON CONFLICT makes that safe), and an id then found stored with exactly what was sent
- * is counted as this batch's own. The pool reconnects by itself.
+ * when its connection broke may have been committed: it is sent again while the database comes
+ * back (ON CONFLICT makes that safe), and an id then found stored with exactly what was sent is
+ * counted as this batch's own. If it does not come back within resendWindowMs, the batch's adds
+ * are answered AddOutcomeUnknownError (503, Retry-After). The pool reconnects by itself.
  */
 export class PostgresPlantStore implements PlantStore {
   readonly #pool: pg.Pool;
@@ -101,7 +115,7 @@ export class PostgresPlantStore implements PlantStore {
     this.#pool = pool;
     this.#maxBatchSize = options.maxBatchSize ?? 1000;
     this.#maxBatchesInFlight = options.maxBatchesInFlight ?? 2;
-    this.#resendWindowMs = options.resendWindowMs ?? 30_000;
+    this.#resendWindowMs = options.resendWindowMs ?? 5000;
     this.#coolDownMs = options.coolDownMs ?? 250;
     this.#onCommit = options.onCommit;
   }
@@ -136,6 +150,10 @@ export class PostgresPlantStore implements PlantStore {
     // An idle connection whose server went away emits 'error' on the pool; without a listener
     // that would end the process. The pool drops that connection and makes a new one when needed.
     pool.on('error', (error) => options.onBackgroundError?.(error));
+    // A connection that breaks while checked out (a statement on the wire) emits 'error' on its
+    // client, where pg-pool listens only while the client is idle: unheard, it ends the process.
+    // The statement itself fails too, and that failure is what the store acts on.
+    pool.on('connect', (client) => client.on('error', (error) => options.onBackgroundError?.(error)));
     const where = describeConnection(connection);
     let client: pg.PoolClient;
     try {
@@ -214,7 +232,7 @@ export class PostgresPlantStore implements PlantStore {
       pending.plant.tag === undefined ? null : Buffer.from(pending.plant.tag, 'utf8'),
     );
     let sent = false;
-    const deadline = Date.now() + this.#resendWindowMs;
+    let deadline: number | undefined;
     for (let attempt = 1; ; attempt++) {
       let client: pg.PoolClient | undefined;
       try {
@@ -251,11 +269,13 @@ export class PostgresPlantStore implements PlantStore {
           for (const pending of batch) pending.reject(new StoreUnavailableError(undefined, { cause: error }));
           return;
         }
+        deadline ??= Date.now() + this.#resendWindowMs;
         if (Date.now() >= deadline) {
-          for (const pending of batch) pending.reject(new StoreOutcomeUnknownError(error));
+          for (const pending of batch) pending.reject(new AddOutcomeUnknownError(error));
           return;
         }
-        await sleep(Math.min(1000, 50 * 2 ** Math.min(attempt, 5)) * (0.5 + Math.random() / 2));
+        // Short waits: a restarted PostgreSQL takes connections again within about a second.
+        await sleep(Math.min(500, 50 * 2 ** Math.min(attempt, 4), deadline - Date.now()) * (0.5 + Math.random() / 2));
       }
     }
   }
