@@ -1,13 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
 import { Readable } from 'node:stream';
 import fc from 'fast-check';
 import { Pool } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJsonExact } from '../../src/schema/exact-json.js';
-import { makeTempDir } from '../helpers/cli.js';
 import { expectNoSecret, fcOptions, readStoredBytes, reportFigures, scaled } from '../helpers/reliability.js';
 import { type ServeProcess, startServeProcess } from '../helpers/serve-process.js';
+import { runSql, type StoreBackend, type StoreLocation, storeBackends } from '../helpers/store-backends.js';
 import {
   deepBody,
   type ExpectedPlant,
@@ -22,36 +21,11 @@ import {
 /**
  * Property-based fuzzing of `plants serve` (the built CLI, as a child process) over HTTP:
  * thousands of generated bodies and headers. Every answer must be a 200 or an Error-shaped 4xx,
- * exactly the one the contract names when it names one; the process must live; and the file
- * must hold exactly the plants that got a 200, byte for byte.
+ * exactly the one the contract names when it names one; the process must live; and the store
+ * must hold exactly the plants that got a 200, byte for byte. On each store (SQLite, PostgreSQL).
  */
 
 const TOKEN = `fuzz-${randomBytes(12).toString('base64url')}`;
-let temp: ReturnType<typeof makeTempDir>;
-let dbPath: string;
-let serve: ServeProcess;
-let pool: Pool;
-
-/** What the store must hold: every plant answered 200, by id. */
-const model = new Map<bigint, ExpectedPlant>();
-const statuses = new Map<number, number>();
-let requests = 0;
-/** Requests the contract says must be refused (bad body, token or content type). */
-let badInputs = 0;
-
-beforeAll(async () => {
-  temp = makeTempDir('plants-fuzz-');
-  dbPath = path.join(temp.dir, 'fuzz.db');
-  // durability normal: the same code path, without an fsync for each of thousands of requests.
-  serve = await startServeProcess(['--port', '0', '--db', dbPath, '--token', TOKEN, '--durability', 'normal']);
-  pool = new Pool(serve.url, { connections: 1, pipelining: 1 });
-});
-
-afterAll(async () => {
-  await pool?.destroy();
-  if (serve !== undefined && serve.child.exitCode === null) await serve.stop('SIGKILL');
-  temp?.remove();
-});
 
 interface HeaderCase {
   label: string;
@@ -160,28 +134,6 @@ interface Answer {
   text: string;
 }
 
-async function post(body: Buffer, headers: Record<string, string>, chunks: number[] | undefined): Promise<Answer> {
-  const response = await pool.request({
-    path: '/plants',
-    method: 'POST',
-    headers,
-    body: chunks === undefined ? body : Readable.from(pieces(body, chunks)),
-  });
-  const text = await response.body.text();
-  requests++;
-  statuses.set(response.statusCode, (statuses.get(response.statusCode) ?? 0) + 1);
-  const header = (name: string) => {
-    const value = response.headers[name];
-    return Array.isArray(value) ? value.join(', ') : value;
-  };
-  return {
-    status: response.statusCode,
-    contentType: header('content-type') ?? '',
-    wwwAuthenticate: header('www-authenticate'),
-    text,
-  };
-}
-
 /**
  * The 200 body, read without the code under test: the id's digits straight from the text (no
  * rounding), name and tag with JSON.parse (strings are exact).
@@ -208,76 +160,144 @@ function expectErrorShape(answer: Answer): { error: number; message: string } {
   return parsed as { error: number; message: string };
 }
 
-let previous = 'none';
-
-/** Sends one generated request and checks the answer against the contract and the model. */
-async function check(generated: GeneratedBody, headers: HeaderCase, chunks: number[] | undefined): Promise<void> {
-  const { body, verdict } = generated;
-  const what = `${generated.label} (${body.length} bytes, ${headers.label}, ${chunks === undefined ? 'length' : 'chunked'})`;
-  const expected: number | undefined =
-    headers.status ??
-    (body.length > MAX_BODY_BYTES
-      ? 413
-      : verdict.kind === 'valid'
-        ? model.has(verdict.plant.id)
-          ? 409
-          : 200
-        : verdict.kind === 'invalid'
-          ? 400
-          : undefined);
-  if (expected !== undefined && expected !== 200 && expected !== 409) badInputs++;
-
-  let answer: Answer;
-  try {
-    answer = await post(body, headers.headers, chunks);
-  } catch (error) {
-    // A failure to get an answer at all: say what was sent, and what went before on the connection.
-    const log = serve.stderr.trimEnd().split('\n').slice(-3).join(' | ');
-    throw new Error(`no answer to ${what}; the request before was ${previous}; the server's log ends: ${log}`, {
-      cause: error,
-    });
-  }
-  previous = `${what} -> ${answer.status}`;
-
-  expect(answer.status, `never a 5xx: ${what}: ${answer.text.slice(0, 200)}`).toBeLessThan(500);
-  expect(answer.contentType, what).toBe('application/json');
-  expectNoSecret(TOKEN, { 'a response body': answer.text });
-  if (expected !== undefined) {
-    expect(answer.status, `${what}: ${answer.text.slice(0, 300)}`).toBe(expected);
-  } else {
-    expect([200, 400, 409], `${what}: ${answer.text.slice(0, 300)}`).toContain(answer.status);
-  }
-
-  if (answer.status === 200) {
-    const stored = readPlantAnswer(answer.text);
-    // Into the model before anything else is checked, so that it stays true to the store even
-    // when a check below fails (and fast-check goes on to shrink against the same server).
-    const first = !model.has(stored.id);
-    model.set(stored.id, stored);
-    expect(first, `a second 200 for id ${stored.id}`).toBe(true);
-    if (verdict.kind === 'valid' || (verdict.kind === 'either' && verdict.plant !== undefined)) {
-      expect(stored, what).toEqual(verdict.plant);
-    } else {
-      // Unspecified input that the server took: it must have taken exactly what was sent.
-      const sent = parseJsonExact(body.toString('utf8').replace(/^\ufeff/, '')) as Record<string, unknown>;
-      expect(BigInt(sent.id as bigint)).toBe(stored.id);
-      expect(stored.name).toBe(sent.name);
-      expect(stored.tag).toBe(sent.tag);
-    }
-    return;
-  }
-  const error = expectErrorShape(answer);
-  if (answer.status === 401) expect(answer.wwwAuthenticate).toMatch(/^Bearer realm="plants"/);
-  if (answer.status === 409 && verdict.kind === 'valid') {
-    // The message names the id digit for digit.
-    expect(error.message).toBe(`a plant with id ${verdict.plant.id} already exists`);
-  }
-}
-
 const runs = (ci: number, long: number) => fcOptions(scaled(ci, long));
 const timeout = scaled(90_000, 900_000);
 
-describe('plants serve under generated input', () => {
+/** The plants table as raw bytes (name and tag as stored), by id: what byte for byte is checked against. */
+async function readBytes(
+  backend: StoreBackend,
+  location: StoreLocation,
+): Promise<Array<{ id: bigint; name: Buffer; tag: Buffer | null }>> {
+  if (backend.name === 'sqlite') return readStoredBytes(location.database);
+  // PostgreSQL keeps name and tag as bytea: the UTF-8 bytes plants serve wrote, read as they are.
+  const rows = await runSql<{ id: string; name: Buffer; tag: Buffer | null }>(
+    location.database,
+    'SELECT id::text AS id, name, tag FROM plants ORDER BY plants.id',
+  );
+  return rows.map((row) => ({ id: BigInt(row.id), name: row.name, tag: row.tag }));
+}
+
+describe.each(storeBackends())('plants serve on $name under generated input', (backend) => {
+  let location: StoreLocation;
+  let serve: ServeProcess;
+  let pool: Pool;
+  /** What the store must hold: every plant answered 200, by id. */
+  const model = new Map<bigint, ExpectedPlant>();
+  const statuses = new Map<number, number>();
+  let requests = 0;
+  /** Requests the contract says must be refused (bad body, token or content type). */
+  let badInputs = 0;
+  let previous = 'none';
+
+  beforeAll(async () => {
+    location = await backend.create();
+    // durability normal (SQLite): the same code path, without an fsync for each of thousands of
+    // requests. PostgreSQL commits as its server is set up to.
+    serve = await startServeProcess([
+      '--port',
+      '0',
+      '--database',
+      location.database,
+      '--token',
+      TOKEN,
+      '--durability',
+      'normal',
+    ]);
+    pool = new Pool(serve.url, { connections: 1, pipelining: 1 });
+  });
+
+  afterAll(async () => {
+    await pool?.destroy();
+    if (serve !== undefined && serve.child.exitCode === null) await serve.stop('SIGKILL');
+    await location?.remove();
+  });
+
+  async function post(body: Buffer, headers: Record<string, string>, chunks: number[] | undefined): Promise<Answer> {
+    const response = await pool.request({
+      path: '/plants',
+      method: 'POST',
+      headers,
+      body: chunks === undefined ? body : Readable.from(pieces(body, chunks)),
+    });
+    const text = await response.body.text();
+    requests++;
+    statuses.set(response.statusCode, (statuses.get(response.statusCode) ?? 0) + 1);
+    const header = (name: string) => {
+      const value = response.headers[name];
+      return Array.isArray(value) ? value.join(', ') : value;
+    };
+    return {
+      status: response.statusCode,
+      contentType: header('content-type') ?? '',
+      wwwAuthenticate: header('www-authenticate'),
+      text,
+    };
+  }
+
+  /** Sends one generated request and checks the answer against the contract and the model. */
+  async function check(generated: GeneratedBody, headers: HeaderCase, chunks: number[] | undefined): Promise<void> {
+    const { body, verdict } = generated;
+    const what = `${generated.label} (${body.length} bytes, ${headers.label}, ${chunks === undefined ? 'length' : 'chunked'})`;
+    const expected: number | undefined =
+      headers.status ??
+      (body.length > MAX_BODY_BYTES
+        ? 413
+        : verdict.kind === 'valid'
+          ? model.has(verdict.plant.id)
+            ? 409
+            : 200
+          : verdict.kind === 'invalid'
+            ? 400
+            : undefined);
+    if (expected !== undefined && expected !== 200 && expected !== 409) badInputs++;
+
+    let answer: Answer;
+    try {
+      answer = await post(body, headers.headers, chunks);
+    } catch (error) {
+      // A failure to get an answer at all: say what was sent, and what went before on the connection.
+      const log = serve.stderr.trimEnd().split('\n').slice(-3).join(' | ');
+      throw new Error(`no answer to ${what}; the request before was ${previous}; the server's log ends: ${log}`, {
+        cause: error,
+      });
+    }
+    previous = `${what} -> ${answer.status}`;
+
+    expect(answer.status, `never a 5xx: ${what}: ${answer.text.slice(0, 200)}`).toBeLessThan(500);
+    expect(answer.contentType, what).toBe('application/json');
+    expectNoSecret(TOKEN, { 'a response body': answer.text });
+    if (expected !== undefined) {
+      expect(answer.status, `${what}: ${answer.text.slice(0, 300)}`).toBe(expected);
+    } else {
+      expect([200, 400, 409], `${what}: ${answer.text.slice(0, 300)}`).toContain(answer.status);
+    }
+
+    if (answer.status === 200) {
+      const stored = readPlantAnswer(answer.text);
+      // Into the model before anything else is checked, so that it stays true to the store even
+      // when a check below fails (and fast-check goes on to shrink against the same server).
+      const first = !model.has(stored.id);
+      model.set(stored.id, stored);
+      expect(first, `a second 200 for id ${stored.id}`).toBe(true);
+      if (verdict.kind === 'valid' || (verdict.kind === 'either' && verdict.plant !== undefined)) {
+        expect(stored, what).toEqual(verdict.plant);
+      } else {
+        // Unspecified input that the server took: it must have taken exactly what was sent.
+        const sent = parseJsonExact(body.toString('utf8').replace(/^\ufeff/, '')) as Record<string, unknown>;
+        expect(BigInt(sent.id as bigint)).toBe(stored.id);
+        expect(stored.name).toBe(sent.name);
+        expect(stored.tag).toBe(sent.tag);
+      }
+      return;
+    }
+    const error = expectErrorShape(answer);
+    if (answer.status === 401) expect(answer.wwwAuthenticate).toMatch(/^Bearer realm="plants"/);
+    if (answer.status === 409 && verdict.kind === 'valid') {
+      // The message names the id digit for digit.
+      expect(error.message).toBe(`a plant with id ${verdict.plant.id} already exists`);
+    }
+  }
+
   it(
     'answers NewPlant-like objects (every field varied) as the contract says',
     async () => {
@@ -310,7 +330,7 @@ describe('plants serve under generated input', () => {
     expect(serve.child.exitCode).toBeNull();
     expect(serve.child.signalCode).toBeNull();
 
-    const stored = readStoredBytes(dbPath);
+    const stored = await readBytes(backend, location);
     const expected = [...model.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     expect(stored.map((row) => row.id)).toEqual(expected.map((plant) => plant.id));
     for (const [index, row] of stored.entries()) {
@@ -330,7 +350,7 @@ describe('plants serve under generated input', () => {
     expect(serve.stderr).not.toContain('internal error');
     expectNoSecret(TOKEN, { 'serve stdout': serve.stdout, 'serve stderr (banner and request log)': serve.stderr });
 
-    reportFigures('server fuzz', {
+    reportFigures(`server fuzz on ${backend.name}`, {
       requests,
       'bad inputs tried': badInputs,
       'plants checked': stored.length,
