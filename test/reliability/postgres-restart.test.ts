@@ -165,11 +165,22 @@ describe.skipIf(!enabled)(
         await locker.query('BEGIN');
         await locker.query('LOCK TABLE plants IN EXCLUSIVE MODE');
         const ids = Array.from({ length: 48 }, (_, i) => BigInt(i + 100));
+        /** The answers' kinds in the order they came. */
+        const arrived: string[] = [];
+        const kindOf = (answer: Answer | string) =>
+          typeof answer === 'string'
+            ? answer
+            : `${answer.status} retry-after=${answer.headers['retry-after']} ${(answer.json as { message?: string } | undefined)?.message}`;
         const inFlight = ids.map((id) =>
-          postPlant(url, TOKEN, `{"id":${id},"name":"in flight ${id}"}`).then(
-            (answer): Answer | string => answer,
-            (error: unknown) => `no answer: ${error instanceof Error ? error.message : String(error)}`,
-          ),
+          postPlant(url, TOKEN, `{"id":${id},"name":"in flight ${id}"}`)
+            .then(
+              (answer): Answer | string => answer,
+              (error: unknown) => `no answer: ${error instanceof Error ? error.message : String(error)}`,
+            )
+            .then((answer) => {
+              arrived.push(kindOf(answer));
+              return answer;
+            }),
         );
         // Both batches the store keeps on the wire are inside PostgreSQL, waiting for the lock.
         const watcher = new pg.Client({ connectionString: location.database });
@@ -192,17 +203,18 @@ describe.skipIf(!enabled)(
         stopped = true;
         // The store's statement time-out is 30 s: an answer only after it would be a hang.
         const answers = await unlessHung(Promise.all(inFlight), 25_000, 'adds in flight while PostgreSQL is down');
-        const kinds = answers.map((answer) =>
-          typeof answer === 'string'
-            ? answer
-            : `${answer.status} retry-after=${answer.headers['retry-after']} ${(answer.json as { message?: string } | undefined)?.message}`,
-        );
+        const kinds = answers.map(kindOf);
         // Nothing committed behind the lock: each add is refused with Retry-After, never dropped.
         for (const kind of kinds) {
           expect([`503 retry-after=1 ${NOT_REACHED}`, `503 retry-after=1 ${MAYBE_STORED}`]).toContain(kind);
         }
         // The batches that were on the wire cannot know: they say the plant may be stored.
         expect(kinds.filter((kind) => kind.endsWith(MAYBE_STORED)).length).toBeGreaterThan(0);
+        // The adds queued behind them were never sent: refused at once, not after the batches on
+        // the wire gave up waiting for the database.
+        const lastRefused = arrived.findLastIndex((kind) => kind.endsWith(NOT_REACHED));
+        expect(lastRefused).toBeGreaterThanOrEqual(0);
+        expect(lastRefused).toBeLessThan(arrived.findIndex((kind) => kind.endsWith(MAYBE_STORED)));
         expect(serve.child.exitCode).toBeNull();
         await cluster.start();
         stopped = false;

@@ -107,6 +107,8 @@ export class PostgresPlantStore implements PlantStore {
   readonly #idsInFlight = new Set<bigint>();
   #batchesInFlight = 0;
   #unavailableUntil = 0;
+  /** Batches sent again while the database is away: until they settle, adds are refused at once. */
+  #batchesResending = 0;
   #closed = false;
   #drained: (() => void) | undefined;
   #commits = 0;
@@ -184,7 +186,9 @@ export class PostgresPlantStore implements PlantStore {
 
   add(plant: NewPlant): Promise<AddResult> {
     if (this.#closed) return Promise.reject(new StoreClosedError());
-    if (this.#unavailableUntil > Date.now()) return Promise.reject(new StoreUnavailableError());
+    if (this.#unavailableUntil > Date.now() || this.#batchesResending > 0) {
+      return Promise.reject(new StoreUnavailableError());
+    }
     return new Promise<AddResult>((resolve, reject) => {
       this.#queue.push({ plant, resolve, reject });
       this.#pump();
@@ -233,51 +237,73 @@ export class PostgresPlantStore implements PlantStore {
     );
     let sent = false;
     let deadline: number | undefined;
-    for (let attempt = 1; ; attempt++) {
-      let client: pg.PoolClient | undefined;
-      try {
-        client = await this.#pool.connect();
-        sent = true;
-        const inserted = await client.query<{ id: bigint }>(INSERT_BATCH, [ids, names, tags]);
-        const added = new Set(inserted.rows.map((row) => row.id));
-        // Sent before, an id found stored with exactly what we sent is our own earlier commit.
-        let ours = new Set<bigint>();
-        if (attempt > 1 && added.size < batch.length) ours = await this.#ownEarlierCommits(client, batch, added);
-        client.release();
-        client = undefined;
-        this.#commits += 1;
-        this.#onCommit?.(batch.length);
-        this.#unavailableUntil = 0;
-        for (const pending of batch) {
-          const { id } = pending.plant;
-          pending.resolve(added.has(id) || ours.has(id) ? { added: true, plant: pending.plant } : { added: false, id });
-        }
-        return;
-      } catch (error) {
-        // A connection that failed is not given back for reuse.
-        client?.release(true);
-        if (!isTransientPostgresError(error)) {
-          // The statement failed inside the database: it rolled back, nothing was stored.
-          for (const pending of batch) pending.reject(error);
+    let resending = false;
+    try {
+      for (let attempt = 1; ; attempt++) {
+        let client: pg.PoolClient | undefined;
+        try {
+          client = await this.#pool.connect();
+          sent = true;
+          const inserted = await client.query<{ id: bigint }>(INSERT_BATCH, [ids, names, tags]);
+          const added = new Set(inserted.rows.map((row) => row.id));
+          // Sent before, an id found stored with exactly what we sent is our own earlier commit.
+          let ours = new Set<bigint>();
+          if (attempt > 1 && added.size < batch.length) ours = await this.#ownEarlierCommits(client, batch, added);
+          client.release();
+          client = undefined;
+          this.#commits += 1;
+          this.#onCommit?.(batch.length);
+          this.#unavailableUntil = 0;
+          for (const pending of batch) {
+            const { id } = pending.plant;
+            pending.resolve(
+              added.has(id) || ours.has(id) ? { added: true, plant: pending.plant } : { added: false, id },
+            );
+          }
           return;
+        } catch (error) {
+          // A connection that failed is not given back for reuse.
+          client?.release(true);
+          if (!isTransientPostgresError(error)) {
+            // The statement failed inside the database: it rolled back, nothing was stored.
+            for (const pending of batch) pending.reject(error);
+            return;
+          }
+          // Told to retry (serialization, deadlock): the database is there, only this statement lost.
+          const state = sqlState(error);
+          const away = state !== '40001' && state !== '40P01';
+          if (away) this.#unavailableUntil = Date.now() + this.#coolDownMs;
+          if (!sent) {
+            // Never sent: certainly not stored, so the client may simply send it again.
+            for (const pending of batch) pending.reject(new StoreUnavailableError(undefined, { cause: error }));
+            return;
+          }
+          if (away && !resending) {
+            // Adds waiting behind this batch, and new ones, would only wait for it: refuse them
+            // now (never sent, so a plain 503 with Retry-After) until it settles.
+            resending = true;
+            this.#batchesResending += 1;
+            this.#refuseQueued(error);
+          }
+          deadline ??= Date.now() + this.#resendWindowMs;
+          if (Date.now() >= deadline) {
+            for (const pending of batch) pending.reject(new AddOutcomeUnknownError(error));
+            return;
+          }
+          // Short waits: a restarted PostgreSQL takes connections again within about a second.
+          await sleep(Math.min(500, 50 * 2 ** Math.min(attempt, 4), deadline - Date.now()) * (0.5 + Math.random() / 2));
         }
-        // Told to retry (serialization, deadlock): the database is there, only this statement lost.
-        const state = sqlState(error);
-        if (state !== '40001' && state !== '40P01') this.#unavailableUntil = Date.now() + this.#coolDownMs;
-        if (!sent) {
-          // Never sent: certainly not stored, so the client may simply send it again.
-          for (const pending of batch) pending.reject(new StoreUnavailableError(undefined, { cause: error }));
-          return;
-        }
-        deadline ??= Date.now() + this.#resendWindowMs;
-        if (Date.now() >= deadline) {
-          for (const pending of batch) pending.reject(new AddOutcomeUnknownError(error));
-          return;
-        }
-        // Short waits: a restarted PostgreSQL takes connections again within about a second.
-        await sleep(Math.min(500, 50 * 2 ** Math.min(attempt, 4), deadline - Date.now()) * (0.5 + Math.random() / 2));
       }
+    } finally {
+      if (resending) this.#batchesResending -= 1;
     }
+  }
+
+  /** Answers every add not yet sent 503 with Retry-After: the database cannot be reached. */
+  #refuseQueued(cause: unknown): void {
+    const queued = this.#queue;
+    this.#queue = [];
+    for (const pending of queued) pending.reject(new StoreUnavailableError(undefined, { cause }));
   }
 
   /** Of the ids a resent batch did not insert, those stored with exactly the name and tag sent. */
