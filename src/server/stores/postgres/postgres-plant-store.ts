@@ -511,6 +511,10 @@ function describeConnectFailure(error: unknown, connection: PostgresConnection):
     case 'ENETUNREACH':
       return make('the server cannot be reached (timed out)', true);
     default:
+      // Closed before any answer (pg's own code-less message): most often not PostgreSQL at all.
+      if (error instanceof Error && /^Connection terminated unexpectedly$/.test(error.message)) {
+        return make('the server there closed the connection before answering (is it PostgreSQL?)', true);
+      }
       return make(oneLine(error, connection), isTransientPostgresError(error));
   }
 }

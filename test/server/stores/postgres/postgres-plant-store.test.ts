@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DatabaseConnectError, DatabaseOpenError } from '../../../../src/server/errors.js';
 import { openPlantStore } from '../../../../src/server/stores/open-store.js';
@@ -114,6 +116,25 @@ describe.skipIf(admin === undefined)('PostgresPlantStore', () => {
         `cannot use PostgreSQL at 127.0.0.1:${base.port}, database no_such_database: the database does not exist`,
       );
       expect(error.message).not.toContain(password);
+    });
+
+    it('a server there that is not PostgreSQL (it hangs up on the start-up message): exit 3, saying so', async () => {
+      // An HTTP server, say: it answers the start-up packet with 400 and closes.
+      const other = createServer();
+      await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+      try {
+        const url = new URL(base);
+        url.port = String((other.address() as AddressInfo).port);
+        const error = await rejection(openStore(url.toString()));
+        expect((error as DatabaseConnectError).exitCode).toBe(3);
+        expect(error.message).toBe(
+          `cannot use PostgreSQL at 127.0.0.1:${url.port}, database postgres: the server there closed the connection before answering (is it PostgreSQL?)`,
+        );
+        expect(error.message).not.toContain(password);
+      } finally {
+        other.closeAllConnections();
+        await new Promise((resolve) => other.close(resolve));
+      }
     });
 
     it('nothing listening: exit 3', async () => {
