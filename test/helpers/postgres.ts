@@ -1,7 +1,7 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { connect, createServer, type Socket } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -166,4 +166,63 @@ export function freePort(): Promise<number> {
       probe.close(() => resolve(port));
     });
   });
+}
+
+export interface SwallowingProxy {
+  /** The loopback port to connect to instead of the database's. */
+  port: number;
+  /**
+   * From now on, bytes either way are dropped and new connections are held, never answered:
+   * a network that swallows packets (no reset, no answer).
+   */
+  cut(): void;
+  /** The network is back: connections cut off are reset (as they would time out), new ones pass. */
+  restore(): void;
+  close(): Promise<void>;
+}
+
+/**
+ * A TCP proxy on a free loopback port to `127.0.0.1:targetPort` that can swallow traffic, for
+ * the fault a stopped server cannot show: a network cut, where nothing tells the client.
+ */
+export async function startSwallowingProxy(targetPort: number): Promise<SwallowingProxy> {
+  let swallowing = false;
+  const sockets = new Set<Socket>();
+  const server = createServer((downstream) => {
+    sockets.add(downstream);
+    downstream.on('close', () => sockets.delete(downstream));
+    downstream.on('error', () => undefined);
+    if (swallowing) return;
+    const upstream = connect(targetPort, '127.0.0.1');
+    sockets.add(upstream);
+    upstream.on('close', () => {
+      sockets.delete(upstream);
+      downstream.destroy();
+    });
+    upstream.on('error', () => undefined);
+    downstream.on('close', () => upstream.destroy());
+    downstream.on('data', (chunk) => {
+      if (!swallowing) upstream.write(chunk);
+    });
+    upstream.on('data', (chunk) => {
+      if (!swallowing) downstream.write(chunk);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  return {
+    port,
+    cut() {
+      swallowing = true;
+    },
+    restore() {
+      for (const socket of sockets) socket.resetAndDestroy();
+      swallowing = false;
+    },
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
 }

@@ -21,6 +21,13 @@ export interface PostgresPlantStoreOptions {
    * client waits on a database that stays away.
    */
   resendWindowMs?: number;
+  /**
+   * How long a batch's adds wait for its statement's answer before they are answered 503 with
+   * Retry-After ("may or may not be stored") while the statement goes on: a network that
+   * swallows packets sends no error for up to the statement time-out (30 s). Default 5 000;
+   * a healthy database answers a batch in milliseconds.
+   */
+  stallMs?: number;
   /** How long adds are refused at once (503) after the database was found unreachable. Default 250. */
   coolDownMs?: number;
   /** Receives errors nobody waits for (an idle connection that broke). Default: nothing. */
@@ -93,7 +100,9 @@ export class StoreOutcomeUnknownError extends HttpError {
  * when its connection broke may have been committed: it is sent again while the database comes
  * back (ON CONFLICT makes that safe), and an id then found stored with exactly what was sent is
  * counted as this batch's own. If it does not come back within resendWindowMs, the batch's adds
- * are answered AddOutcomeUnknownError (503, Retry-After). The pool reconnects by itself.
+ * are answered AddOutcomeUnknownError (503, Retry-After); so they are too when a statement has no
+ * answer within stallMs (a network that swallows packets), while it runs on to its time-out.
+ * While a batch is resent or stalled, other adds are refused at once. The pool reconnects by itself.
  */
 export class PostgresPlantStore implements PlantStore {
   readonly #pool: pg.Pool;
@@ -101,6 +110,7 @@ export class PostgresPlantStore implements PlantStore {
   readonly #maxBatchesInFlight: number;
   readonly #resendWindowMs: number;
   readonly #coolDownMs: number;
+  readonly #stallMs: number;
   readonly #onCommit: ((batchSize: number) => void) | undefined;
   #queue: PendingAdd[] = [];
   /** Ids in batches on the wire: an add of one of them waits in the queue. */
@@ -119,6 +129,7 @@ export class PostgresPlantStore implements PlantStore {
     this.#maxBatchesInFlight = options.maxBatchesInFlight ?? 2;
     this.#resendWindowMs = options.resendWindowMs ?? 5000;
     this.#coolDownMs = options.coolDownMs ?? 250;
+    this.#stallMs = options.stallMs ?? 5000;
     this.#onCommit = options.onCommit;
   }
 
@@ -238,6 +249,21 @@ export class PostgresPlantStore implements PlantStore {
     let sent = false;
     let deadline: number | undefined;
     let resending = false;
+    const refuseWhileResending = (cause: unknown) => {
+      if (resending) return;
+      // Adds waiting behind this batch, and new ones, would only wait for it: refuse them now
+      // (never sent, so a plain 503 with Retry-After) until it settles.
+      resending = true;
+      this.#batchesResending += 1;
+      this.#refuseQueued(cause);
+    };
+    // No answer in stallMs: answer the adds (a promise settles once: a late result is ignored),
+    // and let the statement run on to its own end, success or time-out.
+    const stall = setTimeout(() => {
+      const cause = new Error(`no answer from the database within ${this.#stallMs} ms`);
+      refuseWhileResending(cause);
+      for (const pending of batch) pending.reject(new AddOutcomeUnknownError(cause));
+    }, this.#stallMs);
     try {
       for (let attempt = 1; ; attempt++) {
         let client: pg.PoolClient | undefined;
@@ -278,13 +304,7 @@ export class PostgresPlantStore implements PlantStore {
             for (const pending of batch) pending.reject(new StoreUnavailableError(undefined, { cause: error }));
             return;
           }
-          if (away && !resending) {
-            // Adds waiting behind this batch, and new ones, would only wait for it: refuse them
-            // now (never sent, so a plain 503 with Retry-After) until it settles.
-            resending = true;
-            this.#batchesResending += 1;
-            this.#refuseQueued(error);
-          }
+          if (away) refuseWhileResending(error);
           deadline ??= Date.now() + this.#resendWindowMs;
           if (Date.now() >= deadline) {
             for (const pending of batch) pending.reject(new AddOutcomeUnknownError(error));
@@ -295,6 +315,7 @@ export class PostgresPlantStore implements PlantStore {
         }
       }
     } finally {
+      clearTimeout(stall);
       if (resending) this.#batchesResending -= 1;
     }
   }
