@@ -176,7 +176,9 @@ export interface SwallowingProxy {
    * a network that swallows packets (no reset, no answer).
    */
   cut(): void;
-  /** The network is back: connections cut off are reset (as they would time out), new ones pass. */
+  /** Resets every connection open now (as a client's time-out would end it). */
+  reset(): void;
+  /** The network is back: connections cut off are reset, new ones pass. */
   restore(): void;
   close(): Promise<void>;
 }
@@ -211,13 +213,17 @@ export async function startSwallowingProxy(targetPort: number): Promise<Swallowi
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : 0;
+  const reset = () => {
+    for (const socket of sockets) socket.resetAndDestroy();
+  };
   return {
     port,
     cut() {
       swallowing = true;
     },
+    reset,
     restore() {
-      for (const socket of sockets) socket.resetAndDestroy();
+      reset();
       swallowing = false;
     },
     async close() {

@@ -262,7 +262,10 @@ export class PostgresPlantStore implements PlantStore {
     const stall = setTimeout(() => {
       const cause = new Error(`no answer from the database within ${this.#stallMs} ms`);
       refuseWhileResending(cause);
-      for (const pending of batch) pending.reject(new AddOutcomeUnknownError(cause));
+      // Still waiting for a connection: not sent, so certainly not stored.
+      for (const pending of batch) {
+        pending.reject(sent ? new AddOutcomeUnknownError(cause) : new StoreUnavailableError(undefined, { cause }));
+      }
     }, this.#stallMs);
     try {
       for (let attempt = 1; ; attempt++) {

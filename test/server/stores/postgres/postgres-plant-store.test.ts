@@ -1,11 +1,12 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DatabaseConnectError, DatabaseOpenError } from '../../../../src/server/errors.js';
+import { DatabaseConnectError, DatabaseOpenError, StoreUnavailableError } from '../../../../src/server/errors.js';
 import { openPlantStore } from '../../../../src/server/stores/open-store.js';
 import type { PlantStore } from '../../../../src/server/stores/plant-store.js';
-import type { PostgresPlantStore } from '../../../../src/server/stores/postgres/postgres-plant-store.js';
-import { freePort } from '../../../helpers/postgres.js';
+import { resolvePostgresConnection } from '../../../../src/server/stores/postgres/connection-settings.js';
+import { PostgresPlantStore } from '../../../../src/server/stores/postgres/postgres-plant-store.js';
+import { freePort, startSwallowingProxy } from '../../../helpers/postgres.js';
 import { postgresAdminUrl, postgresBackend, runSql, type StoreLocation } from '../../../helpers/store-backends.js';
 
 // What only the PostgreSQL store does; what every store does is in ../plant-store.test.ts.
@@ -88,6 +89,38 @@ describe.skipIf(admin === undefined)('PostgresPlantStore', () => {
     expect(store.commits).toBeLessThanOrEqual(10);
     const again = await Promise.all(ids.slice(0, 10).map((id) => store.add({ id, name: 'again' })));
     expect(again.every((result) => !result.added)).toBe(true);
+  });
+
+  it('refuses as not sent (503, Retry-After) an add whose batch is still waiting for a connection when it stalls', async () => {
+    const { database } = await freshDatabase();
+    const url = new URL(database);
+    const proxy = await startSwallowingProxy(Number(url.port));
+    url.port = String(proxy.port);
+    let idleConnectionBroke: () => void = () => undefined;
+    const broke = new Promise<void>((resolve) => {
+      idleConnectionBroke = resolve;
+    });
+    try {
+      const store = await PostgresPlantStore.open({
+        connection: resolvePostgresConnection(url.toString()),
+        stallMs: 300,
+        onBackgroundError: () => idleConnectionBroke(),
+      });
+      open.push(store);
+      expect(await store.add({ id: 1n, name: 'before' })).toEqual({ added: true, plant: { id: 1n, name: 'before' } });
+      // The pool's one connection ends; a new one is taken in by the network and never answered.
+      proxy.cut();
+      proxy.reset();
+      await broke;
+      const error = await rejection(store.add({ id: 2n, name: 'never sent' }));
+      expect(error).toBeInstanceOf(StoreUnavailableError);
+      expect([error.message, (error as StoreUnavailableError).headers]).toEqual([
+        'the database cannot be reached just now; try again shortly',
+        { 'retry-after': '1' },
+      ]);
+    } finally {
+      await proxy.close();
+    }
   });
 
   describe('start-up failures: one line naming host, port and database, never the password', () => {
