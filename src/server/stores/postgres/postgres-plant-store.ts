@@ -363,14 +363,18 @@ export class PostgresPlantStore implements PlantStore {
     return rows.map(fromRow);
   }
 
-  async remove(id: bigint): Promise<boolean> {
-    if (this.#closed) throw new StoreClosedError();
-    let client: pg.PoolClient;
+  /** A connection of the pool, for a statement of its own; a database away is StoreUnavailableError. */
+  async #connect(): Promise<pg.PoolClient> {
     try {
-      client = await this.#pool.connect();
+      return await this.#pool.connect();
     } catch (error) {
       throw this.#unavailable(error);
     }
+  }
+
+  async remove(id: bigint): Promise<boolean> {
+    if (this.#closed) throw new StoreClosedError();
+    const client = await this.#connect();
     try {
       const result = await client.query('DELETE FROM plants WHERE id = $1', [id.toString()]);
       client.release();
@@ -393,12 +397,7 @@ export class PostgresPlantStore implements PlantStore {
     if (this.#closed) throw new StoreClosedError();
     // Polled rather than hooked on #drained, which close() owns.
     while (this.#batchesInFlight > 0 || this.#queue.length > 0) await sleep(5);
-    let client: pg.PoolClient;
-    try {
-      client = await this.#pool.connect();
-    } catch (error) {
-      throw this.#unavailable(error);
-    }
+    const client = await this.#connect();
     try {
       await client.query('BEGIN');
       await client.query('LOCK TABLE plants IN EXCLUSIVE MODE');
