@@ -25,17 +25,8 @@ export const SEED =
       ? Date.now() % 2_147_483_647
       : 20_251_122;
 
-/** A small seeded generator (mulberry32), so that a failing run can be replayed with PLANTS_SEED. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
+/** The server's seeded generator (mulberry32), so that a failing run can be replayed with PLANTS_SEED. */
+export { seededRandom } from '../../src/server/testing/prng.js';
 
 /** fast-check parameters: seeded, `numRuns` runs, and failures printed in full. */
 export function fcOptions(numRuns: number) {
