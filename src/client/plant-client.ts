@@ -2,6 +2,7 @@ import type { Dispatcher } from 'undici';
 import { ExitCode } from '../errors.js';
 import { parseJsonExact, stringifyJsonExact } from '../schema/exact-json.js';
 import { ErrorBody, type NewPlant, Plant, StoredPlant } from '../schema/plant.js';
+import { AnswerCollector, type CollectedAnswer } from './answer-collector.js';
 import { DEFAULT_BASE_URL, formatBaseUrl, isLoopbackHost } from './base-url.js';
 import { AuthRejectedError, ResponseError, UnreachableError } from './errors.js';
 
@@ -60,6 +61,11 @@ export class PlantClient {
   readonly #options: PlantClientOptions & { timeoutMs: number };
   readonly #plantsUrl: URL;
   readonly #headers: Record<string, string>;
+  /** The requests waiting for an answer, oldest first, for the one timer that ends those past the time-out. */
+  readonly #pending = new Set<AnswerCollector>();
+  #sweep: NodeJS.Timeout | undefined;
+  #lastContentType = '';
+  #lastIsJson = false;
 
   constructor(options: PlantClientOptions) {
     this.#options = { timeoutMs: 30_000, ...options };
@@ -77,9 +83,16 @@ export class PlantClient {
    * UnreachableError, whose `attempts` says how often it was sent.
    */
   async addPlant(newPlant: NewPlant, options: { retry?: RetryPolicy } = {}): Promise<AddedPlant> {
-    const exchange = await this.#exchange('POST', this.#plantsUrl, stringifyJsonExact(newPlant), options.retry);
+    const body = stringifyJsonExact(newPlant);
+    const exchange = await this.#exchange('POST', this.#plantsUrl, body, options.retry, true);
     const { answer, attempts } = exchange;
     if (answer.status === 200 || answer.status === 201) {
+      // An answer that is, byte for byte, the plant sent (as plants serve answers) is that plant:
+      // a NewPlant is a Plant, and parsing its own text back gives it again. Anything else is
+      // read as any answer is.
+      if (answer.text === body && this.#isJson(answer.contentType)) {
+        return { status: answer.status, plant: newPlant, rawBody: answer.text, attempts };
+      }
       return { ...withAttempts(() => this.#plant(answer), attempts), attempts };
     }
     const error = this.#errorFor(answer);
@@ -87,6 +100,15 @@ export class PlantClient {
       answer.status === 409 && exchange.mayHaveBeenApplied ? duplicateAfterRetry(error) : error,
       attempts,
     );
+  }
+
+  /** isJsonType, remembering the last content type seen (a store answers with one). */
+  #isJson(contentType: string): boolean {
+    if (contentType !== this.#lastContentType) {
+      this.#lastContentType = contentType;
+      this.#lastIsJson = isJsonType(contentType);
+    }
+    return this.#lastIsJson;
   }
 
   /**
@@ -184,26 +206,39 @@ export class PlantClient {
    * is safe (see RetryPolicy). Resolves with the answer, whatever its status; rejects only with
    * UnreachableError, whose `attempts` says how often it was sent.
    */
-  async #exchange(method: string, url: URL, body?: string, policy: RetryPolicy = { attempts: 1 }): Promise<Exchange> {
+  async #exchange(
+    method: string,
+    url: URL,
+    body?: string,
+    policy: RetryPolicy = { attempts: 1 },
+    pipelined = false,
+  ): Promise<Exchange> {
     let mayHaveBeenApplied = false;
+    /** Writes of the request that undici made on its own (a dropped pipeline), beyond the attempts. */
+    let replays = 0;
     for (let attempt = 1; ; attempt++) {
       let waitMs: number | undefined;
       try {
-        const answer = await this.#send(method, url, body);
+        const answer = await this.#send(method, url, body, pipelined);
+        if (answer.sends > 1) {
+          replays += answer.sends - 1;
+          mayHaveBeenApplied = true;
+        }
         const retryAfterMs =
           answer.status === 429 || answer.status === 503 ? parseRetryAfter(answer.retryAfter) : undefined;
         if (retryAfterMs === undefined || attempt >= policy.attempts || retryAfterMs > (policy.maxDelayMs ?? 10_000)) {
-          return { answer, attempts: attempt, mayHaveBeenApplied };
+          return { answer, attempts: attempt + replays, mayHaveBeenApplied };
         }
         waitMs = retryAfterMs;
       } catch (error) {
         if (!(error instanceof SendError)) throw error;
-        if (error.sent) mayHaveBeenApplied = true;
+        if (error.sends > 1) replays += error.sends - 1;
+        if (error.sent || error.sends > 1) mayHaveBeenApplied = true;
         // A DELETE sent again after it may have been applied would answer 404 for its own success.
         const again = error.retryable === 'not-applied' || (error.retryable === 'maybe-applied' && method !== 'DELETE');
         if (attempt >= policy.attempts || !again) {
           error.reported.sentNoAnswer = mayHaveBeenApplied;
-          throw withAttemptsOn(error.reported, attempt);
+          throw withAttemptsOn(error.reported, attempt + replays);
         }
       }
       await sleep(waitMs ?? backoff(attempt, policy));
@@ -235,55 +270,95 @@ export class PlantClient {
     });
   }
 
-  async #send(method: string, url: URL, body?: string): Promise<Answer> {
-    // undici's own time-out for the headers, rather than an AbortSignal per request: with
-    // thousands in flight those cost more than the request itself. The body then gets what is
-    // left of --timeout, on one timer, so that an answer dripping a byte at a time ends too.
-    const started = performance.now();
-    let answered = false;
-    let deadlinePassed = false;
+  /**
+   * One request, its answer collected straight from undici's callbacks (AnswerCollector). A
+   * `pipelined` request (POST /plants only) may go out on a connection while earlier ones await
+   * their answers. undici pipelines only requests it may send twice, since after a dropped
+   * connection it writes again those that were behind the first: a POST is not one in general,
+   * but a POST of a NewPlant is safe to repeat. It carries its own id, and the store refuses a
+   * second add of an id with 409, so a repeat never adds twice; and a repeat is seen (undici
+   * writes it again: `sends` > 1), so a 409 it meets is reported as after a retry (possibly our
+   * own earlier write), which a bulk add settles by reading the plant back (ConfirmingAdder).
+   */
+  #send(method: string, url: URL, body: string | undefined, pipelined: boolean): Promise<Answer> {
+    // undici's own time-outs for the headers and between body chunks, rather than an AbortSignal
+    // per request: with thousands in flight those cost more than the request itself. The whole
+    // answer must also arrive within --timeout: one timer for all requests ends those past it.
+    const timeoutMs = this.#options.timeoutMs;
+    let collector: AnswerCollector | undefined;
+    const collected = new Promise<CollectedAnswer>((resolve, reject) => {
+      collector = new AnswerCollector(MAX_RESPONSE_BYTES, performance.now() + timeoutMs, resolve, reject);
+    });
+    const handler = collector as AnswerCollector;
+    this.#watch(handler);
     try {
-      const response = await this.#options.dispatcher.request({
-        origin: url.origin,
-        path: `${url.pathname}${url.search}`,
-        method: method as Dispatcher.HttpMethod,
-        headers: this.#headers,
-        body,
-        headersTimeout: this.#options.timeoutMs,
-        bodyTimeout: this.#options.timeoutMs,
-      });
-      answered = true;
-      const left = this.#options.timeoutMs - (performance.now() - started);
-      const deadline = setTimeout(
-        () => {
-          deadlinePassed = true;
-          response.body.destroy(new Error('the whole answer did not arrive in time'));
+      this.#options.dispatcher.dispatch(
+        {
+          origin: url.origin,
+          path: `${url.pathname}${url.search}`,
+          method: method as Dispatcher.HttpMethod,
+          headers: this.#headers,
+          body,
+          headersTimeout: timeoutMs,
+          bodyTimeout: timeoutMs,
+          ...(pipelined ? PIPELINED : undefined),
         },
-        Math.max(0, left),
+        handler,
       );
-      let text: string;
-      try {
-        text = await readLimited(response.body, response.headers['content-length']);
-      } finally {
-        clearTimeout(deadline);
-      }
-      const contentType = String(response.headers['content-type'] ?? '');
-      const { 'retry-after': retryAfter, link } = response.headers;
-      return {
-        status: response.statusCode,
-        contentType,
-        text,
-        retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined,
-        link: typeof link === 'string' ? link : undefined,
-      };
     } catch (error) {
-      const code = errorCode(error);
-      const timedOut = deadlinePassed || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT';
-      const retryable = timedOut || answered ? false : retryableFailure(error);
-      // Sent and then no whole answer: cut mid-answer, timed out waiting, or dropped before any answer.
-      const sent = timedOut || answered || retryable === 'maybe-applied';
-      throw new SendError(this.#unreachable(error, timedOut), retryable, sent);
+      handler.onError(error as Error);
     }
+    return collected.then(
+      (answer): Answer => {
+        this.#pending.delete(handler);
+        const text = answer.body.toString('utf8');
+        return {
+          status: answer.status,
+          contentType: answer.contentType,
+          text: answer.truncated ? `${text}…` : text,
+          retryAfter: answer.retryAfter,
+          link: answer.link,
+          sends: answer.sends,
+        };
+      },
+      (error: unknown) => {
+        throw this.#sendError(error, handler);
+      },
+    );
+  }
+
+  #sendError(error: unknown, collector: AnswerCollector): SendError {
+    this.#pending.delete(collector);
+    const answered = collector.answered;
+    const code = errorCode(error);
+    const timedOut = collector.deadlinePassed || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT';
+    const retryable = timedOut || answered ? false : retryableFailure(error);
+    // Sent and then no whole answer: cut mid-answer, timed out waiting, or dropped before any answer.
+    const sent = timedOut || answered || retryable === 'maybe-applied';
+    return new SendError(this.#unreachable(error, timedOut), retryable, sent, collector.sends);
+  }
+
+  /** Ends each request whose whole answer has not arrived within the time-out. */
+  #watch(collector: AnswerCollector): void {
+    this.#pending.add(collector);
+    if (this.#sweep !== undefined) return;
+    const every = Math.min(250, this.#options.timeoutMs);
+    this.#sweep = setInterval(() => {
+      const now = performance.now();
+      // Oldest first: the first one still within its time is the end of those past theirs.
+      for (const pending of this.#pending) {
+        if (pending.deadline > now) break;
+        this.#pending.delete(pending);
+        pending.deadlinePassed = true;
+        pending.abort(new Error('the whole answer did not arrive in time'));
+      }
+      if (this.#pending.size === 0) {
+        clearInterval(this.#sweep);
+        this.#sweep = undefined;
+      }
+    }, every);
+    // The requests' sockets keep the process alive while they wait; the timer alone must not.
+    this.#sweep.unref();
   }
 
   #unreachable(error: unknown, timedOut: boolean): UnreachableError {
@@ -322,27 +397,6 @@ export class PlantClient {
     }
     return new ResponseError(message, { status, body, rawBody, hints: busyHint(status, answer.retryAfter) });
   }
-}
-
-async function readLimited(
-  body: AsyncIterable<Buffer> & { destroy(error?: Error): unknown; text(): Promise<string> },
-  contentLength: string | string[] | undefined,
-): Promise<string> {
-  // A declared length within the limit: undici's own reader, cheaper than iterating the chunks.
-  if (typeof contentLength === 'string' && /^\d+$/.test(contentLength) && Number(contentLength) <= MAX_RESPONSE_BYTES) {
-    return body.text();
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += chunk.length;
-    if (size > MAX_RESPONSE_BYTES) {
-      body.destroy();
-      return `${Buffer.concat(chunks).toString('utf8')}…`;
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 type JsonResult = { ok: true; value: unknown } | { ok: false };
@@ -499,7 +553,12 @@ interface Answer {
   text: string;
   retryAfter: string | undefined;
   link: string | undefined;
+  /** How many times undici wrote the request (above 1: it sent it again after a dropped pipeline). */
+  sends: number;
 }
+
+/** What marks a request undici may pipeline: see PlantClient#send for why a POST of a NewPlant may be. */
+const PIPELINED = { idempotent: true, blocking: false } as const;
 
 /** A page of plants, and where the next one is. */
 export interface PlantPage {
@@ -535,6 +594,8 @@ class SendError extends Error {
     readonly retryable: Retryable,
     /** The request went out and may have been applied. */
     readonly sent: boolean,
+    /** How many times undici wrote it (above 1 after a dropped pipeline). */
+    readonly sends: number,
   ) {
     super(reported.message);
   }

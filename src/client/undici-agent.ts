@@ -1,6 +1,12 @@
+import type { Socket } from 'node:net';
 import v8 from 'node:v8';
-import type { Dispatcher as DispatcherType, EnvHttpProxyAgent as EnvHttpProxyAgentType } from 'undici';
+import type {
+  Agent as AgentType,
+  Dispatcher as DispatcherType,
+  EnvHttpProxyAgent as EnvHttpProxyAgentType,
+} from 'undici';
 import api from 'undici/lib/api/index.js';
+import buildConnector from 'undici/lib/core/connect.js';
 import Agent from 'undici/lib/dispatcher/agent.js';
 import Dispatcher from 'undici/lib/dispatcher/dispatcher.js';
 import EnvHttpProxyAgent from 'undici/lib/dispatcher/env-http-proxy-agent.js';
@@ -16,7 +22,8 @@ import EnvHttpProxyAgent from 'undici/lib/dispatcher/env-http-proxy-agent.js';
 export function createProxyAgent(options: EnvHttpProxyAgentType.Options & { ca?: string[] }): DispatcherType {
   useBaselineWasmCompiler();
   if (!('request' in Dispatcher.prototype)) Object.assign(Dispatcher.prototype, api);
-  const { ca, ...rest } = options;
+  const { ca, ...given } = options;
+  const rest = withPipelining(given);
   // `connect` is the TLS of a direct connection; `requestTls` that of one tunnelled through a proxy.
   return new EnvHttpProxyAgent(ca === undefined ? rest : { ...rest, connect: { ca }, requestTls: { ca } });
 }
@@ -28,8 +35,63 @@ export function createProxyAgent(options: EnvHttpProxyAgentType.Options & { ca?:
 export function createDirectAgent(options: { connections: number; ca?: string[] }): DispatcherType {
   useBaselineWasmCompiler();
   if (!('request' in Dispatcher.prototype)) Object.assign(Dispatcher.prototype, api);
-  const { ca, ...rest } = options;
-  return new Agent(ca === undefined ? rest : { ...rest, connect: { ca } });
+  const { ca, ...given } = options;
+  return new WriteBatchingAgent(withPipelining(given), ca === undefined ? {} : { ca });
+}
+
+/**
+ * An Agent whose requests dispatched in one turn of the event loop go out together: undici
+ * writes each request with a system call of its own (cork, write, uncork); with the sockets
+ * corked until the turn's promise reactions have run, the requests a batch of answers let
+ * through (a bulk add sends one for each answer) share one write per connection.
+ */
+class WriteBatchingAgent extends Agent {
+  readonly #sockets = new Set<Socket>();
+  #corked: Socket[] | undefined;
+
+  constructor(options: AgentType.Options, tls: { ca?: string[] }) {
+    const sockets = new Set<Socket>();
+    const connect = buildConnector({ ...tls });
+    super({
+      ...options,
+      connect: (connectOptions, callback) =>
+        connect(connectOptions, (...result) => {
+          const socket = result[1];
+          if (socket != null) {
+            sockets.add(socket);
+            socket.once('close', () => sockets.delete(socket));
+          }
+          callback(...result);
+        }),
+    });
+    this.#sockets = sockets;
+  }
+
+  override dispatch(options: AgentType.DispatchOptions, handler: DispatcherType.DispatchHandler): boolean {
+    if (this.#corked === undefined && this.#sockets.size > 0) {
+      const corked = [...this.#sockets];
+      for (const socket of corked) socket.cork();
+      this.#corked = corked;
+      setImmediate(() => {
+        this.#corked = undefined;
+        for (const socket of corked) socket.uncork();
+      });
+    }
+    return super.dispatch(options, handler);
+  }
+}
+
+/**
+ * How many requests may wait for their answers on one connection. Only the adds the client
+ * marks as safe to repeat are pipelined (PlantClient#send says why they are); every other request
+ * waits for a connection of its own, as without pipelining. With a bulk add's requests in flight
+ * spread over `connections / PIPELINING` connections, each write and each read of a socket
+ * carries several requests or answers: fewer system calls per record, on both sides.
+ */
+export const PIPELINING = 8;
+
+function withPipelining<T extends { connections?: number | null | undefined }>(options: T): T & { pipelining: number } {
+  return { ...options, pipelining: PIPELINING };
 }
 
 /**

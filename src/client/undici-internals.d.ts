@@ -19,3 +19,9 @@ declare module 'undici/lib/dispatcher/agent.js' {
   const AgentClass: typeof Agent;
   export default AgentClass;
 }
+declare module 'undici/lib/core/connect.js' {
+  import type { buildConnector as build } from 'undici';
+
+  const buildConnector: typeof build;
+  export default buildConnector;
+}

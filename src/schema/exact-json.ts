@@ -24,9 +24,11 @@ function parseNumberExactly(text: string): number | bigint | DecimalLiteral {
 /**
  * How parseJsonExact reads a text: `source-text` with the engine's JSON.parse, which hands a
  * reviver each number's source text (TC39 "JSON.parse source text access", Node 21 and newer);
- * `lossless-json` with lossless-json's parser, written in JavaScript (Node 20).
+ * `safe-integers` with the engine's JSON.parse when no number in the text can be inexact (every
+ * number a safe integer: NDJSON of plants, on any Node), else with lossless-json (Node 20);
+ * `lossless-json` with lossless-json's parser, written in JavaScript, always.
  */
-export type ExactJsonParser = 'source-text' | 'lossless-json';
+export type ExactJsonParser = 'source-text' | 'safe-integers' | 'lossless-json';
 
 /** Whether this Node's JSON.parse gives a reviver `context.source`. */
 export const jsonSourceTextAccess: boolean = (() => {
@@ -46,10 +48,10 @@ export const jsonSourceTextAccess: boolean = (() => {
  */
 export function parseJsonExact(
   text: string,
-  parser: ExactJsonParser = jsonSourceTextAccess ? 'source-text' : 'lossless-json',
+  parser: ExactJsonParser = jsonSourceTextAccess ? 'source-text' : 'safe-integers',
 ): unknown {
-  if (parser === 'source-text') {
-    const value = parseNatively(text);
+  if (parser !== 'lossless-json') {
+    const value = parseNatively(text, parser === 'source-text');
     if (value !== noAnswer) return value;
   }
   try {
@@ -83,12 +85,13 @@ const MAX_NATIVE_DEPTH = 256;
  * separates a member, so a text has at least as many colons as members; fewer members in the
  * result than colons in the text means a member was merged away (or a string holds a colon).
  */
-function parseNatively(text: string): unknown {
+function parseNatively(text: string, withSourceText: boolean): unknown {
   try {
     if (!mayHoldInexactNumber.test(text)) {
       const value: unknown = JSON.parse(text);
       return countMembers(value, 0) === countColons(text) ? value : noAnswer;
     }
+    if (!withSourceText) return noAnswer;
     revivedMembers = 0;
     const value: unknown = JSON.parse(text, reviveExactly);
     // The reviver's first call is for the root, held by a wrapper object: not a member.

@@ -7,9 +7,12 @@ import {
   stringifyJsonExact,
 } from '../../src/schema/exact-json.js';
 
-// Both ways of reading, on any Node that has them: lossless-json everywhere (Node 20's only
-// way, forced here), JSON.parse with source text where the engine gives it (Node 21+).
-const parsers: ExactJsonParser[] = jsonSourceTextAccess ? ['source-text', 'lossless-json'] : ['lossless-json'];
+// Every way of reading, on any Node that has them: lossless-json everywhere (forced here),
+// JSON.parse where every number is a safe integer (Node 20's default, lossless-json for the
+// rest), JSON.parse with source text where the engine gives it (Node 21+).
+const parsers: ExactJsonParser[] = jsonSourceTextAccess
+  ? ['source-text', 'safe-integers', 'lossless-json']
+  : ['safe-integers', 'lossless-json'];
 
 describe('the way parseJsonExact reads by default', () => {
   it('is JSON.parse with source text from Node 22 on, lossless-json before', () => {

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { StoreUnavailableError } from '../errors.js';
 import { seededRandom } from './prng.js';
 import type { DelayRange, FaultKind, FaultRate } from './testing-options.js';
@@ -90,9 +91,12 @@ function inject(
       req.resume();
       return;
     case 'reset':
-      // Carried out (an add committed) before the answer is dropped with its connection.
+      // Carried out (an add committed) before the answer is dropped with its connection. An
+      // answer behind others on a pipelined connection has no socket until its turn comes: the
+      // connection is dropped then, where this answer would have gone out (never left hanging).
       res.end = (() => {
-        res.socket?.destroy();
+        if (res.socket !== null) res.socket.destroy();
+        else res.once('socket', (socket: Socket) => socket.destroy());
         return res;
       }) as ServerResponse['end'];
       break;

@@ -1,0 +1,130 @@
+import { createServer, type Server, type Socket, connect as tcpConnect } from 'node:net';
+import type { Dispatcher } from 'undici';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ConfirmingAdder } from '../../src/client/confirming-adder.js';
+import { PlantClient } from '../../src/client/plant-client.js';
+import { createDirectAgent } from '../../src/client/undici-agent.js';
+import type { NewPlant } from '../../src/schema/plant.js';
+import { type StoreServer, startStoreServer } from '../helpers/store-server.js';
+
+/**
+ * A TCP relay in front of a real store, counting the requests each client connection carries
+ * before the first answer goes back, and (with `swallowFirst`) cutting the first connection
+ * once the store has answered that many requests on it, none of the answers passed on: every
+ * request on it was applied, and the client saw no answer to any.
+ */
+async function startRelay(target: URL, options: { swallowFirst?: number } = {}) {
+  const sockets = new Set<Socket>();
+  /** For each client connection, in order: the requests written before the first answer reached the client. */
+  const beforeFirstAnswer: number[] = [];
+  let connections = 0;
+  const server: Server = createServer((client) => {
+    const index = connections++;
+    const swallow = index === 0 ? options.swallowFirst : undefined;
+    const upstream = tcpConnect(Number(target.port), target.hostname);
+    sockets.add(client);
+    sockets.add(upstream);
+    let requests = 0;
+    let answered = false;
+    let answers = 0;
+    beforeFirstAnswer[index] = 0;
+    client.on('data', (chunk: Buffer) => {
+      requests += countOf(chunk, 'POST /plants HTTP/1.1');
+      if (!answered) beforeFirstAnswer[index] = requests;
+      upstream.write(chunk);
+    });
+    upstream.on('data', (chunk: Buffer) => {
+      if (swallow !== undefined) {
+        answers += countOf(chunk, 'HTTP/1.1 ');
+        if (answers >= swallow) {
+          client.destroy();
+          upstream.destroy();
+        }
+        return;
+      }
+      answered = true;
+      client.write(chunk);
+    });
+    const end = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('error', end).on('close', end);
+    upstream.on('error', end).on('close', end);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    beforeFirstAnswer,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function countOf(chunk: Buffer, text: string): number {
+  let count = 0;
+  for (let at = chunk.indexOf(text); at !== -1; at = chunk.indexOf(text, at + 1)) count++;
+  return count;
+}
+
+let store: StoreServer | undefined;
+let relay: Awaited<ReturnType<typeof startRelay>> | undefined;
+let agent: Dispatcher | undefined;
+afterEach(async () => {
+  await agent?.close();
+  await relay?.close();
+  await store?.close();
+  agent = relay = store = undefined;
+});
+
+const plants = (count: number): NewPlant[] =>
+  Array.from({ length: count }, (_, at) => ({ id: BigInt(9_000_000_000_000_000 + at), name: `plant ${at}` }));
+
+function clientOver(url: string, connections: number): PlantClient {
+  agent = createDirectAgent({ connections });
+  return new PlantClient({
+    baseUrl: new URL(url),
+    token: store?.token,
+    dispatcher: agent,
+    userAgent: 'plants/test',
+    timeoutMs: 20_000,
+  });
+}
+
+describe('adds pipelined on one connection', () => {
+  it('go out several on one connection before the first answer comes back', async () => {
+    store = await startStoreServer();
+    relay = await startRelay(new URL(store.url));
+    const client = clientOver(relay.url, 1);
+    const sent = plants(6);
+    const added = await Promise.all(sent.map((plant) => client.addPlant(plant, { retry: { attempts: 1 } })));
+    expect(added.map((one) => one.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    expect(added.map((one) => one.attempts)).toEqual([1, 1, 1, 1, 1, 1]);
+    // One connection, and more than one request on it before any answer.
+    expect(relay.beforeFirstAnswer.length).toBe(1);
+    expect(relay.beforeFirstAnswer[0]).toBeGreaterThan(1);
+    expect((await store.readPlants()).length).toBe(6);
+  });
+
+  it('written again by undici after the connection dropped: the 409 is read back, and each is added, not a conflict', async () => {
+    store = await startStoreServer();
+    // The first connection carries all three adds; the store applies them, then the connection
+    // is cut before any answer: the first is failed (and retried by the client), the two behind
+    // it are written again by undici on a new connection, where the store answers 409.
+    relay = await startRelay(new URL(store.url), { swallowFirst: 3 });
+    const client = clientOver(relay.url, 1);
+    const adder = new ConfirmingAdder({ client, retry: { attempts: 4, baseDelayMs: 10 }, skipExisting: false });
+    const sent = plants(3);
+    const settled = await Promise.all(sent.map((plant) => adder.add(plant)));
+    expect(relay.beforeFirstAnswer[0]).toBe(3);
+    // Each was stored once, exactly as sent, and is reported as added by this run.
+    expect(settled.map((one) => one.kind)).toEqual(['confirmed', 'confirmed', 'confirmed']);
+    for (const one of settled) if (one.kind === 'confirmed') expect(one.attempts).toBe(2);
+    const stored = await store.readPlants();
+    expect(stored.map((row) => String(row.id)).sort()).toEqual(sent.map((plant) => String(plant.id)).sort());
+  });
+});
