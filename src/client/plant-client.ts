@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { ExitCode } from '../errors.js';
-import { parseJsonExact, stringifyJsonExact } from '../schema/exact-json.js';
-import { ErrorBody, type NewPlant, Plant, StoredPlant } from '../schema/plant.js';
+import { parseJsonExact } from '../schema/exact-json.js';
+import { ErrorBody, type NewPlant, newPlantJson, Plant, StoredPlant } from '../schema/plant.js';
 import { AnswerCollector, type CollectedAnswer } from './answer-collector.js';
 import { DEFAULT_BASE_URL, formatBaseUrl, isLoopbackHost } from './base-url.js';
 import { AuthRejectedError, ResponseError, UnreachableError } from './errors.js';
@@ -83,7 +83,7 @@ export class PlantClient {
    * UnreachableError, whose `attempts` says how often it was sent.
    */
   async addPlant(newPlant: NewPlant, options: { retry?: RetryPolicy } = {}): Promise<AddedPlant> {
-    const body = stringifyJsonExact(newPlant);
+    const body = newPlantJson(newPlant);
     const exchange = await this.#exchange('POST', this.#plantsUrl, body, options.retry, true);
     const { answer, attempts } = exchange;
     if (answer.status === 200 || answer.status === 201) {
