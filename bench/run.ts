@@ -61,7 +61,7 @@ async function main(): Promise<void> {
     `plants bench${quick ? ' (BENCH_QUICK=1: smoke run, not for the record)' : ''}, ${new Date().toISOString().slice(0, 16)}Z`,
     `machine: ${cpu}, ${cores} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB; ${os.platform()} ${os.arch()}; Node ${process.version}; load average ${load0.toFixed(1)} at start, ${(os.loadavg()[0] ?? 0).toFixed(1)} at end`,
     `runs: start-up ${plan.startupRuns} per command after ${plan.startupWarmup} warm-up, round robin, callgrind medians of ${plan.callgrindRuns}; bulk ${plan.bulkRuns} per side; server ${plan.serverRuns} × ${plan.serverSeconds} s per target after ${plan.warmupSeconds} s warm-up; ${seconds.toFixed(0)} s in all`,
-    `set-up: every server and client its own process on 127.0.0.1; ${pin ? 'server pinned to cpu 0, load generator or client to cpu 1 (taskset)' : 'no pinning'}; server load: autocannon ${serverLoad.connections} connections × pipelining ${serverLoad.pipelining}, POST /plants, a new id each request; bulk: fresh durable (full) server and db file per side; plants add with its default concurrency`,
+    `set-up: every server and client its own process on 127.0.0.1; ${pin ? 'server pinned to cpu 0, load generator or client to cpu 1 (taskset)' : 'no pinning'}; server load: autocannon ${serverLoad.connections} connections × pipelining ${serverLoad.pipelining}, POST /plants, a new id each request; bulk: a fresh server (and db file) per side, wrk -t1 with the CLI's default concurrency as connections; plants add with its default concurrency`,
     'ratios: medians of per-round ratios (each round measures its rows back to back)',
     '',
     table(rows),

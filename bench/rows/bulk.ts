@@ -1,15 +1,84 @@
-/** b. Bulk: `plants add --file` against an undici Pool with pipelining, and the CLI's peak RSS. */
-import { spawn } from 'node:child_process';
+/**
+ * b. Bulk (issue 12): `plants add --file` against a wrk ceiling on the same kind of server, in
+ * the same round, for `serve --durability normal` (a file) and `serve --memory`; the CLI's CPU
+ * per record against a plain undici Pool client posting the same file; and its peak RSS on a
+ * long input.
+ */
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { DEFAULT_CONCURRENCY } from '../../src/cli/defaults.js';
 import { bench, childEnv, cli, clientCpu, node, plan, serverCpu, token, work } from '../lib/context.js';
 import { countRows, freshDir, writeNdjson } from '../lib/files.js';
-import { format, median, noteRow, progress, type Row, type RowGroup, timeVPeakMb, verdict } from '../lib/format.js';
+import { format, median, noteRow, progress, type Row, type RowGroup, verdict } from '../lib/format.js';
 import { type Finished, live, run } from '../lib/processes.js';
-import { startPlantsServe } from '../lib/servers.js';
+import { type Server, startPlantsServe } from '../lib/servers.js';
+import { hasCommand } from '../lib/system.js';
 
-/** The ceiling of the bulk row: one undici Pool, connections × pipelining requests in flight. */
-const bulkCeiling = { connections: 10, pipelining: 10 };
+/** plants add --file against the wrk ceiling: at least this share of it. */
+const RATE_GOAL = 0.8;
+/** The CLI's CPU per record: at most this many times the plain Pool client's. */
+const CPU_GOAL = 1.3;
+const RSS_GOAL_MB = 120;
+
+/** wrk keeps as many requests in flight as the CLI does by default: one per connection. */
+const wrkConnections = DEFAULT_CONCURRENCY;
+/** The plain client: an undici Pool as it comes (no pipelining), as many connections as the CLI's requests in flight. */
+const plainPool = { connections: DEFAULT_CONCURRENCY, pipelining: 1 };
+
+const stores = [
+  { key: 'normal', label: 'serve --durability normal (file db)' },
+  { key: 'memory', label: 'serve --memory' },
+] as const;
+type StoreKey = (typeof stores)[number]['key'];
+
+/** A process's CPU time (user + system, s) and peak RSS (MB), read by GNU time; undefined without it. */
+interface Timed extends Finished {
+  cpuSeconds: number | undefined;
+  peakMb: number | undefined;
+}
+
+const hasTime = existsSync('/usr/bin/time');
+
+/** Runs a command under `/usr/bin/time` (when there is one) for its CPU time and peak RSS. */
+async function timed(
+  command: string,
+  args: readonly string[],
+  options: { timeoutMs: number; stdout?: 'pipe' | 'ignore' },
+): Promise<Timed> {
+  if (!hasTime)
+    return { ...(await run(command, args, { ...options, cpu: clientCpu })), cpuSeconds: undefined, peakMb: undefined };
+  const result = await run('/usr/bin/time', ['-f', 'bench-time %U %S %M', command, ...args], {
+    ...options,
+    cpu: clientCpu,
+  });
+  const match = /bench-time ([\d.]+) ([\d.]+) (\d+)\s*$/.exec(result.stderr);
+  return {
+    ...result,
+    cpuSeconds: match === null ? undefined : Number(match[1]) + Number(match[2]),
+    peakMb: match === null ? undefined : Number(match[3]) / 1024,
+  };
+}
+
+/** wrk on PATH, installed from Debian's packages (the bench's own set-up step) where missing; else why not. */
+function ensureWrk(): string | undefined {
+  if (hasCommand('wrk')) return undefined;
+  if (!hasCommand('apt-get')) return 'wrk is not installed, and there is no apt-get to install it';
+  progress('installing wrk (apt-get install wrk)');
+  const asRoot = process.getuid?.() === 0 ? [] : hasCommand('sudo') ? ['sudo', '-n'] : undefined;
+  if (asRoot === undefined) return 'wrk is not installed (apt-get install wrk needs root)';
+  try {
+    const [command = 'apt-get', ...rest] = [...asRoot, 'apt-get'];
+    execFileSync(command, [...rest, 'install', '-y', '-q', 'wrk'], {
+      stdio: 'ignore',
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+      timeout: 300_000,
+    });
+  } catch (error) {
+    return `wrk is not installed (apt-get install wrk failed: ${(error as Error).message.split('\n')[0]})`;
+  }
+  return hasCommand('wrk') ? undefined : 'wrk is not installed (apt-get install wrk did not provide it)';
+}
 
 /** Whether this plants has bulk `--file` (NDJSON in, one NDJSON result per record out). */
 async function bulkSupport(): Promise<string | undefined> {
@@ -35,121 +104,233 @@ async function bulkSupport(): Promise<string | undefined> {
   }
 }
 
+/**
+ * A fresh server of the kind asked for (over a fresh file for `normal`), and how many plants
+ * the file holds once the server stopped (every acknowledged add is in it by then).
+ */
+async function withServer<T>(
+  store: StoreKey,
+  use: (server: Server) => Promise<T>,
+): Promise<{ value: T; stored?: number }> {
+  const dir = store === 'memory' ? undefined : freshDir('bulk');
+  const db = dir === undefined ? 'memory' : path.join(dir, 'plants.db');
+  const server = await startPlantsServe(db, 'normal', serverCpu);
+  let value: T;
+  try {
+    value = await use(server);
+  } finally {
+    await server.stop();
+  }
+  if (dir === undefined) return { value };
+  const stored = countRows(db);
+  rmSync(dir, { recursive: true, force: true });
+  return { value, stored };
+}
+
+/** wrk for plan.wrkSeconds against the server: requests per second, all of them answered 200. */
+async function viaWrk(server: Server): Promise<number> {
+  const result = await run(
+    'wrk',
+    [
+      '-t1',
+      `-c${wrkConnections}`,
+      `-d${plan.wrkSeconds}s`,
+      '--timeout',
+      '30s',
+      '-s',
+      path.join(bench, 'wrk-post-plants.lua'),
+      server.url,
+      '--',
+      token,
+      '1',
+    ],
+    { timeoutMs: (plan.wrkSeconds + 60) * 1000, cpu: clientCpu },
+  );
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(result.stdout)?.[1]);
+  const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(result.stdout)?.[1] ?? 0);
+  const socketErrors = /Socket errors:[^\n]*/.exec(result.stdout)?.[0];
+  if (result.code !== 0 || !Number.isFinite(rps) || non2xx > 0 || socketErrors !== undefined) {
+    throw new Error(
+      `wrk failed (exit ${result.code ?? result.signal}):\n${result.stdout}${result.stderr}`.slice(-2000),
+    );
+  }
+  return rps;
+}
+
 async function bulkRows(): Promise<Row[]> {
-  const unavailable = await bulkSupport();
   const label = plan.bulkRecords.toLocaleString('en-US');
   const rssLabel = plan.rssRecords.toLocaleString('en-US');
-  const ceilingName = `undici Pool ${bulkCeiling.connections}×${bulkCeiling.pipelining} pipelined (ceiling)`;
+  const noWrk = ensureWrk();
+  const unavailable = await bulkSupport();
   const file = path.join(work, 'bulk.ndjson');
   await writeNdjson(file, plan.bulkRecords, 1);
-  const ceiling: number[] = [];
-  const plants: number[] = [];
-  const ratios: number[] = [];
+  const ceilings: Record<StoreKey, number[]> = { normal: [], memory: [] };
+  const rates: Record<StoreKey, number[]> = { normal: [], memory: [] };
+  const rateRatios: Record<StoreKey, number[]> = { normal: [], memory: [] };
+  const cliCpu: number[] = [];
+  const poolCpu: number[] = [];
+  const cpuRatios: number[] = [];
 
-  /** One side of a round: a fresh durable server over a fresh file, so that no id collides. */
-  const side = async (client: (url: string) => Promise<Finished>, name: string): Promise<number> => {
-    const dir = freshDir('bulk');
-    const db = path.join(dir, 'plants.db');
-    const server = await startPlantsServe(db, 'full', serverCpu);
-    let result: Finished;
-    try {
-      result = await client(server.url);
-    } finally {
-      await server.stop();
-    }
-    if (result.code !== 0)
-      throw new Error(`${name} failed (exit ${result.code ?? result.signal}):\n${result.stderr.slice(-2000)}`);
-    const stored = countRows(db);
-    rmSync(dir, { recursive: true, force: true });
-    if (stored !== plan.bulkRecords) throw new Error(`${name}: ${stored} plants stored of ${plan.bulkRecords}`);
-    return plan.bulkRecords / (result.ms / 1000);
-  };
-  const viaPool = (url: string) =>
-    run(node, [path.join(bench, 'load-pool.mjs'), JSON.stringify({ url, token, file, ...bulkCeiling })], {
-      timeoutMs: 600_000,
-      cpu: clientCpu,
-    });
-  const viaCli = (url: string) =>
-    run(node, [cli, 'add', '--file', file, '--base-url', url], {
+  const viaCli = async (server: Server): Promise<Timed> => {
+    const result = await timed(node, [cli, 'add', '--file', file, '--base-url', server.url], {
       timeoutMs: 600_000,
       stdout: 'ignore',
-      cpu: clientCpu,
     });
+    if (result.code !== 0)
+      throw new Error(
+        `plants add --file failed (exit ${result.code ?? result.signal}):\n${result.stderr.slice(-2000)}`,
+      );
+    return result;
+  };
+  const viaPool = async (server: Server): Promise<Timed> => {
+    const options = JSON.stringify({ url: server.url, token, file, ...plainPool });
+    const result = await timed(node, [path.join(bench, 'load-pool.mjs'), options], { timeoutMs: 600_000 });
+    if (result.code !== 0)
+      throw new Error(
+        `undici Pool client failed (exit ${result.code ?? result.signal}):\n${result.stderr.slice(-2000)}`,
+      );
+    return result;
+  };
+  const checkStored = (name: string, stored: number | undefined) => {
+    if (stored !== undefined && stored !== plan.bulkRecords)
+      throw new Error(`${name}: ${stored} plants stored of ${plan.bulkRecords}`);
+  };
+  const perRecordUs = (result: Timed) =>
+    result.cpuSeconds === undefined ? Number.NaN : (result.cpuSeconds / plan.bulkRecords) * 1e6;
 
   for (let round = 0; round < plan.bulkRuns; round++) {
-    progress(`bulk round ${round + 1}/${plan.bulkRuns}: ${ceilingName}`);
-    const top = await side(viaPool, ceilingName);
-    ceiling.push(top);
-    if (unavailable !== undefined) continue;
-    progress(`bulk round ${round + 1}/${plan.bulkRuns}: plants add --file`);
-    const mine = await side(viaCli, 'plants add --file');
-    plants.push(mine);
-    ratios.push(mine / top);
+    const step = (what: string) => progress(`bulk round ${round + 1}/${plan.bulkRuns}: ${what}`);
+    if (unavailable !== undefined) break;
+    for (const store of stores) {
+      let ceiling = Number.NaN;
+      if (noWrk === undefined) {
+        step(`wrk ${wrkConnections} connections against ${store.label}`);
+        ceiling = (await withServer(store.key, viaWrk)).value;
+        ceilings[store.key].push(ceiling);
+      }
+      step(`plants add --file into ${store.label}`);
+      const mine = await withServer(store.key, viaCli);
+      checkStored('plants add --file', mine.stored);
+      const rate = plan.bulkRecords / (mine.value.ms / 1000);
+      rates[store.key].push(rate);
+      rateRatios[store.key].push(rate / ceiling);
+      if (store.key === 'memory') {
+        step(`plain undici Pool (${plainPool.connections} connections) into ${store.label}`);
+        const pool = await withServer(store.key, viaPool);
+        const mineUs = perRecordUs(mine.value);
+        const poolUs = perRecordUs(pool.value);
+        cliCpu.push(mineUs);
+        poolCpu.push(poolUs);
+        cpuRatios.push(mineUs / poolUs);
+      }
+    }
   }
-  const rows: Row[] = [
-    {
-      id: 'b1',
-      what: `${ceilingName}, ${label} records`,
-      median: format.rate(median(ceiling), 'rec/s'),
-      spread: format.spread(ceiling, (value) => Math.round(value).toLocaleString('en-US')),
-      ratio: '1.00',
-      goal: '',
-      result: '',
-    },
-  ];
-  const cliName = `plants add --file, ${label} NDJSON records`;
-  const rssName = `plants add --file, peak RSS, ${rssLabel} records`;
+  rmSync(file, { force: true });
+
+  const rows: Row[] = [];
+  const rateSpread = (values: number[]) => format.spread(values, (value) => Math.round(value).toLocaleString('en-US'));
+  const usSpread = (values: number[]) => format.spread(values, (value) => value.toFixed(1));
+  const ids = { normal: ['b1', 'b2'], memory: ['b3', 'b4'] } as const;
+  for (const store of stores) {
+    const [ceilingId, cliId] = ids[store.key];
+    const ceilingName = `wrk -t1 -c${wrkConnections}, Lua: POST a new id each request → ${store.label} (ceiling)`;
+    const cliName = `plants add --file, ${label} NDJSON records → ${store.label}`;
+    const goal = `≥ ${RATE_GOAL} of ${ceilingId}`;
+    if (noWrk !== undefined) rows.push(noteRow(ceilingId, ceilingName, `n/a (${noWrk})`));
+    else
+      rows.push({
+        id: ceilingId,
+        what: ceilingName,
+        median: format.rate(median(ceilings[store.key]), 'req/s'),
+        spread: rateSpread(ceilings[store.key]),
+        ratio: '1.00',
+        goal: '',
+        result: '',
+      });
+    if (unavailable !== undefined) {
+      rows.push(noteRow(cliId, cliName, `n/a (bulk mode not available: ${unavailable})`, goal));
+      continue;
+    }
+    const ratio = median(rateRatios[store.key]);
+    rows.push({
+      id: cliId,
+      what: cliName,
+      median: format.rate(median(rates[store.key]), 'rec/s'),
+      spread: rateSpread(rates[store.key]),
+      ratio: noWrk === undefined ? format.ratio(ratio) : 'n/a',
+      goal,
+      result: noWrk === undefined ? verdict(ratio >= RATE_GOAL) : '',
+    });
+  }
+  const poolName = `plain undici Pool (${plainPool.connections} connections), same file → serve --memory: client CPU per record`;
+  const cpuName = `plants add --file (b4): client CPU per record`;
+  const cpuGoal = `≤ ${CPU_GOAL}x b5`;
   if (unavailable !== undefined) {
-    progress(`bulk mode not available (${unavailable})`);
-    const na = 'n/a (bulk mode not available)';
-    rows.push(noteRow('b2', cliName, na, '≥ 0.7 of ceiling'), noteRow('b3', rssName, na, '< 120 MB'));
+    rows.push(noteRow('b5', poolName, 'n/a'), noteRow('b6', cpuName, 'n/a', cpuGoal));
+  } else if (!hasTime) {
+    const na = 'n/a (no /usr/bin/time to read CPU time)';
+    rows.push(noteRow('b5', poolName, na), noteRow('b6', cpuName, na, cpuGoal));
+  } else {
+    const ratio = median(cpuRatios);
+    rows.push(
+      {
+        id: 'b5',
+        what: poolName,
+        median: `${median(poolCpu).toFixed(1)} µs`,
+        spread: usSpread(poolCpu),
+        ratio: '1.00',
+        goal: '',
+        result: '',
+      },
+      {
+        id: 'b6',
+        what: cpuName,
+        median: `${median(cliCpu).toFixed(1)} µs`,
+        spread: usSpread(cliCpu),
+        ratio: format.times(ratio),
+        goal: cpuGoal,
+        result: verdict(ratio <= CPU_GOAL),
+      },
+    );
+  }
+  const rssName = `plants add --file, peak RSS, ${rssLabel} records`;
+  const rssGoal = `< ${RSS_GOAL_MB} MB`;
+  if (unavailable !== undefined) {
+    rows.push(noteRow('b7', rssName, 'n/a (bulk mode not available)', rssGoal));
     return rows;
   }
-  const ratio = median(ratios);
-  rows.push({
-    id: 'b2',
-    what: cliName,
-    median: format.rate(median(plants), 'rec/s'),
-    spread: format.spread(plants, (value) => Math.round(value).toLocaleString('en-US')),
-    ratio: format.ratio(ratio),
-    goal: '≥ 0.7 of ceiling',
-    result: verdict(ratio >= 0.7),
-  });
   progress(`peak RSS of plants add --file on ${rssLabel} records`);
   const rss = await peakRss();
   rows.push({
-    id: 'b3',
+    id: 'b7',
     what: rssName,
     median: `${rss.mb.toFixed(0)} MB`,
     spread: '',
     ratio: rss.how,
-    goal: '< 120 MB',
-    result: verdict(rss.mb < 120),
+    goal: rssGoal,
+    result: verdict(rss.mb < RSS_GOAL_MB),
   });
   return rows;
 }
 
-/** Peak RSS of the CLI sending rssRecords records: /usr/bin/time -v, else VmHWM polled from /proc. */
+/** Peak RSS of the CLI sending rssRecords records: /usr/bin/time, else VmHWM polled from /proc. */
 async function peakRss(): Promise<{ mb: number; how: string }> {
   const file = path.join(work, 'rss.ndjson');
   await writeNdjson(file, plan.rssRecords, 1);
-  // Memory store, durability normal: the fastest server there is, since only the client is measured.
-  const server = await startPlantsServe('memory', 'normal', serverCpu);
   try {
-    const args = [cli, 'add', '--file', file, '--base-url', server.url];
-    if (existsSync('/usr/bin/time')) {
-      const result = await run('/usr/bin/time', ['-v', node, ...args], {
-        timeoutMs: 900_000,
-        stdout: 'ignore',
-        cpu: clientCpu,
-      });
-      const mb = timeVPeakMb(result.stderr);
-      if (result.code !== 0 || mb === undefined) throw new Error(`peak RSS run failed:\n${result.stderr.slice(-2000)}`);
-      return { mb, how: '/usr/bin/time -v' };
-    }
-    return await pollRss(args);
+    // Memory store: the fastest server there is, since only the client is measured.
+    const { value } = await withServer('memory', async (server) => {
+      const args = [cli, 'add', '--file', file, '--base-url', server.url];
+      if (hasTime) {
+        const result = await timed(node, args, { timeoutMs: 900_000, stdout: 'ignore' });
+        if (result.code !== 0 || result.peakMb === undefined)
+          throw new Error(`peak RSS run failed:\n${result.stderr.slice(-2000)}`);
+        return { mb: result.peakMb, how: '/usr/bin/time' };
+      }
+      return await pollRss(args);
+    });
+    return value;
   } finally {
-    await server.stop();
     rmSync(file, { force: true });
   }
 }
