@@ -114,7 +114,7 @@ export async function runBulkAdd(options: BulkAddOptions): Promise<BulkSummary> 
   };
   const waiting = new Map<number, RecordOutcome>();
   /** Records sent and not yet settled, by input index. */
-  const sent = new Map<number, { at: RecordPosition; id: bigint }>();
+  const sent = new Map<number, { record: InputRecord; id: bigint }>();
   let nextToReport = 0;
   let inFlight = 0;
   let wake: (() => void) | undefined;
@@ -189,10 +189,8 @@ export async function runBulkAdd(options: BulkAddOptions): Promise<BulkSummary> 
     const record = next.value;
     const current = index++;
     summary.records++;
-    const at: RecordPosition =
-      record.index === undefined ? { line: record.line } : { line: record.line, index: record.index };
     if ('error' in record) {
-      settle(current, { kind: 'invalid', ...at, message: record.error, fields: [] });
+      settle(current, { kind: 'invalid', ...positionOf(record), message: record.error, fields: [] });
       continue;
     }
     let plant: NewPlant;
@@ -200,24 +198,24 @@ export async function runBulkAdd(options: BulkAddOptions): Promise<BulkSummary> 
       plant = options.toPlant(record.value);
     } catch (error) {
       if (!(error instanceof InvalidPlantError)) throw error;
-      settle(current, { kind: 'invalid', ...at, message: error.message, fields: error.fields });
+      settle(current, { kind: 'invalid', ...positionOf(record), message: error.message, fields: error.fields });
       continue;
     }
     inFlight++;
     if (options.live !== undefined) options.live.inFlight = inFlight;
-    sent.set(current, { at, id: plant.id });
+    sent.set(current, { record, id: plant.id });
     options.send(plant).then(
       (settled) => {
         if (!sent.delete(current)) return;
         inFlight--;
         if (options.live !== undefined) options.live.inFlight = inFlight;
-        settle(current, success(at, plant.id, settled));
+        settle(current, success(record, plant.id, settled));
       },
       (error: unknown) => {
         if (!sent.delete(current)) return;
         inFlight--;
         if (options.live !== undefined) options.live.inFlight = inFlight;
-        settle(current, failure(at, plant.id, error));
+        settle(current, failure(positionOf(record), plant.id, error));
       },
     );
   }
@@ -230,10 +228,10 @@ export async function runBulkAdd(options: BulkAddOptions): Promise<BulkSummary> 
   }
   if (options.signalNow?.aborted) {
     // No more waiting: what is still in flight was sent and has no answer yet.
-    for (const [current, { at, id }] of [...sent].sort(([a], [b]) => a - b)) {
+    for (const [current, { record, id }] of [...sent].sort(([a], [b]) => a - b)) {
       sent.delete(current);
       inFlight--;
-      settle(current, { kind: 'unknown', ...at, id, error: interruptedBeforeAnswer(id) });
+      settle(current, { kind: 'unknown', ...positionOf(record), id, error: interruptedBeforeAnswer(id) });
     }
     // Whatever still waits for an earlier record (never read) is reported as it is.
     for (const current of [...waiting.keys()].sort((a, b) => a - b)) {
@@ -247,9 +245,20 @@ export async function runBulkAdd(options: BulkAddOptions): Promise<BulkSummary> 
   return summary;
 }
 
-function success(at: RecordPosition, id: bigint, settled: AddSettled): RecordOutcome {
-  if (settled.kind === 'added') return { kind: 'added', ...at, id, added: settled.added };
-  return { kind: settled.kind, ...at, id, readBack: settled };
+/** Where a record is, as an outcome carries it (its index only when it is an element of an array). */
+function positionOf(record: InputRecord): RecordPosition {
+  return record.index === undefined ? { line: record.line } : { line: record.line, index: record.index };
+}
+
+function success(record: InputRecord, id: bigint, settled: AddSettled): RecordOutcome {
+  if (settled.kind === 'added') {
+    // Every record that goes well comes here: its outcome is built whole, with no position object between.
+    const { line, index } = record;
+    return index === undefined
+      ? { kind: 'added', line, id, added: settled.added }
+      : { kind: 'added', line, index, id, added: settled.added };
+  }
+  return { kind: settled.kind, ...positionOf(record), id, readBack: settled };
 }
 
 function failure(at: RecordPosition, id: bigint, error: unknown): RecordOutcome {

@@ -32,13 +32,19 @@ export const NOT_UTF8 = 'not UTF-8 text: it holds bytes that are not UTF-8 (refu
 const notUtf8Marker = /(?<![\uD800-\uDBFF])[\uDC80-\uDCFF]/;
 
 function parseRecord(text: string, line: number, index?: number): InputRecord {
-  const at = index === undefined ? { line } : { line, index };
-  if (!text.isWellFormed() && notUtf8Marker.test(text)) return { ...at, error: NOT_UTF8 };
+  if (!text.isWellFormed() && notUtf8Marker.test(text)) return failed(line, index, NOT_UTF8);
+  let value: unknown;
   try {
-    return { ...at, value: parseJsonExact(text) };
+    value = parseJsonExact(text);
   } catch (error) {
-    return { ...at, error: `not valid JSON: ${(error as Error).message}` };
+    return failed(line, index, `not valid JSON: ${(error as Error).message}`);
   }
+  // One object per record, built whole (every record of a long input passes here).
+  return index === undefined ? { line, value } : { line, index, value };
+}
+
+function failed(line: number, index: number | undefined, error: string): InputRecord {
+  return index === undefined ? { line, error } : { line, index, error };
 }
 
 function parses(text: string): boolean {

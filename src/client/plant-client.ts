@@ -60,6 +60,8 @@ type Retryable = 'not-applied' | 'maybe-applied' | false;
 export class PlantClient {
   readonly #options: PlantClientOptions & { timeoutMs: number };
   readonly #plantsUrl: URL;
+  readonly #plantsOrigin: string;
+  readonly #plantsPath: string;
   readonly #headers: Record<string, string>;
   /** The requests waiting for an answer, oldest first, for the one timer that ends those past the time-out. */
   readonly #pending = new Set<AnswerCollector>();
@@ -70,6 +72,8 @@ export class PlantClient {
   constructor(options: PlantClientOptions) {
     this.#options = { timeoutMs: 30_000, ...options };
     this.#plantsUrl = new URL(`${formatBaseUrl(options.baseUrl)}/plants`);
+    this.#plantsOrigin = this.#plantsUrl.origin;
+    this.#plantsPath = `${this.#plantsUrl.pathname}${this.#plantsUrl.search}`;
     this.#headers = {
       'content-type': 'application/json',
       accept: 'application/json',
@@ -82,15 +86,39 @@ export class PlantClient {
    * POST /plants. Resolves with the Plant; rejects with ResponseError, AuthRejectedError or
    * UnreachableError, whose `attempts` says how often it was sent.
    */
-  async addPlant(newPlant: NewPlant, options: { retry?: RetryPolicy } = {}): Promise<AddedPlant> {
+  addPlant(newPlant: NewPlant, options: { retry?: RetryPolicy } = {}): Promise<AddedPlant> {
     const body = newPlantJson(newPlant);
-    const exchange = await this.#exchange('POST', this.#plantsUrl, body, options.retry, true);
+    // The first attempt is sent here, and an answer that settles it at once (a 200 carrying the
+    // plant sent, written once) returns without going through the retry loop: that is every
+    // record of a bulk add that goes well. Anything else continues in #exchange as its attempt 1.
+    return this.#send('POST', this.#plantsUrl, body, true).then(
+      (answer) =>
+        answer.sends === 1 && (answer.status === 200 || answer.status === 201) && this.#isPlantSent(answer, body)
+          ? { status: answer.status, plant: newPlant, rawBody: answer.text, attempts: 1 }
+          : this.#exchange('POST', this.#plantsUrl, body, options.retry, true, { answer }).then((exchange) =>
+              this.#added(newPlant, body, exchange),
+            ),
+      (error: unknown) =>
+        this.#exchange('POST', this.#plantsUrl, body, options.retry, true, { error }).then((exchange) =>
+          this.#added(newPlant, body, exchange),
+        ),
+    );
+  }
+
+  /**
+   * Whether an answer is, byte for byte, the plant sent (as plants serve answers): that is the
+   * plant, since a NewPlant is a Plant and parsing its own text back gives it again. Any other
+   * answer is read as any answer is.
+   */
+  #isPlantSent(answer: Answer, body: string): boolean {
+    return answer.text === body && this.#isJson(answer.contentType);
+  }
+
+  /** The Plant of an add's exchange, or the error its answer means. */
+  #added(newPlant: NewPlant, body: string, exchange: Exchange): AddedPlant {
     const { answer, attempts } = exchange;
     if (answer.status === 200 || answer.status === 201) {
-      // An answer that is, byte for byte, the plant sent (as plants serve answers) is that plant:
-      // a NewPlant is a Plant, and parsing its own text back gives it again. Anything else is
-      // read as any answer is.
-      if (answer.text === body && this.#isJson(answer.contentType)) {
+      if (this.#isPlantSent(answer, body)) {
         return { status: answer.status, plant: newPlant, rawBody: answer.text, attempts };
       }
       return { ...withAttempts(() => this.#plant(answer), attempts), attempts };
@@ -212,6 +240,8 @@ export class PlantClient {
     body?: string,
     policy: RetryPolicy = { attempts: 1 },
     pipelined = false,
+    /** Attempt 1, already sent by the caller: its answer, or what it was rejected with. */
+    first?: { answer: Answer } | { error: unknown },
   ): Promise<Exchange> {
     let mayHaveBeenApplied = false;
     /** Writes of the request that undici made on its own (a dropped pipeline), beyond the attempts. */
@@ -219,7 +249,13 @@ export class PlantClient {
     for (let attempt = 1; ; attempt++) {
       let waitMs: number | undefined;
       try {
-        const answer = await this.#send(method, url, body, pipelined);
+        let answer: Answer;
+        if (attempt === 1 && first !== undefined) {
+          if ('error' in first) throw first.error;
+          answer = first.answer;
+        } else {
+          answer = await this.#send(method, url, body, pipelined);
+        }
         if (answer.sends > 1) {
           replays += answer.sends - 1;
           mayHaveBeenApplied = true;
@@ -294,14 +330,17 @@ export class PlantClient {
     try {
       this.#options.dispatcher.dispatch(
         {
-          origin: url.origin,
-          path: `${url.pathname}${url.search}`,
+          // (The URL's parts are strings built anew on every read: those of POST /plants are kept.)
+          origin: url === this.#plantsUrl ? this.#plantsOrigin : url.origin,
+          path: url === this.#plantsUrl ? this.#plantsPath : `${url.pathname}${url.search}`,
           method: method as Dispatcher.HttpMethod,
           headers: this.#headers,
           body,
           headersTimeout: timeoutMs,
           bodyTimeout: timeoutMs,
-          ...(pipelined ? PIPELINED : undefined),
+          // Marks a request undici may pipeline (undefined: undici's defaults); see above for why an add may be.
+          idempotent: pipelined ? true : undefined,
+          blocking: pipelined ? false : undefined,
         },
         handler,
       );
@@ -556,9 +595,6 @@ interface Answer {
   /** How many times undici wrote the request (above 1: it sent it again after a dropped pipeline). */
   sends: number;
 }
-
-/** What marks a request undici may pipeline: see PlantClient#send for why a POST of a NewPlant may be. */
-const PIPELINED = { idempotent: true, blocking: false } as const;
 
 /** A page of plants, and where the next one is. */
 export interface PlantPage {
