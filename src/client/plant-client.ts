@@ -371,9 +371,13 @@ export class PlantClient {
     const answered = collector.answered;
     const code = errorCode(error);
     const timedOut = collector.deadlinePassed || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT';
-    const retryable = timedOut || answered ? false : retryableFailure(error);
+    // Written at least once: a request undici was to write again after its pipelined connection
+    // dropped may then fail to connect (refused), yet its first write may have been applied.
+    const written = collector.sends > 0;
+    const failure = timedOut || answered ? false : retryableFailure(error);
+    const retryable = failure === 'not-applied' && written ? 'maybe-applied' : failure;
     // Sent and then no whole answer: cut mid-answer, timed out waiting, or dropped before any answer.
-    const sent = timedOut || answered || retryable === 'maybe-applied';
+    const sent = timedOut || answered || written || retryable === 'maybe-applied';
     return new SendError(this.#unreachable(error, timedOut), retryable, sent, collector.sends);
   }
 

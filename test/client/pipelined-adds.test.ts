@@ -13,7 +13,7 @@ import { type StoreServer, startStoreServer } from '../helpers/store-server.js';
  * once the store has answered that many requests on it, none of the answers passed on: every
  * request on it was applied, and the client saw no answer to any.
  */
-async function startRelay(target: URL, options: { swallowFirst?: number } = {}) {
+async function startRelay(target: URL, options: { swallowFirst?: number; refuseAfterCutMs?: number } = {}) {
   const sockets = new Set<Socket>();
   /** For each client connection, in order: the requests written before the first answer reached the client. */
   const beforeFirstAnswer: number[] = [];
@@ -37,6 +37,7 @@ async function startRelay(target: URL, options: { swallowFirst?: number } = {}) 
       if (swallow !== undefined) {
         answers += countOf(chunk, 'HTTP/1.1 ');
         if (answers >= swallow) {
+          if (options.refuseAfterCutMs !== undefined) refuseFor(options.refuseAfterCutMs);
           client.destroy();
           upstream.destroy();
         }
@@ -54,13 +55,22 @@ async function startRelay(target: URL, options: { swallowFirst?: number } = {}) 
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
+  /** Stops listening (connections are refused) for a while, then listens on the same port again. */
+  let refusing = false;
+  const refuseFor = (ms: number) => {
+    if (refusing) return;
+    refusing = true;
+    server.close();
+    setTimeout(() => server.listen(port, '127.0.0.1'), ms);
+  };
   return {
     url: `http://127.0.0.1:${port}`,
     beforeFirstAnswer,
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
+        if (server.listening) server.close(() => resolve());
+        else resolve();
       }),
   };
 }
@@ -124,6 +134,22 @@ describe('adds pipelined on one connection', () => {
     // Each was stored once, exactly as sent, and is reported as added by this run.
     expect(settled.map((one) => one.kind)).toEqual(['confirmed', 'confirmed', 'confirmed']);
     for (const one of settled) if (one.kind === 'confirmed') expect(one.attempts).toBe(2);
+    const stored = await store.readPlants();
+    expect(stored.map((row) => String(row.id)).sort()).toEqual(sent.map((plant) => String(plant.id)).sort());
+  });
+
+  it('written once on a connection that dropped, then refused when undici writes them again: the 409 on the retry is read back', async () => {
+    store = await startStoreServer();
+    // As when a server is killed with adds in flight and is not back yet: the adds behind the first
+    // were applied, undici's new connection for them is refused, and the client sends them again
+    // once the server is back. Their 409 must be taken as possibly their own first write.
+    relay = await startRelay(new URL(store.url), { swallowFirst: 3, refuseAfterCutMs: 300 });
+    const client = clientOver(relay.url, 1);
+    const adder = new ConfirmingAdder({ client, retry: { attempts: 6, baseDelayMs: 200 }, skipExisting: false });
+    const sent = plants(3);
+    const settled = await Promise.all(sent.map((plant) => adder.add(plant)));
+    expect(relay.beforeFirstAnswer[0]).toBe(3);
+    expect(settled.map((one) => one.kind)).toEqual(['confirmed', 'confirmed', 'confirmed']);
     const stored = await store.readPlants();
     expect(stored.map((row) => String(row.id)).sort()).toEqual(sent.map((plant) => String(plant.id)).sort());
   });
