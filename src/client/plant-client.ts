@@ -254,7 +254,9 @@ export class PlantClient {
           if ('error' in first) throw first.error;
           answer = first.answer;
         } else {
-          answer = await this.#send(method, url, body, pipelined);
+          // A retry goes alone on its connection, as without pipelining: after a failure, no
+          // other request's drop may cut it (nor make its attempts more than it was sent for).
+          answer = await this.#send(method, url, body, pipelined && attempt === 1);
         }
         if (answer.sends > 1) {
           replays += answer.sends - 1;
