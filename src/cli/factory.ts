@@ -15,6 +15,11 @@ export interface FactoryOptions {
   /** plants' own version, for the User-Agent. */
   version: string;
   output: Output;
+  /**
+   * A run of one command of a few requests (the fast path): V8's baseline-only flag for the
+   * WebAssembly HTTP parser is put back when it closes (see undici-agent.ts).
+   */
+  shortLived?: boolean;
 }
 
 export interface ClientRequest {
@@ -44,6 +49,7 @@ export class Factory {
   readonly env: PlantsEnv;
   readonly version: string;
   readonly output: Output;
+  readonly #shortLived: boolean;
   #config: ConfigStore | undefined;
   #dispatcher: Dispatcher | undefined;
 
@@ -51,6 +57,7 @@ export class Factory {
     this.env = options.env;
     this.version = options.version;
     this.output = options.output;
+    this.#shortLived = options.shortLived ?? false;
   }
 
   get userAgent(): string {
@@ -98,12 +105,14 @@ export class Factory {
     if (this.#dispatcher === undefined) {
       const { createDirectAgent, createProxyAgent } = await import('../client/undici-agent.js');
       const { ca } = options;
+      const shortLived = this.#shortLived;
       // Loopback never goes through a proxy (as NO_PROXY conventionally holds it): a proxy
       // would read a plain-http token that was only allowed because it never left the machine.
       this.#dispatcher = options.direct
-        ? createDirectAgent({ connections, ca })
+        ? createDirectAgent({ connections, ca, shortLived })
         : createProxyAgent({
             ca,
+            shortLived,
             connections,
             httpProxy: this.env.httpProxy ?? '',
             httpsProxy: this.env.httpsProxy ?? this.env.httpProxy ?? '',
@@ -167,6 +176,8 @@ export class Factory {
   }
 
   async close(): Promise<void> {
-    await this.#dispatcher?.close();
+    if (this.#dispatcher === undefined) return;
+    await this.#dispatcher.close();
+    if (this.#shortLived) (await import('../client/undici-agent.js')).restoreWasmCompilerFlags();
   }
 }

@@ -30,7 +30,7 @@ export async function runFastPath(argv: readonly string[], packageJsonUrl: URL):
 
   const env = readEnv();
   const output = new Output({ stdout: process.stdout, stderr: process.stderr }, { color: env.color });
-  const factory = new Factory({ env, version: readVersion(packageJsonUrl), output });
+  const factory = new Factory({ env, version: readVersion(packageJsonUrl), output, shortLived: true });
   try {
     await action(factory, output);
   } catch (error) {

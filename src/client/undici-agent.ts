@@ -19,10 +19,12 @@ import EnvHttpProxyAgent from 'undici/lib/dispatcher/env-http-proxy-agent.js';
  * index does it. undici has no "exports" map, so these files are reachable by path; the
  * types are the package's own.
  */
-export function createProxyAgent(options: EnvHttpProxyAgentType.Options & { ca?: string[] }): DispatcherType {
-  useBaselineWasmCompiler();
+export function createProxyAgent(
+  options: EnvHttpProxyAgentType.Options & { ca?: string[]; shortLived?: boolean },
+): DispatcherType {
+  useBaselineWasmCompiler(options.shortLived === true);
   if (!('request' in Dispatcher.prototype)) Object.assign(Dispatcher.prototype, api);
-  const { ca, ...given } = options;
+  const { ca, shortLived: _, ...given } = options;
   const rest = withPipelining(given);
   // `connect` is the TLS of a direct connection; `requestTls` that of one tunnelled through a proxy.
   return new EnvHttpProxyAgent(ca === undefined ? rest : { ...rest, connect: { ca }, requestTls: { ca } });
@@ -32,10 +34,14 @@ export function createProxyAgent(options: EnvHttpProxyAgentType.Options & { ca?:
  * A plain agent, for a store on this machine: no proxy, whatever the environment says. `ca`:
  * the certificates to trust (`--ca-cert`), in place of Node's default list.
  */
-export function createDirectAgent(options: { connections: number; ca?: string[] }): DispatcherType {
-  useBaselineWasmCompiler();
+export function createDirectAgent(options: {
+  connections: number;
+  ca?: string[];
+  shortLived?: boolean;
+}): DispatcherType {
+  useBaselineWasmCompiler(options.shortLived === true);
   if (!('request' in Dispatcher.prototype)) Object.assign(Dispatcher.prototype, api);
-  const { ca, ...given } = options;
+  const { ca, shortLived: _, ...given } = options;
   return new WriteBatchingAgent(withPipelining(given), ca === undefined ? {} : { ca });
 }
 
@@ -100,10 +106,36 @@ function withPipelining<T extends { connections?: number | null | undefined }>(o
  * hundred bytes per answer; the baseline compiler (Liftoff) alone does the job at a fraction
  * of the cost. Measured here: one `plants add` 313 → 232 ms, RSS of one request 98 → 63 MB.
  */
-function useBaselineWasmCompiler(): void {
+function useBaselineWasmCompiler(shortLived: boolean): void {
   try {
     v8.setFlagsFromString('--liftoff-only');
   } catch {
     // An engine without the flag keeps its default.
+    return;
   }
+  if (shortLived && !userSetWasmFlags()) flagsToRestore = '--no-liftoff-only --wasm-tier-up --wasm-dynamic-tiering';
+}
+
+/** What restoreWasmCompilerFlags sets, once the run's requests are done; undefined: nothing. */
+let flagsToRestore: string | undefined;
+
+/**
+ * A flag set at run time changes V8's flag hash, and V8 then refuses any code cache made with
+ * the other one: bin/run.js's of the fast path, made as the run ends, would never be taken. A
+ * short run (one command of the fast path) puts the flags back once its requests are done (not
+ * earlier: V8 compiles the parser's functions lazily, as requests first call them), with the two
+ * that --liftoff-only turned off (on by default: V8's flag-definitions.h), so that the hash is
+ * that of the start again. Bulk adds keep the flag: their parser would be tiered up as it warms.
+ */
+export function restoreWasmCompilerFlags(): void {
+  if (flagsToRestore === undefined) return;
+  v8.setFlagsFromString(flagsToRestore);
+  flagsToRestore = undefined;
+}
+
+/** The user's own WebAssembly compiler flags (NODE_OPTIONS or node's arguments) stay as given. */
+function userSetWasmFlags(): boolean {
+  return [...process.execArgv, process.env.NODE_OPTIONS ?? ''].some((arg) =>
+    /liftoff|wasm-tier-up|wasm-dynamic-tiering/.test(arg),
+  );
 }

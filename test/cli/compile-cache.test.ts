@@ -1,11 +1,12 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import module from 'node:module';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTempDir, projectRoot, runCli } from '../helpers/cli.js';
 
-// bin/run.js keeps V8's compiled code between runs where Node has module.enableCompileCache
-// (22.1+): in the user's cache folder, never in the package.
+// bin/run.js keeps V8's compiled code between runs: Node 22.1+ itself (module.enableCompileCache),
+// Node 20 for the fast path's bundle (a vm.Script's cachedData); in the user's cache folder, never
+// in the package.
 let temp: ReturnType<typeof makeTempDir>;
 let cacheHome: string;
 beforeEach(() => {
@@ -24,25 +25,46 @@ const filesUnder = (dir: string): string[] =>
     : [];
 
 describe('the compile cache', () => {
-  it.runIf(hasCompileCache)('is written to the user cache folder, and grows with what later runs load', async () => {
+  it('is written to the user cache folder, and grows with what later runs load', async () => {
     const env = { XDG_CACHE_HOME: cacheHome, PLANTS_CONFIG_DIR: path.join(temp.dir, 'config') };
     expect((await runCli(['--version'], { env })).code).toBe(0);
     const written = filesUnder(cacheDir());
     expect(written.length).toBeGreaterThan(0);
-    expect((await runCli(['status', '--json'], { env })).code).toBe(4);
+    // (logout: status's exit code depends on whether something listens on 127.0.0.1:4010 here)
+    expect((await runCli(['logout'], { env })).code).toBe(0);
     expect(filesUnder(cacheDir()).length).toBeGreaterThan(written.length);
     // Nothing in the package's own folders.
     expect(existsSync(path.join(projectRoot, 'compile-cache'))).toBe(false);
     expect(existsSync(path.join(projectRoot, 'node_modules', '.cache', 'plants'))).toBe(false);
   });
 
-  it('is not written with NODE_DISABLE_COMPILE_CACHE=1, nor on a Node without one', async () => {
+  it('is not written with NODE_DISABLE_COMPILE_CACHE=1', async () => {
     const env = { XDG_CACHE_HOME: cacheHome, NODE_DISABLE_COMPILE_CACHE: '1' };
     expect((await runCli(['--version'], { env })).code).toBe(0);
+    expect((await runCli(['logout'], { env: { ...env, PLANTS_CONFIG_DIR: path.join(temp.dir, 'config') } })).code).toBe(
+      0,
+    );
     expect(filesUnder(cacheDir())).toEqual([]);
-    if (!hasCompileCache) {
-      expect((await runCli(['--version'], { env: { XDG_CACHE_HOME: cacheHome } })).code).toBe(0);
-      expect(filesUnder(cacheDir())).toEqual([]);
-    }
+  });
+
+  it.runIf(!hasCompileCache)('on Node 20: taken as written, and a damaged one is replaced', async () => {
+    const env = { XDG_CACHE_HOME: cacheHome, PLANTS_CONFIG_DIR: path.join(temp.dir, 'config') };
+    const first = await runCli(['logout'], { env });
+    expect(first.code).toBe(0);
+    const [name] = filesUnder(cacheDir());
+    expect(name).toMatch(/^fast-path-logout-.*\.v8cache$/);
+    const file = path.join(cacheDir(), name ?? '');
+    const written = readFileSync(file);
+    const { mtimeMs } = statSync(file);
+    // Taken: the next run answers the same and leaves the file as it is.
+    const second = await runCli(['logout'], { env });
+    expect([second.code, second.stdout, second.stderr]).toEqual([first.code, first.stdout, first.stderr]);
+    expect(statSync(file).mtimeMs).toBe(mtimeMs);
+    // Damaged (V8 refuses it): the run answers the same, and writes a good one in its place.
+    writeFileSync(file, Buffer.alloc(written.length, 7));
+    const third = await runCli(['logout'], { env });
+    expect([third.code, third.stdout, third.stderr]).toEqual([first.code, first.stdout, first.stderr]);
+    expect(readFileSync(file).equals(Buffer.alloc(written.length, 7))).toBe(false);
+    expect(readFileSync(file).length).toBeGreaterThan(1000);
   });
 });
