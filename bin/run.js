@@ -93,12 +93,12 @@ async function compileCacheFolder() {
 }
 
 /**
- * The command the fast path may answer (src/cli/fast-path.ts: `--version` and its routes; it
+ * The command the fast path may answer (src/cli/fast-path.ts: `--version`, `--help` and its routes; it
  * decides), or undefined for one it never takes, which goes straight to oclif.
  */
 function fastPathCommand(args) {
   const command = args[0] === 'plant' ? args[1] : args[0];
-  return ['--version', 'add', 'get', 'list', 'delete', 'status', 'login', 'logout'].includes(command)
+  return ['--version', '--help', '-h', 'add', 'get', 'list', 'delete', 'status', 'login', 'logout'].includes(command)
     ? command
     : undefined;
 }

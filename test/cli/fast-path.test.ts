@@ -1,8 +1,10 @@
-import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeTempDir, runCli } from '../helpers/cli.js';
+import { rootHelpText } from '../../src/cli/help/root-help.js';
+import { makeTempDir, projectRoot, runCli } from '../helpers/cli.js';
 import { type FixtureServer, type RecordedRequest, reply, startFixtureServer } from '../helpers/fixture-server.js';
 
 // bin/run.js answers `--version`, one-record adds, get, list, delete, status, login and logout
@@ -28,6 +30,8 @@ afterAll(async () => {
 describe('the fast path answers exactly like oclif', () => {
   it.each([
     [['--version']],
+    [['--help']],
+    [['-h']],
     [['add', '--id', '9223372036854775807', '--name', 'Oak', '--tag', 'tree']],
     [['plant', 'add', '--id', '1', '--name', 'Fern', '--json']],
     [['add', '--id=2', '--name=Ivy', '--timeout', '5', '--retries', '0']],
@@ -187,6 +191,8 @@ describe('the fast route is the one taken', () => {
   // imports, is not needed when nothing is a terminal and costs every start-up).
   it.each([
     [['--version']],
+    [['--help']],
+    [['-h']],
     [['add', '--id', '1', '--name', 'x']],
     [['get', '1']],
     [['list', '--json']],
@@ -214,5 +220,40 @@ describe('the fast route is the one taken', () => {
     const report = path.join(temp.dir, 'probe-help.txt');
     await runCli(['list', '--help'], { env: { ...env, PROBE_REPORT: report }, nodeArgs: ['--require', probe] });
     expect(JSON.parse(readFileSync(report, 'utf8'))).toMatchObject({ oclif: true });
+  });
+});
+
+describe('plants --help from the build snapshot', () => {
+  // The snapshot is oclif's text for 80 columns; whatever else would change oclif's text sends
+  // --help to oclif (the probe of the describe above sees it), and the answer stays oclif's.
+  const themed = path.join(temp.dir, 'themed-config');
+  it.each([
+    ['OCLIF_COLUMNS=60', { OCLIF_COLUMNS: '60' }],
+    ['a theme.json in the config folder', { PLANTS_CONFIG_DIR: themed }],
+  ])('with %s, oclif renders it', async (_, extra: Record<string, string>) => {
+    mkdirSync(themed, { recursive: true });
+    writeFileSync(path.join(themed, 'theme.json'), JSON.stringify({ sectionHeader: 'red' }));
+    const fast = await runCli(['--help'], { env: { ...env, ...extra } });
+    const oclif = await runCli(['--help'], { env: { ...env, ...extra }, viaOclif: true });
+    expect([fast.code, fast.stdout, fast.stderr]).toEqual([oclif.code, oclif.stdout, oclif.stderr]);
+    const probe = path.join(temp.dir, 'probe.cjs');
+    const report = path.join(temp.dir, `probe-help-${Object.keys(extra).join()}.txt`);
+    await runCli(['--help'], { env: { ...env, ...extra, PROBE_REPORT: report }, nodeArgs: ['--require', probe] });
+    expect(JSON.parse(readFileSync(report, 'utf8'))).toMatchObject({ oclif: true });
+  });
+
+  it('is not used once the manifest differs from the one it was rendered from', () => {
+    const root = path.join(temp.dir, 'package-root');
+    mkdirSync(path.join(root, 'dist', 'fast'), { recursive: true });
+    for (const file of ['package.json', 'oclif.manifest.json', 'dist/fast/root-help.json']) {
+      cpSync(path.join(projectRoot, file), path.join(root, file));
+    }
+    const rootUrl = pathToFileURL(`${root}/`);
+    const text = rootHelpText(rootUrl, '0.1.0', {});
+    expect(text).toContain(`plants/0.1.0 ${process.platform}-`);
+    expect(text).toContain('COMMANDS');
+    const manifest = path.join(root, 'oclif.manifest.json');
+    writeFileSync(manifest, readFileSync(manifest, 'utf8').replace('Delete one plant.', 'Delete a plant.'));
+    expect(rootHelpText(rootUrl, '0.1.0', {})).toBeUndefined();
   });
 });
