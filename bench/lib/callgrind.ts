@@ -12,15 +12,20 @@ export const hasValgrind = hasCommand('valgrind');
 
 /**
  * Instructions of `node args` (the node process only: children are not traced), with the
- * bench's environment; undefined when valgrind is not installed. Throws if the command fails.
+ * bench's environment plus `extraEnv`; undefined when valgrind is not installed. Throws if the
+ * command fails.
  */
-export async function countInstructions(args: readonly string[], input?: string): Promise<number | undefined> {
+export async function countInstructions(
+  args: readonly string[],
+  input?: string,
+  extraEnv: Record<string, string> = {},
+): Promise<number | undefined> {
   if (!hasValgrind) return undefined;
-  const result = await run(
-    'valgrind',
-    ['--tool=callgrind', '--trace-children=no', '--callgrind-out-file=/dev/null', node, ...args],
-    { timeoutMs: 600_000, stdout: 'ignore', input },
-  );
+  const valgrind = ['valgrind', '--tool=callgrind', '--trace-children=no', '--callgrind-out-file=/dev/null', node];
+  // env(1) execs valgrind in its place: still one process, counted alone.
+  const settings = Object.entries(extraEnv).map(([name, value]) => `${name}=${value}`);
+  const [command = 'valgrind', ...rest] = settings.length === 0 ? valgrind : ['env', ...settings, ...valgrind];
+  const result = await run(command, [...rest, ...args], { timeoutMs: 600_000, stdout: 'ignore', input });
   const collected = /Collected : (\d+)/.exec(result.stderr)?.[1];
   if (result.code !== 0 || collected === undefined) {
     throw new Error(
