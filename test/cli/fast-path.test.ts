@@ -200,20 +200,24 @@ describe('the fast route is the one taken', () => {
     [['status']],
     [['login', '--token', 'probe-token']],
     [['logout']],
-  ])('%j loads neither oclif nor node:tty', async (args) => {
-    const probe = path.join(temp.dir, 'probe.cjs');
-    const report = path.join(temp.dir, `probe-${args.join('-')}.txt`);
-    writeFileSync(
-      probe,
-      `process.on('exit', () => require('node:fs').writeFileSync(process.env.PROBE_REPORT, JSON.stringify({
+  ])(
+    '%j loads neither oclif nor node:tty, nor node:http2 (undici loads its HTTP/2 client on first use)',
+    async (args) => {
+      const probe = path.join(temp.dir, 'probe.cjs');
+      const report = path.join(temp.dir, `probe-${args.join('-')}.txt`);
+      writeFileSync(
+        probe,
+        `process.on('exit', () => require('node:fs').writeFileSync(process.env.PROBE_REPORT, JSON.stringify({
         oclif: Object.keys(require.cache).some((file) => file.includes('@oclif')),
         tty: process.moduleLoadList.includes('NativeModule tty'),
+        http2: process.moduleLoadList.includes('NativeModule http2'),
       })));\n`,
-    );
-    const probed = { ...env, PLANTS_CONFIG_DIR: path.join(temp.dir, 'probe-config'), PROBE_REPORT: report };
-    await runCli(args, { env: probed, nodeArgs: ['--require', probe] });
-    expect(JSON.parse(readFileSync(report, 'utf8'))).toEqual({ oclif: false, tty: false });
-  });
+      );
+      const probed = { ...env, PLANTS_CONFIG_DIR: path.join(temp.dir, 'probe-config'), PROBE_REPORT: report };
+      await runCli(args, { env: probed, nodeArgs: ['--require', probe] });
+      expect(JSON.parse(readFileSync(report, 'utf8'))).toEqual({ oclif: false, tty: false, http2: false });
+    },
+  );
 
   it('and oclif is loaded for what the fast route does not take (the probe sees it)', async () => {
     const probe = path.join(temp.dir, 'probe.cjs');
