@@ -48,17 +48,40 @@ process.stdout.on('error', (error) => {
   process.exit(74);
 });
 
-const fastPath =
-  fastPathCommand(argv) === undefined
-    ? undefined
-    : await loadFastPath(fileURLToPath(new URL('../dist/fast/fast-path.cjs', import.meta.url)));
-if (await fastPath?.runFastPath(argv, new URL('../package.json', import.meta.url))) {
-  fastPath.saveCodeCache?.();
-} else {
-  const { maskSecretsInDebugOutput } = await import(new URL('../dist/cli/secrets.js', import.meta.url).href);
-  await maskSecretsInDebugOutput(argv, new URL('../oclif.manifest.json', import.meta.url));
-  const { execute } = await import('@oclif/core');
-  await execute({ dir: import.meta.url });
+const packageJsonUrl = new URL('../package.json', import.meta.url);
+if (!(await answerVersionOrRootHelp(argv))) {
+  const fastPath =
+    fastPathCommand(argv) === undefined
+      ? undefined
+      : await loadFastPath(fileURLToPath(new URL('../dist/fast/fast-path.cjs', import.meta.url)));
+  if (await fastPath?.runFastPath(argv, packageJsonUrl)) {
+    fastPath.saveCodeCache?.();
+  } else {
+    const { maskSecretsInDebugOutput } = await import(new URL('../dist/cli/secrets.js', import.meta.url).href);
+    await maskSecretsInDebugOutput(argv, new URL('../oclif.manifest.json', import.meta.url));
+    const { execute } = await import('@oclif/core');
+    await execute({ dir: import.meta.url });
+  }
+}
+
+/**
+ * `plants --version` (as oclif prints it), and `plants --help` from oclif's own text rendered at
+ * build time, where dist/cli/help/root-help.js finds it still oclif's answer: before anything
+ * else is loaded, the fast path's bundle included. False: not answered here.
+ */
+async function answerVersionOrRootHelp(args) {
+  if (args[0] !== '--version' && !(args.length === 1 && (args[0] === '--help' || args[0] === '-h'))) return false;
+  const { readFileSync } = await import('node:fs');
+  const { version } = JSON.parse(readFileSync(packageJsonUrl, 'utf8'));
+  if (args[0] === '--version') {
+    process.stdout.write(`plants/${version} ${process.platform}-${process.arch} node-${process.version}\n`);
+    return true;
+  }
+  const { rootHelpText } = await import(new URL('../dist/cli/help/root-help.js', import.meta.url).href);
+  const text = rootHelpText(new URL('.', packageJsonUrl), version, process.env);
+  if (text === undefined) return false;
+  process.stdout.write(text);
+  return true;
 }
 
 /** `plants add` (or `plant add`) with `-f`/`--file`: many records. */
@@ -93,14 +116,12 @@ async function compileCacheFolder() {
 }
 
 /**
- * The command the fast path may answer (src/cli/fast-path.ts: `--version`, `--help` and its routes; it
+ * The command the fast path may answer (src/cli/fast-path.ts: its routes; it
  * decides), or undefined for one it never takes, which goes straight to oclif.
  */
 function fastPathCommand(args) {
   const command = args[0] === 'plant' ? args[1] : args[0];
-  return ['--version', '--help', '-h', 'add', 'get', 'list', 'delete', 'status', 'login', 'logout'].includes(command)
-    ? command
-    : undefined;
+  return ['add', 'get', 'list', 'delete', 'status', 'login', 'logout'].includes(command) ? command : undefined;
 }
 
 /**

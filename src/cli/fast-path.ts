@@ -7,28 +7,15 @@ import { Output } from './render/output.js';
 import { reportError } from './render/report-error.js';
 
 /**
- * `plants --version`, `plants --help` (root-help.ts) and the everyday commands (`add` of one record, `get`, `list`, `delete`,
- * `status`, `login`, `logout`), run without oclif. These are what people put in shell loops,
- * and each pays Node's start-up; loading oclif on top of that was most of their cost. Only
- * invocations whose every flag and argument is valid are taken here, through the same action
- * functions as the oclif commands; anything else (a command's help, --file, a bad, unknown or repeated
- * flag, a missing or extra argument) returns false and goes to oclif, which gives its usual
- * messages.
+ * The everyday commands (`add` of one record, `get`, `list`, `delete`, `status`, `login`,
+ * `logout`), run without oclif (bin/run.js answers `--version` and `--help` itself). These are
+ * what people put in shell loops, and each pays Node's start-up; loading oclif on top of that
+ * was most of their cost. Only invocations whose every flag and argument is valid are taken
+ * here, through the same action functions as the oclif commands; anything else (a command's
+ * help, --file, a bad, unknown or repeated flag, a missing or extra argument) returns false and
+ * goes to oclif, which gives its usual messages.
  */
 export async function runFastPath(argv: readonly string[], packageJsonUrl: URL): Promise<boolean> {
-  if (argv[0] === '--version') {
-    process.stdout.write(
-      `plants/${readVersion(packageJsonUrl)} ${process.platform}-${process.arch} node-${process.version}\n`,
-    );
-    return true;
-  }
-  if ((argv[0] === '--help' || argv[0] === '-h') && argv.length === 1) {
-    const { rootHelpText } = await import('./help/root-help.js');
-    const text = rootHelpText(new URL('.', packageJsonUrl), readVersion(packageJsonUrl), process.env);
-    if (text === undefined) return false;
-    process.stdout.write(text);
-    return true;
-  }
   const named = argv[0] === 'plant' && argv[1] !== undefined && aliased.has(argv[1]) ? argv.slice(1) : argv;
   const route = named[0] === undefined ? undefined : routes[named[0]];
   const parsed = route === undefined ? undefined : parseRoute(route, named.slice(1));

@@ -27,11 +27,11 @@ const filesUnder = (dir: string): string[] =>
 describe('the compile cache', () => {
   it('is written to the user cache folder, and grows with what later runs load', async () => {
     const env = { XDG_CACHE_HOME: cacheHome, PLANTS_CONFIG_DIR: path.join(temp.dir, 'config') };
-    expect((await runCli(['--version'], { env })).code).toBe(0);
+    expect((await runCli(['logout'], { env })).code).toBe(0);
     const written = filesUnder(cacheDir());
     expect(written.length).toBeGreaterThan(0);
-    // (logout: status's exit code depends on whether something listens on 127.0.0.1:4010 here)
-    expect((await runCli(['logout'], { env })).code).toBe(0);
+    // (Not status: its exit code depends on whether something listens on 127.0.0.1:4010 here.)
+    expect((await runCli(['get', '1', '--base-url', 'http://127.0.0.1:1'], { env })).code).toBe(3);
     expect(filesUnder(cacheDir()).length).toBeGreaterThan(written.length);
     // Nothing in the package's own folders.
     expect(existsSync(path.join(projectRoot, 'compile-cache'))).toBe(false);

@@ -6,7 +6,7 @@ import path from 'node:path';
 /** The width oclif renders help at for a pipe (and an 80-column terminal). */
 export const ROOT_HELP_WIDTH = 80;
 
-/** `plants --help` as oclif rendered it at build time (write-root-help.ts), around its VERSION line. */
+/** `plants --help` as oclif rendered it at build time (write-root-help.ts), around its VERSION line; bin/run.js answers with it. */
 export interface RootHelp {
   /** rootHelpInputsHash at build time. */
   inputs: string;
