@@ -50,6 +50,8 @@ process.stdout.on('error', (error) => {
 
 const packageJsonUrl = new URL('../package.json', import.meta.url);
 if (!(await answerVersionOrRootHelp(argv))) {
+  // The bundle's one import() of a package (ora, for a spinner: scripts/bundle.mjs), done here.
+  globalThis[Symbol.for('plants.importModule')] = (specifier) => import(specifier);
   const fastPath =
     fastPathCommand(argv) === undefined
       ? undefined
@@ -157,8 +159,6 @@ async function loadFastPath(file) {
   const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
     filename: file,
     cachedData,
-    // The bundle's import() of a package left outside it (ora) resolves as the main program's would.
-    importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
   });
   const bundle = { exports: {} };
   script.runInThisContext()(bundle.exports, require, bundle, file, path.dirname(file));

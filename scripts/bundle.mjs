@@ -2,6 +2,7 @@
 // bin/run.js compiles with V8's code cache (see loadFastPath there), then the root help text
 // (src/cli/help/write-root-help.ts). Run after tsc (`npm run build`).
 import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import * as esbuild from 'esbuild';
 
@@ -30,7 +31,23 @@ module.exports = function lazyConnectH2(...args) {
   },
 };
 
-await esbuild.build({
+/**
+ * import() in the bundle: Node 20 runs it as a vm.Script (bin/run.js), where import() needs an
+ * experimental loader that prints Node's ExperimentalWarning. Node's own modules are required
+ * instead (`supported` below); ora, the one package imported (an ES module), goes through the
+ * importer bin/run.js puts on globalThis before it loads the bundle.
+ */
+const oraThroughBin = {
+  name: 'ora-through-bin',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]src[\\/]cli[\\/]render[\\/]import-ora\.ts$/ }, () => ({
+      contents: `export function importOra() { return globalThis[Symbol.for('plants.importModule')]('ora'); }`,
+      loader: 'js',
+    }));
+  },
+};
+
+const result = await esbuild.build({
   entryPoints: ['src/cli/fast-path.ts'],
   bundle: true,
   platform: 'node',
@@ -41,6 +58,14 @@ await esbuild.build({
   outfile: 'dist/fast/fast-path.cjs',
   // Loaded by import() where needed, from node_modules: a spinner on terminals; oclif and SQLite never.
   external: ['ora', '@oclif/core', 'better-sqlite3'],
-  plugins: [lazyHttp2],
+  supported: { 'dynamic-import': false },
+  plugins: [lazyHttp2, oraThroughBin],
+  write: false,
 });
+const [bundle] = result.outputFiles;
+if (bundle === undefined || /\bimport\(/.test(bundle.text)) {
+  throw new Error('dist/fast/fast-path.cjs would hold an import(): see oraThroughBin in scripts/bundle.mjs');
+}
+mkdirSync(path.dirname(bundle.path), { recursive: true });
+writeFileSync(bundle.path, bundle.contents);
 execFileSync(process.execPath, ['dist/cli/help/write-root-help.js'], { stdio: 'inherit' });

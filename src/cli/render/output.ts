@@ -2,6 +2,7 @@ import { ResponseError } from '../../client/errors.js';
 import { PlantsError } from '../../errors.js';
 import type { ColorMode } from '../env.js';
 import { type Colors, colors } from './colors.js';
+import { importOra } from './import-ora.js';
 
 export interface OutputStreams {
   stdout: NodeJS.WriteStream;
@@ -104,7 +105,7 @@ export class Output {
     let stopped = false;
     let latest = text;
     if (this.canAnimate) {
-      void import('ora').then(({ default: ora }) => {
+      void importOra().then(({ default: ora }) => {
         if (!stopped) spinner = ora({ text: latest, stream: this.stderr, discardStdin: false }).start();
       });
     }
@@ -136,7 +137,7 @@ export class Output {
     let spinner: { stop(): void } | undefined;
     let done = false;
     const timer = setTimeout(() => {
-      void import('ora').then(({ default: ora }) => {
+      void importOra().then(({ default: ora }) => {
         if (!done) spinner = ora({ text, stream: this.stderr, discardStdin: false }).start();
       });
     }, delayMs);
