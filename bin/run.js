@@ -113,8 +113,10 @@ async function compileCacheFolder() {
   // Node 20 reads its own cache only for the fast path, where it pays: 85 of the 345 million
   // instructions of one `plants add` are compiling the bundle.
   if (typeof module.enableCompileCache !== 'function' && fastPathCommand(argv) === undefined) return undefined;
-  const { default: envPaths } = await import('env-paths');
-  return `${envPaths('plants', { suffix: '' }).cache}/compile-cache`;
+  const [{ default: envPaths }, { isAbsolute }] = await Promise.all([import('env-paths'), import('node:path')]);
+  const cache = envPaths('plants', { suffix: '' }).cache;
+  // With HOME empty it comes out relative: never the current folder (a git checkout, say).
+  return isAbsolute(cache) ? `${cache}/compile-cache` : undefined;
 }
 
 /**
