@@ -49,6 +49,9 @@ const ALLOWED = [
   /^bin\/run\.js$/,
   /^oclif\.manifest\.json$/,
   /^dist\/.+\.js$/,
+  // The fast path's bundle (one CommonJS file) and the root help oclif rendered at build time.
+  /^dist\/fast\/fast-path\.cjs$/,
+  /^dist\/fast\/root-help\.json$/,
 ];
 
 describe('the package as users install it (npm pack, npm install -g --prefix, npx)', () => {
