@@ -1,7 +1,7 @@
 /**
  * f. An import run again (issue 15): `plants add --file` of N records into a fresh durable
  * store, then the same file again with `--skip-existing`, where every record is already there
- * (each a 409, read back and compared). The re-run must take at most 1.5x the first run.
+ * (each a 409 carrying the stored plant, compared without a GET). The re-run must take at most 1.5x the first run.
  */
 import { rmSync } from 'node:fs';
 import path from 'node:path';
@@ -69,7 +69,7 @@ async function rerunRows(): Promise<Row[]> {
     },
     {
       id: 'f2',
-      what: `the same again with --skip-existing: every record exists (409, read back)`,
+      what: `the same again with --skip-existing: every record exists (409 with the stored plant)`,
       median: seconds(median(reruns)),
       spread: format.spread(reruns, seconds),
       ratio: format.times(ratio),

@@ -1,5 +1,5 @@
 import { stringifyJsonExact } from '../schema/exact-json.js';
-import type { NewPlant, StoredPlant } from '../schema/plant.js';
+import { type NewPlant, type StoredPlant, storedPlantOfConflict } from '../schema/plant.js';
 import { AuthRejectedError, ConflictError, NoAnswerError, ResponseError, UnreachableError } from './errors.js';
 import type { AddedPlant, PlantClient, RetryPolicy } from './plant-client.js';
 
@@ -46,8 +46,8 @@ export const NO_READ_BACK_MESSAGE =
 /**
  * Adds plants so that a run can be repeated, and a missing answer is never taken for a failure:
  * a 409 after a retry (and with skipExisting any 409) and a POST with no whole answer are
- * settled by reading the plant back (GET /plants/{id}), through the same client and retry
- * policy. A plant stored exactly as sent (id digit for digit, name, tag) is ours; one stored with
+ * settled by the stored plant the 409 carries, or else by reading it back (GET /plants/{id}),
+ * through the same client and retry policy. A plant stored exactly as sent (id digit for digit, name, tag) is ours; one stored with
  * other data is a conflict (ConflictError, both versions); a store with no GET for plants keeps
  * the server's 409 (and says so once). Rejects with ConflictError, ResponseError, NoAnswerError
  * (sent, no answer, not settled) or UnreachableError (never sent).
@@ -106,7 +106,14 @@ export class ConfirmingAdder {
   }
 
   async #settleConflict(plant: NewPlant, conflict: ResponseError, afterRetry: boolean): Promise<AddSettled> {
-    const read = await this.#readBack(plant.id, true);
+    // `plants serve` puts the stored plant in its 409: compared as a read-back would be, with no
+    // GET (a re-run where every record exists costs one request per record, not two). A store
+    // whose 409 is the Error record alone is read back.
+    const carried = storedPlantOfConflict(conflict.rawBody);
+    const read: ReadBack =
+      carried !== undefined && carried.plant.id === plant.id
+        ? { kind: 'found', ...carried }
+        : await this.#readBack(plant.id, true);
     if (read.kind === 'found') {
       const stored = { plant: read.plant, rawBody: read.rawBody, attempts: conflict.attempts };
       if (sameNewPlant(plant, read.plant)) return { kind: afterRetry ? 'confirmed' : 'existing', ...stored };

@@ -55,6 +55,29 @@ export const ErrorBody = z.object({
 });
 export type ErrorBody = z.output<typeof ErrorBody>;
 
+/** The 409 of `plants serve`: the Error record and the plant stored under that id (OpenAPI: Conflict). */
+export const ConflictBody = ErrorBody.extend({ plant: StoredPlant });
+
+/**
+ * The stored plant a 409's body carries, exact, with its JSON as the server wrote it (one line);
+ * undefined when the body has none (a store with only the seed's POST answers the Error record alone).
+ */
+export function storedPlantOfConflict(
+  rawBody: string | undefined,
+): { plant: StoredPlant; rawBody: string } | undefined {
+  // Most 409 bodies of a seed store are short Error records: no parse for those.
+  if (rawBody === undefined || !rawBody.includes('"plant"')) return undefined;
+  let value: unknown;
+  try {
+    value = parseJsonExact(rawBody);
+  } catch {
+    return undefined;
+  }
+  const body = ConflictBody.safeParse(value);
+  if (!body.success) return undefined;
+  return { plant: body.data.plant, rawBody: stringifyJsonExact((value as { plant: unknown }).plant) };
+}
+
 /** `id: must be …; name: is required` — one line, each field named, for a terminal or a 400. */
 export function describeIssues(error: z.ZodError): string {
   return error.issues

@@ -137,8 +137,18 @@ export function createPlantApp(options: PlantAppOptions): PlantRequestHandler {
       }
       added.then(
         (result) => {
+          if (!result.added) {
+            // The 409 carries the plant stored under the id, read now: a client re-running an
+            // import settles it without a GET of its own. Not read (deleted since, the store
+            // failing): the Error record alone, which is still the true answer.
+            const message = `a plant with id ${result.id} already exists`;
+            store.get(result.id).then(
+              (stored) => fail(req, res, new ConflictError(message, stored)),
+              () => fail(req, res, new ConflictError(message)),
+            );
+            return;
+          }
           try {
-            if (!result.added) throw new ConflictError(`a plant with id ${result.id} already exists`);
             sendJson(res, 200, stringifyJsonExact(toWire(result.plant)));
           } catch (sendFailure) {
             fail(req, res, sendFailure);
@@ -585,7 +595,11 @@ function sendError(req: IncomingMessage, res: ServerResponse, error: unknown, dr
   const httpError = error instanceof HttpError ? error : new HttpError(500, 'internal server error');
   for (const [name, value] of Object.entries(httpError.headers)) res.setHeader(name, value);
   if (!req.complete && hasBody(req)) settleUnreadBody(req, res, drainLimit);
-  sendJson(res, httpError.status, errorBody(httpError.status, httpError.message));
+  let body = errorBody(httpError.status, httpError.message);
+  if (httpError instanceof ConflictError && httpError.stored !== undefined) {
+    body = `${body.slice(0, -1)},"plant":${stringifyJsonExact(toWire(httpError.stored))}}`;
+  }
+  sendJson(res, httpError.status, body);
 }
 
 /**

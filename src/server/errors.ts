@@ -1,4 +1,5 @@
 import { ExitCode, PlantsError } from '../errors.js';
+import type { NewPlant } from '../schema/plant.js';
 
 // ---------------------------------------------------------------------------------------------
 // Errors a request can end in. Each carries its HTTP status; the app's one error handler turns
@@ -53,10 +54,17 @@ export class MethodNotAllowedError extends HttpError {
   }
 }
 
-/** 409: the id is taken. The stored plant stays as it was. */
+/**
+ * 409: the id is taken. The stored plant stays as it was, and goes in the answer beside the Error
+ * record when it could be read (`stored`), so that a client can tell its own earlier add from a
+ * conflict without asking again (README, OpenAPI: Conflict).
+ */
 export class ConflictError extends HttpError {
-  constructor(message: string) {
+  readonly stored: NewPlant | undefined;
+
+  constructor(message: string, stored?: NewPlant) {
     super(409, message);
+    this.stored = stored;
   }
 }
 

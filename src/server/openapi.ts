@@ -324,6 +324,13 @@ export const plantStoreOpenApi = {
           message: { type: 'string' },
         },
       },
+      ConflictError: {
+        description: 'The Error record of a 409, with the plant stored under the id when it could be read',
+        allOf: [
+          { $ref: '#/components/schemas/Error' },
+          { type: 'object', properties: { plant: { $ref: '#/components/schemas/StoredPlant' } } },
+        ],
+      },
       Health: {
         required: ['status'],
         type: 'object',
@@ -345,7 +352,11 @@ export const plantStoreOpenApi = {
         Allow: { description: 'the methods the path takes', schema: { type: 'string' } },
       }),
       RequestTimeout: errorResponse('the headers or the body arrived too slowly; the connection is closed'),
-      Conflict: errorResponse('a plant with this id is already stored; it is left unchanged'),
+      Conflict: {
+        description:
+          'a plant with this id is already stored; it is left unchanged. The Error record carries the plant stored under the id (`plant`, the id digit for digit), so that a client can tell its own earlier add from a real conflict without a GET; `plant` is absent when it could not be read (deleted meanwhile)',
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/ConflictError' } } },
+      },
       PayloadTooLarge: errorResponse('the body is larger than the server accepts'),
       UnsupportedMediaType: errorResponse(
         'the body is not application/json (a charset parameter must be utf-8), or has a content coding (gzip…): send it unencoded',

@@ -99,6 +99,48 @@ describe('plants add --skip-existing: an import run again', () => {
     expect(stored().get(changed)?.name).toBe(`plant ${changed}`);
   });
 
+  it('reads nothing back when the 409 carries the stored plant: existing and conflict from the 409 alone', async () => {
+    const ids = freshIds(12);
+    await runCli(['add', '--file', '-'], { env, input: ndjson(ids) });
+    const changed = ids[5] as bigint;
+    const proxy = await startDroppingProxy(store.url);
+    try {
+      const result = await runCli(['add', '--file', '-', '--skip-existing', '--concurrency', '4'], {
+        env: { ...env, PLANTS_BASE_URL: proxy.url },
+        input: ndjson(ids, (id) => (id === changed ? 'renamed' : `plant ${id}`)),
+      });
+      expect(result.code).toBe(1);
+      const lines = results(result.stdout);
+      expect(lines.map((line) => line.outcome)).toEqual(ids.map((id) => (id === changed ? 'conflict' : 'existing')));
+      expect(result.stdout.split('\n')[0]).toContain(`"plant":{"id":${ids[0]},"name":"plant ${ids[0]}","tag":"rerun"}`);
+      const conflict = result.stdout.split('\n')[5] ?? '';
+      expect(conflict).toContain(`"sent_plant":{"id":${changed},"name":"renamed","tag":"rerun"}`);
+      expect(conflict).toContain(`"stored_plant":{"id":${changed},"name":"plant ${changed}","tag":"rerun"}`);
+      // Every answer was settled from the 409's own plant: not one GET /plants/{id}.
+      expect(proxy.reads).toBe(0);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it("reads back as before when a store's 409 has the Error record only", async () => {
+    const ids = freshIds(6);
+    await runCli(['add', '--file', '-'], { env, input: ndjson(ids) });
+    const proxy = await startDroppingProxy(store.url, { plainConflict: true });
+    try {
+      const result = await runCli(['add', '--file', '-', '--skip-existing', '--concurrency', '2'], {
+        env: { ...env, PLANTS_BASE_URL: proxy.url },
+        input: ndjson(ids),
+      });
+      expect(result.code, result.stderr).toBe(0);
+      expect(results(result.stdout).map((line) => line.outcome)).toEqual(ids.map(() => 'existing'));
+      expect(result.stdout.split('\n')[0]).toContain(`"plant":{"id":${ids[0]},"name":"plant ${ids[0]}","tag":"rerun"}`);
+      expect(proxy.reads).toBe(ids.length);
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it('one record: already there exactly as given is exit 0; with other data, exit 1 and both versions', async () => {
     const [id] = freshIds(1) as [bigint];
     await runCli(['add', '--id', String(id), '--name', 'Fern'], { env });

@@ -12,10 +12,13 @@ export interface DroppingProxyOptions {
   /** After the first dropped answer, stop listening: every later connection is refused. */
   refuseAfterDrop?: boolean;
   /**
-   * Answer GET /plants/{id} with this status instead of forwarding it (404 or 405): a plant
-   * store that implements only the seed's POST /plants.
+   * Answer GET /plants/{id} with this status instead of forwarding it (404 or 405), and a 409
+   * with the Error record only (as plainConflict): a plant store that implements only the seed's
+   * POST /plants.
    */
   noGet?: 404 | 405;
+  /** Pass a 409 on as the seed's Error record only, without the stored plant `plants serve` adds. */
+  plainConflict?: boolean;
 }
 
 export interface DroppingProxy {
@@ -74,7 +77,10 @@ export async function startDroppingProxy(target: string, options: DroppingProxyO
       headers,
       body: req.method === 'POST' ? body : undefined,
     });
-    const text = await answer.body.text();
+    let text = await answer.body.text();
+    if (answer.statusCode === 409 && (options.plainConflict === true || options.noGet !== undefined)) {
+      text = text.replace(/,"plant":\{.*\}\}$/, '}');
+    }
     if (req.method === 'POST' && options.dropAnswer?.(body) === true) {
       dropped++;
       req.socket.destroy();

@@ -286,6 +286,7 @@ async function runOnce(l: Layout): Promise<void> {
 
   // Of records sharing an id, exactly one is added; the store holds that one's name and tag.
   const winners = new Map<bigint, number>();
+  const refused: Array<[bigint, { name: string; tag?: string }, string]> = [];
   reported.forEach((record, index) => {
     const want = expected[index] as Expected;
     const where = `record ${index + 1} (${want.spec.kind}) of ${what}: ${lines[index]}`;
@@ -313,7 +314,11 @@ async function runOnce(l: Layout): Promise<void> {
     } else {
       figures.rejected++;
       expect(record.status, where).toBe(409);
-      expect(record.error, where).toEqual({ error: 409, message: `a plant with id ${id} already exists` });
+      // The Error record, and the plant stored under the id (the winner's, checked below).
+      const { plant, ...error } = record.error as { plant: { name: string; tag?: string } };
+      expect(error, where).toEqual({ error: 409, message: `a plant with id ${id} already exists` });
+      expect(lines[index], where).toContain(`"plant":{"id":${id},`);
+      refused.push([id, plant, where]);
     }
   });
   for (const want of sendable) {
@@ -321,6 +326,14 @@ async function runOnce(l: Layout): Promise<void> {
     expect(winners.has(id), `no 200 for id ${id}: ${what}`).toBe(true);
     const winner = expected[winners.get(id) as number] as Expected;
     expect(stored.get(id), what).toEqual({ id, name: winner.plant?.name, tag: winner.plant?.tag ?? null });
+  }
+  for (const [id, plant, where] of refused) {
+    const winner = expected[winners.get(id) as number] as Expected;
+    expect(plant, where).toEqual(
+      winner.plant?.tag === undefined
+        ? { id: expect.anything(), name: winner.plant?.name }
+        : { id: expect.anything(), name: winner.plant?.name, tag: winner.plant.tag },
+    );
   }
   figures.sent += sendable.length;
 

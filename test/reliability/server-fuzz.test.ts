@@ -154,7 +154,9 @@ function readPlantAnswer(text: string): ExpectedPlant {
 
 function expectErrorShape(answer: Answer): { error: number; message: string } {
   const parsed = JSON.parse(answer.text) as Record<string, unknown>;
-  expect(Object.keys(parsed).sort(), answer.text.slice(0, 300)).toEqual(['error', 'message']);
+  // A 409 carries the plant stored under the id besides (README, OpenAPI: Conflict).
+  const keys = answer.status === 409 ? ['error', 'message', 'plant'] : ['error', 'message'];
+  expect(Object.keys(parsed).sort(), answer.text.slice(0, 300)).toEqual(keys);
   expect(parsed.error).toBe(answer.status);
   expect(typeof parsed.message).toBe('string');
   return parsed as { error: number; message: string };
@@ -295,6 +297,12 @@ describe.each(storeBackends())('plants serve on $name under generated input', (b
     if (answer.status === 409 && verdict.kind === 'valid') {
       // The message names the id digit for digit.
       expect(error.message).toBe(`a plant with id ${verdict.plant.id} already exists`);
+      // And the plant the model holds for it, the id digit for digit.
+      const carried = /,"plant":(\{.*\})\}$/.exec(answer.text)?.[1];
+      expect(carried, answer.text).toBeDefined();
+      if (model.has(verdict.plant.id)) {
+        expect(readPlantAnswer(carried as string), answer.text).toEqual(model.get(verdict.plant.id));
+      }
     }
   }
 

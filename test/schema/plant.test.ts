@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { INT64_MAX, INT64_MIN } from '../../src/schema/int64.js';
-import { ErrorBody, InvalidPlantError, Plant, parseNewPlantJson, parsePlantIdText } from '../../src/schema/plant.js';
+import {
+  ErrorBody,
+  InvalidPlantError,
+  Plant,
+  parseNewPlantJson,
+  parsePlantIdText,
+  storedPlantOfConflict,
+} from '../../src/schema/plant.js';
 import { isBearerToken } from '../../src/schema/token.js';
 
 describe('NewPlant from JSON', () => {
@@ -83,6 +90,27 @@ describe('Plant and Error', () => {
     expect(ErrorBody.parse({ error: 400, message: 'bad' })).toEqual({ error: 400, message: 'bad' });
     expect(ErrorBody.safeParse({ error: 2 ** 31, message: 'bad' }).success).toBe(false);
     expect(ErrorBody.safeParse({ error: 400 }).success).toBe(false);
+  });
+});
+
+describe('the stored plant a 409 carries', () => {
+  it('is read exactly, with its JSON on one line', () => {
+    const raw =
+      '{"error":409,"message":"a plant with id 9223372036854775807 already exists","plant":{"id":9223372036854775807,"name":"Fern","tag":"herb"}}';
+    expect(storedPlantOfConflict(raw)).toEqual({
+      plant: { id: 9223372036854775807n, name: 'Fern', tag: 'herb' },
+      rawBody: '{"id":9223372036854775807,"name":"Fern","tag":"herb"}',
+    });
+  });
+
+  it.each([
+    ['the Error record alone (a seed store)', '{"error":409,"message":"a plant with id 1 already exists"}'],
+    ['a plant without an id', '{"error":409,"message":"m","plant":{"name":"Fern"}}'],
+    ['an id that is not int64', '{"error":409,"message":"m","plant":{"id":1.5,"name":"Fern"}}'],
+    ['not JSON', '<html>"plant"</html>'],
+    ['no body', undefined],
+  ])('is undefined for %s', (_what, raw) => {
+    expect(storedPlantOfConflict(raw)).toBeUndefined();
   });
 });
 

@@ -213,16 +213,33 @@ describe.each(storeBackends())('on $name', (backend) => {
       expectError(await postPlant(server.url, undefined, '{not json'), 401);
     });
 
-    it('answers 409 to an id already stored and leaves the stored plant as it was', async () => {
+    it('answers 409 to an id already stored, with the stored plant, and leaves it as it was', async () => {
       expect((await postPlant(server.url, server.token, plantJson('300', 'original', 'a'))).status).toBe(200);
       const answer = await postPlant(server.url, server.token, plantJson('300', 'impostor', 'b'));
-      expectError(answer, 409, 'a plant with id 300 already exists');
+      expect(answer.status).toBe(409);
+      expect(answer.headers['content-type']).toBe('application/json');
+      // The Error record, and the plant as stored (README, OpenAPI: Conflict), byte for byte.
+      expect(answer.text).toBe(
+        '{"error":409,"message":"a plant with id 300 already exists","plant":{"id":300,"name":"original","tag":"a"}}',
+      );
       expect((await server.readPlants()).find((row) => row.id === 300n)).toEqual({
         id: 300n,
         name: 'original',
         tag: 'a',
       });
     });
+
+    it.each(['9223372036854775806', '-9223372036854775807', '9007199254740995'])(
+      'carries the stored plant of int64 id %s in its 409 digit for digit, no tag as stored',
+      async (text) => {
+        expect((await postPlant(server.url, server.token, plantJson(text, 'kept'))).status).toBe(200);
+        const answer = await postPlant(server.url, server.token, plantJson(text, 'other', 'x'));
+        expect(answer.status).toBe(409);
+        expect(answer.text).toBe(
+          `{"error":409,"message":"a plant with id ${text} already exists","plant":{"id":${text},"name":"kept"}}`,
+        );
+      },
+    );
 
     it.each([
       ['no content type', undefined, 'content-type must be application/json'],
@@ -690,7 +707,6 @@ describe.each(storeBackends())('on $name', (backend) => {
         [404, 'NotFound'],
         [405, 'MethodNotAllowed'],
         [408, 'RequestTimeout'],
-        [409, 'Conflict'],
         [413, 'PayloadTooLarge'],
         [415, 'UnsupportedMediaType'],
         [431, 'RequestHeaderFieldsTooLarge'],
@@ -700,6 +716,14 @@ describe.each(storeBackends())('on $name', (backend) => {
           $ref: '#/components/schemas/Error',
         });
       }
+      // 409: the Error body with the stored plant beside it.
+      expect(doc.components.responses.Conflict.content['application/json'].schema).toEqual({
+        $ref: '#/components/schemas/ConflictError',
+      });
+      expect(doc.components.schemas.ConflictError.allOf).toEqual([
+        { $ref: '#/components/schemas/Error' },
+        { type: 'object', properties: { plant: { $ref: '#/components/schemas/StoredPlant' } } },
+      ]);
       for (const ref of JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/(\w+)\/(\w+)"/g)) {
         expect(doc.components[ref[1] as string][ref[2] as string], ref[0]).toBeDefined();
       }
