@@ -79,7 +79,7 @@ export async function startDroppingProxy(target: string, options: DroppingProxyO
     });
     let text = await answer.body.text();
     if (answer.statusCode === 409 && (options.plainConflict === true || options.noGet !== undefined)) {
-      text = text.replace(/,"plant":\{.*\}\}$/, '}');
+      text = text.replace(/,"plant":\{.*\}\}$/s, '}');
     }
     if (req.method === 'POST' && options.dropAnswer?.(body) === true) {
       dropped++;

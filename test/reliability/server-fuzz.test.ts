@@ -298,7 +298,7 @@ describe.each(storeBackends())('plants serve on $name under generated input', (b
       // The message names the id digit for digit.
       expect(error.message).toBe(`a plant with id ${verdict.plant.id} already exists`);
       // And the plant the model holds for it, the id digit for digit.
-      const carried = /,"plant":(\{.*\})\}$/.exec(answer.text)?.[1];
+      const carried = /,"plant":(\{.*\})\}$/s.exec(answer.text)?.[1];
       expect(carried, answer.text).toBeDefined();
       if (model.has(verdict.plant.id)) {
         expect(readPlantAnswer(carried as string), answer.text).toEqual(model.get(verdict.plant.id));
