@@ -636,6 +636,16 @@ describe.each(storeBackends())('on $name', (backend) => {
               const stored = parseJsonExact(answer.text) as { id: unknown; name: string; tag?: string };
               expect(BigInt(stored.id as bigint)).toBe(BigInt(sent.id as bigint));
               expect([stored.name, stored.tag]).toEqual([sent.name, sent.tag ?? undefined]);
+            } else if (answer.status === 409) {
+              // The Error record, and the plant stored under the sent id (an earlier 200 of this run).
+              const sent = parseJsonExact(body.toString()) as { id: unknown };
+              const { plant, ...error } = parseJsonExact(answer.text) as { plant: { id: unknown } };
+              expect(error).toEqual({
+                error: 409,
+                message: `a plant with id ${BigInt(sent.id as bigint)} already exists`,
+              });
+              expect(BigInt(plant.id as bigint)).toBe(BigInt(sent.id as bigint));
+              expect(await count()).toBe(before);
             } else {
               expectError(answer, answer.status);
               expect(await count()).toBe(before);
