@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { makeTempDir, runCli, spawnCli } from '../helpers/cli.js';
+import { makeTempDir, projectRoot, runCli, spawnCli } from '../helpers/cli.js';
 import { reply, startFixtureServer } from '../helpers/fixture-server.js';
 import { readStoredPlants, type StoreServer, startStoreServer } from '../helpers/store-server.js';
 
@@ -206,6 +206,30 @@ describe('plants add --file with many records', () => {
     // The file is ~3 MB of records and ~5 MB of results; held whole they would show. Flat: well under 120 MB.
     expect(peakKb).toBeGreaterThan(0);
     expect(peakKb / 1024).toBeLessThan(120);
+  }, 120_000);
+});
+
+describe('plants add --file keeps V8 small on every Node (bin/run.js)', () => {
+  it("holds the young generation at 8 MB, whether V8's flags can be given at start (execve) or only while running", async () => {
+    const count = 20_000;
+    const file = path.join(temp.dir, 'young.ndjson');
+    const ids = freshIds(count);
+    writeFileSync(file, `${ids.map((id) => `{"id":${id},"name":"plant ${id}"}`).join('\n')}\n`);
+    const probe = path.join(temp.dir, 'heap.json');
+    const result = await runCli(['add', '--file', file], {
+      env: {
+        ...env,
+        NODE_OPTIONS: `--import=${path.join(projectRoot, 'test', 'helpers', 'heap-probe.mjs')}`,
+        PLANTS_TEST_HEAP_PROBE: probe,
+      },
+      timeoutMs: 120_000,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    // V8's default lets it grow to 32 MB on Node 20 and 22 (and 128 MB from 24) within these records.
+    const { young, node } = JSON.parse(readFileSync(probe, 'utf8')) as { young: number; node: string };
+    expect(node).toBe(process.version);
+    expect(young).toBeGreaterThan(0);
+    expect(young / 2 ** 20).toBeLessThanOrEqual(8);
   }, 120_000);
 });
 
