@@ -11,17 +11,18 @@ import { hasCommand } from './system.js';
 export const hasValgrind = hasCommand('valgrind');
 
 /**
- * Instructions of `node args` (the node process only: children are not traced), with the
- * bench's environment plus `extraEnv`; undefined when valgrind is not installed. Throws if the
- * command fails.
+ * Instructions of `node args` (or of another Node: `nodePath`; the node process only: children
+ * are not traced), with the bench's environment plus `extraEnv`; undefined when valgrind is not
+ * installed. Throws if the command fails.
  */
 export async function countInstructions(
   args: readonly string[],
   input?: string,
   extraEnv: Record<string, string> = {},
+  nodePath: string = node,
 ): Promise<number | undefined> {
   if (!hasValgrind) return undefined;
-  const valgrind = ['valgrind', '--tool=callgrind', '--trace-children=no', '--callgrind-out-file=/dev/null', node];
+  const valgrind = ['valgrind', '--tool=callgrind', '--trace-children=no', '--callgrind-out-file=/dev/null', nodePath];
   // env(1) execs valgrind in its place: still one process, counted alone.
   const settings = Object.entries(extraEnv).map(([name, value]) => `${name}=${value}`);
   const [command = 'valgrind', ...rest] = settings.length === 0 ? valgrind : ['env', ...settings, ...valgrind];
