@@ -11,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { countInstructions, hasValgrind, millions } from '../lib/callgrind.js';
-import { cli, clientCpu, node, plan, root, serverCpu, work } from '../lib/context.js';
+import { cli, clientCpu, node, plan, quick, root, serverCpu, work } from '../lib/context.js';
 import { countRows, freshDir, writeNdjson } from '../lib/files.js';
 import { format, median, noteRow, progress, type Row, type RowGroup, timeVPeakMb, verdict } from '../lib/format.js';
 import { run } from '../lib/processes.js';
@@ -70,7 +70,8 @@ async function startup(
     }
   }
   const runs = commands.map(() => [] as number[]);
-  for (let round = 0; hasValgrind && round < plan.callgrindRuns; round++) {
+  // A smoke run (BENCH_QUICK) counts nothing: twelve valgrind runs would take most of its minutes.
+  for (let round = 0; hasValgrind && !quick && round < plan.callgrindRuns; round++) {
     id++;
     for (const [index, args] of commands.entries()) {
       const count = await countInstructions(args(id), undefined, {}, version.node);
@@ -151,7 +152,7 @@ async function versionRows(): Promise<Row[]> {
         const instructions =
           count === undefined || bare === undefined
             ? hasValgrind
-              ? 'callgrind: none'
+              ? 'callgrind: skipped (BENCH_QUICK)'
               : 'callgrind: n/a (no valgrind)'
             : `callgrind ${format.times(count / bare)} (${millions(count)} of node -e 0's ${millions(bare)})`;
         rows.push({
