@@ -32,6 +32,9 @@ describe('the compile cache', () => {
     expect(written.length).toBeGreaterThan(0);
     // (Not status: its exit code depends on whether something listens on 127.0.0.1:4010 here.)
     expect((await runCli(['get', '1', '--base-url', 'http://127.0.0.1:1'], { env })).code).toBe(3);
+    // Node 20 keeps one cache file a command of the fast path (get's is new); Node 22+ one a
+    // module, and the fast path is one bundle, so it is oclif's modules that are new there.
+    expect((await runCli(['help', 'add'], { env })).code).toBe(0);
     expect(filesUnder(cacheDir()).length).toBeGreaterThan(written.length);
     // Nothing in the package's own folders.
     expect(existsSync(path.join(projectRoot, 'compile-cache'))).toBe(false);
