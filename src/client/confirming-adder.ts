@@ -47,10 +47,11 @@ export const NO_READ_BACK_MESSAGE =
  * Adds plants so that a run can be repeated, and a missing answer is never taken for a failure:
  * a 409 after a retry (and with skipExisting any 409) and a POST with no whole answer are
  * settled by the stored plant the 409 carries, or else by reading it back (GET /plants/{id}),
- * through the same client and retry policy. A plant stored exactly as sent (id digit for digit, name, tag) is ours; one stored with
- * other data is a conflict (ConflictError, both versions); a store with no GET for plants keeps
- * the server's 409 (and says so once). Rejects with ConflictError, ResponseError, NoAnswerError
- * (sent, no answer, not settled) or UnreachableError (never sent).
+ * through the same client and retry policy. A plant stored exactly as sent (id digit for digit,
+ * name, tag) is ours; one stored with other data is a conflict (ConflictError, both versions); a
+ * store with no GET for plants keeps the server's 409 (and says so once). Rejects with
+ * ConflictError, ResponseError, NoAnswerError (sent, no answer, not settled) or UnreachableError
+ * (never sent).
  */
 export class ConfirmingAdder {
   readonly #options: ConfirmingAdderOptions;

@@ -595,11 +595,14 @@ function sendError(req: IncomingMessage, res: ServerResponse, error: unknown, dr
   const httpError = error instanceof HttpError ? error : new HttpError(500, 'internal server error');
   for (const [name, value] of Object.entries(httpError.headers)) res.setHeader(name, value);
   if (!req.complete && hasBody(req)) settleUnreadBody(req, res, drainLimit);
-  let body = errorBody(httpError.status, httpError.message);
-  if (httpError instanceof ConflictError && httpError.stored !== undefined) {
-    body = `${body.slice(0, -1)},"plant":${stringifyJsonExact(toWire(httpError.stored))}}`;
-  }
-  sendJson(res, httpError.status, body);
+  const stored = httpError instanceof ConflictError ? httpError.stored : undefined;
+  sendJson(
+    res,
+    httpError.status,
+    stored === undefined
+      ? errorBody(httpError.status, httpError.message)
+      : stringifyJsonExact({ error: httpError.status, message: httpError.message, plant: toWire(stored) }),
+  );
 }
 
 /**
