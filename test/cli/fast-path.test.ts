@@ -3,6 +3,7 @@ import type { ServerResponse } from 'node:http';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fastPathCommands } from '../../src/cli/fast-path.js';
 import { rootHelpText } from '../../src/cli/help/root-help.js';
 import { makeTempDir, projectRoot, runCli } from '../helpers/cli.js';
 import { type FixtureServer, type RecordedRequest, reply, startFixtureServer } from '../helpers/fixture-server.js';
@@ -259,5 +260,14 @@ describe('plants --help from the build snapshot', () => {
     const manifest = path.join(root, 'oclif.manifest.json');
     writeFileSync(manifest, readFileSync(manifest, 'utf8').replace('Delete one plant.', 'Delete a plant.'));
     expect(rootHelpText(rootUrl, '0.1.0', {})).toBeUndefined();
+  });
+});
+
+describe('bin/run.js and the fast path', () => {
+  it('load the bundle for exactly the commands it has routes for', () => {
+    // bin/run.js keeps its own list (reading the bundle to learn it would cost what it saves).
+    const binRun = readFileSync(path.join(projectRoot, 'bin', 'run.js'), 'utf8');
+    const listed = /return \[([^\]]*)\]\.includes\(command\)/.exec(binRun)?.[1];
+    expect(listed?.split(',').map((name) => name.trim().replace(/^'|'$/g, ''))).toEqual([...fastPathCommands]);
   });
 });
