@@ -60,8 +60,16 @@ export interface BulkSummary {
   elapsedMs: number;
 }
 
+/**
+ * The input's records, in order: waited on one by one, or, where the reader already holds
+ * whole records, taken without waiting (`takeBuffered`, undefined when it holds none).
+ */
+export interface RecordSource extends AsyncIterable<InputRecord> {
+  takeBuffered?(): InputRecord | undefined;
+}
+
 export interface BulkAddOptions {
-  records: AsyncIterable<InputRecord>;
+  records: RecordSource;
   /** Builds the NewPlant of a record (flags applied); throws InvalidPlantError. */
   toPlant: (value: unknown) => NewPlant;
   /** Sends one plant (the client, with its retry policy and read-back): rejects with the client's errors. */
@@ -167,15 +175,20 @@ export async function runBulkAdd(options: BulkAddOptions): Promise<BulkSummary> 
     }
     if (options.signal?.aborted) stop('interrupted');
     if (summary.stopped !== undefined) break;
-    const reading = iterator.next();
-    const next =
-      options.signal === undefined
-        ? await reading
-        : await new Promise<IteratorResult<InputRecord> | 'interrupted'>((resolve, reject) => {
-            stopReading = resolve;
-            reading.then(resolve, reject);
-          });
-    stopReading = undefined;
+    const buffered = options.records.takeBuffered?.();
+    let next: IteratorResult<InputRecord> | 'interrupted';
+    if (buffered !== undefined) next = { done: false, value: buffered };
+    else {
+      const reading = iterator.next();
+      next =
+        options.signal === undefined
+          ? await reading
+          : await new Promise<IteratorResult<InputRecord> | 'interrupted'>((resolve, reject) => {
+              stopReading = resolve;
+              reading.then(resolve, reject);
+            });
+      stopReading = undefined;
+    }
     if (next === 'interrupted') {
       abandonedRead = true;
       stop('interrupted');

@@ -145,4 +145,52 @@ describe('JsonRecordReader', () => {
       ],
     );
   });
+
+  describe('takeBuffered (the records a bulk add takes without waiting)', () => {
+    /** Reads as a bulk add does: whole buffered records first, the iterator when there are none. */
+    async function readTaking(text: string, size: number): Promise<{ records: InputRecord[]; taken: number }> {
+      const reader = new JsonRecordReader(chunksOf(text, size));
+      const iterator = reader.records();
+      const records: InputRecord[] = [];
+      let taken = 0;
+      for (;;) {
+        const buffered = reader.takeBuffered();
+        if (buffered !== undefined) {
+          taken++;
+          records.push(buffered);
+          continue;
+        }
+        const next = await iterator.next();
+        if (next.done === true) break;
+        records.push(next.value);
+      }
+      return { records, taken };
+    }
+
+    const long = 'x'.repeat(MAX_RECORD_CHARS + 10);
+    const inputs = {
+      ndjson: Array.from({ length: 200 }, (_, index) => `{"id":${index + 1},"name":"p${index}"}`).join('\n'),
+      'blank and broken lines, CRLF, no newline at the end':
+        '\n{"id":1,"name":"a"}\r\n\n  \nnot json\n{"id":9223372036854775807,"name":"b"}\n{"id":3,"name":"c"}',
+      'a line too long, then more': `{"id":1,"name":"a"}\n{"id":2,"name":"${long}"}\n{"id":3,"name":"c"}\n`,
+      'a first line too long': `{"id":1,"name":"${long}"}\n{"id":2,"name":"b"}\n{"id":3,"name":"c"}\n`,
+      array: '[{"id":1,"name":"a"},\n{"id":2,"name":"b"}]',
+      documents: '{\n  "id": 1,\n  "name": "a"\n}\n{\n  "id": 2,\n  "name": "b"\n}\n',
+    };
+
+    it.each(Object.entries(inputs).flatMap(([name, text]) => [1, 7, 64, 100_000].map((size) => [name, size, text])))(
+      '%s, chunks of %i: the same records, in the same order, as reading them one by one',
+      async (_name, size, text) => {
+        const expected = await read(text as string, size as number);
+        const { records } = await readTaking(text as string, size as number);
+        expect(records).toEqual(expected.records);
+      },
+    );
+
+    it('takes most NDJSON records without waiting, and none of an array or of documents', async () => {
+      expect((await readTaking(inputs.ndjson, 64 * 1024)).taken).toBeGreaterThanOrEqual(190);
+      expect((await readTaking(inputs.array, 64 * 1024)).taken).toBe(0);
+      expect((await readTaking(inputs.documents, 64 * 1024)).taken).toBe(0);
+    });
+  });
 });

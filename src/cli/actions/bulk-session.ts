@@ -1,6 +1,5 @@
 import v8 from 'node:v8';
-import { bulkExitCode, type RecordOutcome, runBulkAdd } from '../../bulk/bulk-add.js';
-import type { InputRecord } from '../../bulk/json-records.js';
+import { bulkExitCode, type RecordOutcome, type RecordSource, runBulkAdd } from '../../bulk/bulk-add.js';
 import { ConfirmingAdder } from '../../client/confirming-adder.js';
 import type { PlantClient, RetryPolicy } from '../../client/plant-client.js';
 import type { ExitCode } from '../../errors.js';
@@ -22,7 +21,7 @@ export function tuneMemoryForStreaming(): void {
 }
 
 export interface BulkSessionOptions {
-  records: AsyncIterable<InputRecord>;
+  records: RecordSource;
   toPlant: (value: unknown) => NewPlant;
   client: PlantClient;
   output: Output;

@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
+import type { RecordSource } from '../../bulk/bulk-add.js';
 import type { InputRecord, JsonRecordReader } from '../../bulk/json-records.js';
 import { InvalidInputError } from '../../errors.js';
 import { InvalidPlantError, type NewPlant, parsePlantIdText, toNewPlant } from '../../schema/plant.js';
@@ -18,7 +19,7 @@ export interface PlantFlags {
 /** What `plants add` was given: one plant (from flags or a one-record file), or many records to stream. */
 export type PlantInput =
   | { kind: 'single'; plant: NewPlant }
-  | { kind: 'bulk'; records: AsyncIterable<InputRecord>; toPlant: (value: unknown) => NewPlant };
+  | { kind: 'bulk'; records: RecordSource; toPlant: (value: unknown) => NewPlant };
 
 /**
  * The NewPlant of `plants add` from --id/--name/--tag: the object given, with the flags laid
@@ -124,12 +125,19 @@ export async function readPlantInput(
   if (flags.id !== undefined && second.done !== true) {
     throw new InvalidInputError(`--id cannot apply to every record of ${source}: it holds more than one plant`);
   }
+  /** Once the two records read above are handed on, the rest come from the reader. */
+  let handedOn = false;
   async function* all(): AsyncGenerator<InputRecord> {
     yield first.value as InputRecord;
     if (second.done !== true) yield second.value;
+    handedOn = true;
     yield* records;
   }
-  return { kind: 'bulk', records: all(), toPlant: (value) => applyPlantFlags(value, flags) };
+  const rest: RecordSource = {
+    [Symbol.asyncIterator]: all,
+    takeBuffered: () => (handedOn ? reader.takeBuffered() : undefined),
+  };
+  return { kind: 'bulk', records: rest, toPlant: (value) => applyPlantFlags(value, flags) };
 }
 
 async function* noRecords(): AsyncGenerator<InputRecord> {}
