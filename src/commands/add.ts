@@ -75,7 +75,6 @@ A 409 met on a retry (the first attempt may have added the plant before its conn
       return;
     }
     const bulk = await import('../cli/actions/bulk-session.js');
-    bulk.tuneMemoryForStreaming();
     const client = await this.plantClient(flags, flags.concurrency);
     process.exitCode = await bulk.addPlantsInBulk({
       ...input,

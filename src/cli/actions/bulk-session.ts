@@ -1,4 +1,3 @@
-import v8 from 'node:v8';
 import { bulkExitCode, type RecordOutcome, type RecordSource, runBulkAdd } from '../../bulk/bulk-add.js';
 import { ConfirmingAdder } from '../../client/confirming-adder.js';
 import type { PlantClient, RetryPolicy } from '../../client/plant-client.js';
@@ -6,19 +5,6 @@ import type { ExitCode } from '../../errors.js';
 import type { NewPlant } from '../../schema/plant.js';
 import type { Output } from '../render/output.js';
 import { outcomeLine, progressText, renderBulkSummary } from '../render/render-bulk.js';
-
-/**
- * Trades a little speed for a small, flat footprint on long inputs (measured on 160,000
- * records: peak RSS 177 MB → 118 MB, with the baseline WASM compiler the agent asks for):
- * V8 otherwise grows the heap with the allocation rate.
- */
-export function tuneMemoryForStreaming(): void {
-  try {
-    v8.setFlagsFromString('--optimize-for-size');
-  } catch {
-    // An engine without the flag just keeps its defaults.
-  }
-}
 
 export interface BulkSessionOptions {
   records: RecordSource;
