@@ -170,6 +170,9 @@ async function bulkRows(): Promise<Row[]> {
   const cliCpu: number[] = [];
   const poolCpu: number[] = [];
   const cpuRatios: number[] = [];
+  /** The plain Pool's own rate against the wrk ceiling: what an undici client reaches on this machine. */
+  const poolRates: number[] = [];
+  const poolRateRatios: number[] = [];
 
   const viaCli = async (server: Server): Promise<Timed> => {
     const result = await timed(node, [cli, 'add', '--file', file, '--base-url', server.url], {
@@ -217,6 +220,9 @@ async function bulkRows(): Promise<Row[]> {
       if (store.key === 'memory') {
         step(`plain undici Pool (${plainPool.connections} connections) into ${store.label}`);
         const pool = await withServer(store.key, viaPool);
+        const poolRate = plan.bulkRecords / (pool.value.ms / 1000);
+        poolRates.push(poolRate);
+        poolRateRatios.push(poolRate / ceiling);
         const mineUs = perRecordUs(mine.value);
         const poolUs = perRecordUs(pool.value);
         cliCpu.push(mineUs);
@@ -310,6 +316,19 @@ async function bulkRows(): Promise<Row[]> {
     goal: rssGoal,
     result: verdict(rss.mb < RSS_GOAL_MB),
   });
+  if (poolRates.length > 0) {
+    // Context for b4, not a goal: the rate of a client that only sends (no validation, ordering
+    // or output) on the same undici, against the same ceiling.
+    rows.push({
+      id: 'b8',
+      what: `plain undici Pool (b5): ${label} records → serve --memory, its rate against b3`,
+      median: format.rate(median(poolRates), 'rec/s'),
+      spread: rateSpread(poolRates),
+      ratio: noWrk === undefined ? format.ratio(median(poolRateRatios)) : 'n/a',
+      goal: '',
+      result: '',
+    });
+  }
   return rows;
 }
 
