@@ -152,10 +152,10 @@ export class JsonRecordReader {
     return this.#lines === undefined ? undefined : this.#nextBufferedLine(this.#lines);
   }
 
-  /** NDJSON: where the next line starts in the buffer, its number, and whether a too-long line is being skipped. */
-  #lines: { start: number; line: number; skipping: boolean } | undefined;
+  /** Set while NDJSON is read (#lineRecords): how far its lines are taken. */
+  #lines: LinesRead | undefined;
 
-  #nextBufferedLine(lines: { start: number; line: number; skipping: boolean }): InputRecord | undefined {
+  #nextBufferedLine(lines: LinesRead): InputRecord | undefined {
     for (;;) {
       const newline = this.#buffer.indexOf('\n', lines.start);
       if (newline === -1) return undefined;
@@ -169,7 +169,7 @@ export class JsonRecordReader {
   }
 
   async *#lineRecords(firstLine: number): AsyncGenerator<InputRecord> {
-    const lines = { start: 0, line: firstLine, skipping: false };
+    const lines: LinesRead = { start: 0, line: firstLine, skipping: false };
     this.#lines = lines;
     for (;;) {
       for (let record = this.#nextBufferedLine(lines); record !== undefined; record = this.#nextBufferedLine(lines)) {
@@ -317,6 +317,13 @@ export class JsonRecordReader {
       }
     }
   }
+}
+
+/** NDJSON being read: where the next line starts in the buffer, its number, and whether a too-long line is being skipped. */
+interface LinesRead {
+  start: number;
+  line: number;
+  skipping: boolean;
 }
 
 function isWhitespace(char: number): boolean {

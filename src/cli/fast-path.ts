@@ -195,10 +195,10 @@ const routes: Record<string, Route> = {
   },
 };
 
-/** The commands that also answer as `plants plant <command>` (their oclif aliases `plant:<command>`). */
 /** The commands with a route here: bin/run.js loads this bundle for these alone (a test holds the two lists equal). */
 export const fastPathCommands: readonly string[] = Object.keys(routes);
 
+/** The commands that also answer as `plants plant <command>` (their oclif aliases `plant:<command>`). */
 const aliased = new Set(['add', 'get', 'list', 'delete']);
 
 /** The flags and arguments, or undefined for anything oclif should see (and answer) itself. */

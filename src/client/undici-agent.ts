@@ -52,7 +52,8 @@ export function createDirectAgent(options: {
  * through (a bulk add sends one for each answer) share one write per connection.
  */
 class WriteBatchingAgent extends Agent {
-  readonly #sockets = new Set<Socket>();
+  /** The agent's open connections, as its connector made them. */
+  readonly #sockets: Set<Socket>;
   #corked: Socket[] | undefined;
 
   constructor(options: AgentType.Options, tls: { ca?: string[] }) {
