@@ -2,7 +2,7 @@ import { createServer, type Server, type Socket, connect as tcpConnect } from 'n
 import type { Dispatcher } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfirmingAdder } from '../../src/client/confirming-adder.js';
-import { PlantClient } from '../../src/client/plant-client.js';
+import { PlantClient, type RetryPolicy } from '../../src/client/plant-client.js';
 import { createDirectAgent } from '../../src/client/undici-agent.js';
 import type { NewPlant } from '../../src/schema/plant.js';
 import { type StoreServer, startStoreServer } from '../helpers/store-server.js';
@@ -105,6 +105,27 @@ function clientOver(url: string, connections: number): PlantClient {
   });
 }
 
+/**
+ * Three adds, through a ConfirmingAdder on one connection, over a relay that cuts that first
+ * connection once the store has applied all three, passing no answer on (`relayOptions` adds
+ * to that): how each settled, how many requests went out before the first answer, and the ids
+ * sent and stored (sorted).
+ */
+async function addThreeAcrossACut(relayOptions: { refuseAfterCutMs?: number }, retry: RetryPolicy) {
+  store = await startStoreServer();
+  relay = await startRelay(new URL(store.url), { swallowFirst: 3, ...relayOptions });
+  const adder = new ConfirmingAdder({ client: clientOver(relay.url, 1), retry, skipExisting: false });
+  const sent = plants(3);
+  const settled = await Promise.all(sent.map((plant) => adder.add(plant)));
+  const stored = await store.readPlants();
+  return {
+    settled,
+    beforeFirstAnswer: relay.beforeFirstAnswer[0],
+    sentIds: sent.map((plant) => String(plant.id)).sort(),
+    storedIds: stored.map((row) => String(row.id)).sort(),
+  };
+}
+
 describe('adds pipelined on one connection', () => {
   it('go out several on one connection before the first answer comes back', async () => {
     store = await startStoreServer();
@@ -121,36 +142,30 @@ describe('adds pipelined on one connection', () => {
   });
 
   it('written again by undici after the connection dropped: the 409 is read back, and each is added, not a conflict', async () => {
-    store = await startStoreServer();
     // The first connection carries all three adds; the store applies them, then the connection
     // is cut before any answer: the first is failed (and retried by the client), the two behind
     // it are written again by undici on a new connection, where the store answers 409.
-    relay = await startRelay(new URL(store.url), { swallowFirst: 3 });
-    const client = clientOver(relay.url, 1);
-    const adder = new ConfirmingAdder({ client, retry: { attempts: 4, baseDelayMs: 10 }, skipExisting: false });
-    const sent = plants(3);
-    const settled = await Promise.all(sent.map((plant) => adder.add(plant)));
-    expect(relay.beforeFirstAnswer[0]).toBe(3);
+    const { settled, beforeFirstAnswer, sentIds, storedIds } = await addThreeAcrossACut(
+      {},
+      { attempts: 4, baseDelayMs: 10 },
+    );
+    expect(beforeFirstAnswer).toBe(3);
     // Each was stored once, exactly as sent, and is reported as added by this run.
     expect(settled.map((one) => one.kind)).toEqual(['confirmed', 'confirmed', 'confirmed']);
     for (const one of settled) if (one.kind === 'confirmed') expect(one.attempts).toBe(2);
-    const stored = await store.readPlants();
-    expect(stored.map((row) => String(row.id)).sort()).toEqual(sent.map((plant) => String(plant.id)).sort());
+    expect(storedIds).toEqual(sentIds);
   });
 
   it('written once on a connection that dropped, then refused when undici writes them again: the 409 on the retry is read back', async () => {
-    store = await startStoreServer();
     // As when a server is killed with adds in flight and is not back yet: the adds behind the first
     // were applied, undici's new connection for them is refused, and the client sends them again
     // once the server is back. Their 409 must be taken as possibly their own first write.
-    relay = await startRelay(new URL(store.url), { swallowFirst: 3, refuseAfterCutMs: 300 });
-    const client = clientOver(relay.url, 1);
-    const adder = new ConfirmingAdder({ client, retry: { attempts: 6, baseDelayMs: 200 }, skipExisting: false });
-    const sent = plants(3);
-    const settled = await Promise.all(sent.map((plant) => adder.add(plant)));
-    expect(relay.beforeFirstAnswer[0]).toBe(3);
+    const { settled, beforeFirstAnswer, sentIds, storedIds } = await addThreeAcrossACut(
+      { refuseAfterCutMs: 300 },
+      { attempts: 6, baseDelayMs: 200 },
+    );
+    expect(beforeFirstAnswer).toBe(3);
     expect(settled.map((one) => one.kind)).toEqual(['confirmed', 'confirmed', 'confirmed']);
-    const stored = await store.readPlants();
-    expect(stored.map((row) => String(row.id)).sort()).toEqual(sent.map((plant) => String(plant.id)).sort());
+    expect(storedIds).toEqual(sentIds);
   });
 });
