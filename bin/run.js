@@ -12,11 +12,11 @@ const argv = process.argv.slice(2);
 // before the first one, Maglev keeping more code, and (from 24) `--liftoff-only` set at run time
 // (undici-agent.ts) no longer reaching the WebAssembly HTTP parser, which TurboFan then compiles.
 // So a bulk add runs with a young generation of 8 MB (4 MB semi-spaces), an old one that grows
-// by at most BULK_OLD_GROWTH_PERCENT, and the rest. V8 reads the sizes only at start-up: where
+// by at most BULK_OLD_GROWTH_PERCENT (on Node 20, BULK_OLD_GROWTH_PERCENT_WHILE_RUNNING), and the rest. V8 reads the sizes only at start-up: where
 // Node can (process.execve, 22.15+ and 24+) the run starts again in place with the flags (the
 // same process, nothing left waiting); elsewhere (Node 20, 22.12-22.14) what V8 reads while
 // running is set instead, below. Peak RSS before: 100,000 records, Node 22.23 118-129 MB, Node
-// 20.20 108-123 MB; after: 1,000,000 records, Node 20.20 91 MB, 22.23 110 MB (README has them all).
+// 20.20 108-123 MB; after: 1,000,000 records, Node 20.20 98-102 MB, 22.23 110-114 MB (README).
 // Not --optimize-for-size (which bulk adds once set as they began): it made every full collection
 // one that shrinks the heap, the young generation included, whenever the first came after it was
 // set (a race with start-up: always on a terminal, whose spinner's timer delays the run), and it
@@ -102,7 +102,11 @@ async function answerVersionOrRootHelp(args) {
   const { readFileSync } = await import('node:fs');
   const { version } = JSON.parse(readFileSync(packageJsonUrl, 'utf8'));
   if (args[0] === '--version') {
-    process.stdout.write(`plants/${version} ${process.platform}-${process.arch} node-${process.version}\n`);
+    // oclif's Config.userAgent (x86 for ia32; under WSL oclif's own answer, `wsl-…`).
+    const { oclifUserAgent } = await import(new URL('../dist/cli/help/oclif-user-agent.js', import.meta.url).href);
+    const userAgent = oclifUserAgent(version);
+    if (userAgent === undefined) return false;
+    process.stdout.write(`${userAgent}\n`);
     return true;
   }
   const { rootHelpText } = await import(new URL('../dist/cli/help/root-help.js', import.meta.url).href);

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { oclifUserAgent } from './oclif-user-agent.js';
 
 /** The width oclif renders help at for a pipe (and an 80-column terminal). */
 export const ROOT_HELP_WIDTH = 80;
@@ -29,9 +30,8 @@ export function rootHelpInputsHash(packageRoot: URL): string {
  * build's, or a VERSION line long enough to wrap.
  */
 export function rootHelpText(packageRoot: URL, version: string, env: NodeJS.ProcessEnv): string | undefined {
-  // oclif's Config.userAgent; its platform is 'wsl' under WSL, left to oclif.
-  if (mayBeWsl()) return undefined;
-  const userAgent = `plants/${version} ${process.platform}-${process.arch === 'ia32' ? 'x86' : process.arch} node-${process.version}`;
+  const userAgent = oclifUserAgent(version);
+  if (userAgent === undefined) return undefined;
   const width = process.stdout.isTTY ? process.stdout.columns : ROOT_HELP_WIDTH;
   if (width !== ROOT_HELP_WIDTH || Number.parseInt(env.OCLIF_COLUMNS ?? '', 10) || env.DEBUG) return undefined;
   if (userAgent.length > ROOT_HELP_WIDTH - 2 || hasTheme(env)) return undefined;
@@ -55,15 +55,4 @@ function hasTheme(env: NodeJS.ProcessEnv): boolean {
     path.join(os.homedir(), '.config', 'plants'),
   ];
   return folders.some((folder) => folder && existsSync(path.join(folder, 'theme.json')));
-}
-
-/** What oclif's wsl-utils takes for WSL: "microsoft" in the kernel's release or /proc/version. */
-function mayBeWsl(): boolean {
-  if (process.platform !== 'linux') return false;
-  if (os.release().toLowerCase().includes('microsoft')) return true;
-  try {
-    return readFileSync('/proc/version', 'utf8').toLowerCase().includes('microsoft');
-  } catch {
-    return false;
-  }
 }
