@@ -70,9 +70,3 @@ export function table(rows: readonly Row[]): string {
   const rule = `|${widths.map((width) => '-'.repeat(width + 2)).join('|')}|`;
   return [line(header), rule, ...rows.map(line)].join('\n');
 }
-
-/** Peak RSS from the stderr of `/usr/bin/time -v`, MB; undefined when it is not there. */
-export function timeVPeakMb(stderr: string): number | undefined {
-  const kb = /Maximum resident set size \(kbytes\): (\d+)/.exec(stderr)?.[1];
-  return kb === undefined ? undefined : Number(kb) / 1024;
-}

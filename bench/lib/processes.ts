@@ -1,6 +1,6 @@
 /** Child processes of the bench: run one to its end, keep track of the live ones, read their CPU time. */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { childEnv, pin, work } from './context.js';
 
 /** Every child still running, so that a failed or interrupted run leaves none behind. */
@@ -58,6 +58,31 @@ export function run(
       else child.once('close', done);
     });
   });
+}
+
+/** A run's CPU time (user + system, s) and peak RSS (MB), read by GNU time; undefined without it. */
+export interface Timed extends Finished {
+  cpuSeconds: number | undefined;
+  peakMb: number | undefined;
+}
+
+/** Whether GNU time is there to read a run's CPU time and peak RSS. */
+export const hasTime = existsSync('/usr/bin/time');
+
+/** Runs a command as `run` does, under `/usr/bin/time` (when there is one) for its CPU time and peak RSS. */
+export async function timed(
+  command: string,
+  args: readonly string[],
+  options: { timeoutMs: number; stdout?: 'pipe' | 'ignore'; cpu?: number | undefined },
+): Promise<Timed> {
+  if (!hasTime) return { ...(await run(command, args, options)), cpuSeconds: undefined, peakMb: undefined };
+  const result = await run('/usr/bin/time', ['-f', 'bench-time %U %S %M', command, ...args], options);
+  const match = /bench-time ([\d.]+) ([\d.]+) (\d+)\s*$/.exec(result.stderr);
+  return {
+    ...result,
+    cpuSeconds: match === null ? undefined : Number(match[1]) + Number(match[2]),
+    peakMb: match === null ? undefined : Number(match[3]) / 1024,
+  };
 }
 
 /** The command line that runs `command` on one cpu when pinning is on and a cpu is given. */

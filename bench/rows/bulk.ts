@@ -5,13 +5,13 @@
  * long input.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_CONCURRENCY } from '../../src/cli/defaults.js';
 import { bench, childEnv, cli, clientCpu, node, plan, serverCpu, token, work } from '../lib/context.js';
 import { countRows, freshDir, writeNdjson } from '../lib/files.js';
 import { format, median, noteRow, progress, type Row, type RowGroup, verdict } from '../lib/format.js';
-import { type Finished, live, run } from '../lib/processes.js';
+import { hasTime, live, run, type Timed, timed } from '../lib/processes.js';
 import { type Server, startPlantsServe } from '../lib/servers.js';
 import { hasCommand } from '../lib/system.js';
 
@@ -31,34 +31,6 @@ const stores = [
   { key: 'memory', label: 'serve --memory' },
 ] as const;
 type StoreKey = (typeof stores)[number]['key'];
-
-/** A process's CPU time (user + system, s) and peak RSS (MB), read by GNU time; undefined without it. */
-interface Timed extends Finished {
-  cpuSeconds: number | undefined;
-  peakMb: number | undefined;
-}
-
-const hasTime = existsSync('/usr/bin/time');
-
-/** Runs a command under `/usr/bin/time` (when there is one) for its CPU time and peak RSS. */
-async function timed(
-  command: string,
-  args: readonly string[],
-  options: { timeoutMs: number; stdout?: 'pipe' | 'ignore' },
-): Promise<Timed> {
-  if (!hasTime)
-    return { ...(await run(command, args, { ...options, cpu: clientCpu })), cpuSeconds: undefined, peakMb: undefined };
-  const result = await run('/usr/bin/time', ['-f', 'bench-time %U %S %M', command, ...args], {
-    ...options,
-    cpu: clientCpu,
-  });
-  const match = /bench-time ([\d.]+) ([\d.]+) (\d+)\s*$/.exec(result.stderr);
-  return {
-    ...result,
-    cpuSeconds: match === null ? undefined : Number(match[1]) + Number(match[2]),
-    peakMb: match === null ? undefined : Number(match[3]) / 1024,
-  };
-}
 
 /** wrk on PATH, installed from Debian's packages (the bench's own set-up step) where missing; else why not. */
 function ensureWrk(): string | undefined {
@@ -178,6 +150,7 @@ async function bulkRows(): Promise<Row[]> {
     const result = await timed(node, [cli, 'add', '--file', file, '--base-url', server.url], {
       timeoutMs: 600_000,
       stdout: 'ignore',
+      cpu: clientCpu,
     });
     if (result.code !== 0)
       throw new Error(
@@ -187,7 +160,10 @@ async function bulkRows(): Promise<Row[]> {
   };
   const viaPool = async (server: Server): Promise<Timed> => {
     const options = JSON.stringify({ url: server.url, token, file, ...plainPool });
-    const result = await timed(node, [path.join(bench, 'load-pool.mjs'), options], { timeoutMs: 600_000 });
+    const result = await timed(node, [path.join(bench, 'load-pool.mjs'), options], {
+      timeoutMs: 600_000,
+      cpu: clientCpu,
+    });
     if (result.code !== 0)
       throw new Error(
         `undici Pool client failed (exit ${result.code ?? result.signal}):\n${result.stderr.slice(-2000)}`,
@@ -341,7 +317,7 @@ async function peakRss(): Promise<{ mb: number; how: string }> {
     const { value } = await withServer('memory', async (server) => {
       const args = [cli, 'add', '--file', file, '--base-url', server.url];
       if (hasTime) {
-        const result = await timed(node, args, { timeoutMs: 900_000, stdout: 'ignore' });
+        const result = await timed(node, args, { timeoutMs: 900_000, stdout: 'ignore', cpu: clientCpu });
         if (result.code !== 0 || result.peakMb === undefined)
           throw new Error(`peak RSS run failed:\n${result.stderr.slice(-2000)}`);
         return { mb: result.peakMb, how: '/usr/bin/time' };

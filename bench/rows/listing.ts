@@ -1,10 +1,10 @@
 /** d. `plants list --all --json` of many plants from a memory store: time and peak RSS of the CLI. */
-import { existsSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { cli, clientCpu, node, plan, serverCpu, work } from '../lib/context.js';
 import { writeNdjson } from '../lib/files.js';
-import { format, median, type Row, type RowGroup, timeVPeakMb } from '../lib/format.js';
-import { run } from '../lib/processes.js';
+import { format, median, type Row, type RowGroup } from '../lib/format.js';
+import { run, timed } from '../lib/processes.js';
 import { startPlantsServe } from '../lib/servers.js';
 
 async function listingRows(): Promise<Row[]> {
@@ -21,18 +21,12 @@ async function listingRows(): Promise<Row[]> {
       stdout: 'ignore',
     });
     if (seeded.code !== 0) throw new Error(`seeding the store failed:\n${seeded.stderr.slice(-2000)}`);
-    const useTime = existsSync('/usr/bin/time');
     for (let round = 0; round < plan.listRuns; round++) {
       const args = [cli, 'list', '--all', '--json', '--limit', '1000', '--base-url', server.url];
-      const result = await run(useTime ? '/usr/bin/time' : node, useTime ? ['-v', node, ...args] : args, {
-        timeoutMs: 600_000,
-        stdout: 'ignore',
-        cpu: clientCpu,
-      });
+      const result = await timed(node, args, { timeoutMs: 600_000, stdout: 'ignore', cpu: clientCpu });
       if (result.code !== 0) throw new Error(`plants list failed:\n${result.stderr.slice(-2000)}`);
       times.push(result.ms);
-      const mb = timeVPeakMb(result.stderr);
-      if (mb !== undefined) peakMb = Math.max(peakMb, mb);
+      if (result.peakMb !== undefined) peakMb = Math.max(peakMb, result.peakMb);
     }
   } finally {
     await server.stop();
@@ -54,7 +48,7 @@ async function listingRows(): Promise<Row[]> {
       what: `plants list --all --json, peak RSS, ${label} plants`,
       median: peakMb > 0 ? `${peakMb.toFixed(0)} MB` : 'n/a (no /usr/bin/time)',
       spread: '',
-      ratio: '/usr/bin/time -v',
+      ratio: '/usr/bin/time',
       goal: '',
       result: '',
     },

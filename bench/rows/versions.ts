@@ -13,8 +13,8 @@ import path from 'node:path';
 import { countInstructions, hasValgrind, millions } from '../lib/callgrind.js';
 import { cli, clientCpu, node, plan, quick, root, serverCpu, work } from '../lib/context.js';
 import { countRows, freshDir, writeNdjson } from '../lib/files.js';
-import { format, median, noteRow, progress, type Row, type RowGroup, timeVPeakMb, verdict } from '../lib/format.js';
-import { run } from '../lib/processes.js';
+import { format, median, noteRow, progress, type Row, type RowGroup, verdict } from '../lib/format.js';
+import { hasTime, run, timed } from '../lib/processes.js';
 import { startPlantsServe } from '../lib/servers.js';
 
 interface Version {
@@ -104,25 +104,20 @@ async function bulkRate(version: Version, file: string): Promise<number> {
   return plan.bulkRecords / (ms / 1000);
 }
 
-/** Peak RSS (MB, /usr/bin/time -v) of `plants add --file` of rssRecords records into a memory server. */
+/** Peak RSS (MB, GNU time) of `plants add --file` of rssRecords records into a memory server. */
 async function peakRss(version: Version, file: string): Promise<number | undefined> {
-  if (!existsSync('/usr/bin/time')) return undefined;
+  if (!hasTime) return undefined;
   const server = await startPlantsServe('memory', 'normal', serverCpu);
   try {
-    const result = await run(
-      '/usr/bin/time',
-      ['-v', version.node, cli, 'add', '--file', file, '--base-url', server.url],
-      {
-        timeoutMs: 1_800_000,
-        stdout: 'ignore',
-        cpu: clientCpu,
-      },
-    );
-    const mb = timeVPeakMb(result.stderr);
-    if (result.code !== 0 || mb === undefined) {
+    const result = await timed(version.node, [cli, 'add', '--file', file, '--base-url', server.url], {
+      timeoutMs: 1_800_000,
+      stdout: 'ignore',
+      cpu: clientCpu,
+    });
+    if (result.code !== 0 || result.peakMb === undefined) {
       throw new Error(`node ${version.version} peak RSS run failed:\n${result.stderr.slice(-2000)}`);
     }
-    return mb;
+    return result.peakMb;
   } finally {
     await server.stop();
   }
@@ -186,7 +181,7 @@ async function versionRows(): Promise<Row[]> {
               what: `${tag}: plants add --file, peak RSS, ${plan.rssRecords.toLocaleString('en-US')} records`,
               median: `${mb.toFixed(0)} MB`,
               spread: '',
-              ratio: '/usr/bin/time -v',
+              ratio: '/usr/bin/time',
               goal: '< 120 MB',
               result: verdict(mb < 120),
             },
