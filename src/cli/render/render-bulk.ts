@@ -104,9 +104,10 @@ export function renderBulkSummary(summary: BulkSummary, c: Colors): string {
   ];
   if (summary.stopped === 'interrupted')
     lines.push(c.yellow('Interrupted: the rest of the input was not read or sent.'));
-  if (summary.stopped === 'fail-fast')
+  // A stop that came once the whole input had been read left nothing unsent: every record is counted above.
+  if (summary.stopped === 'fail-fast' && !summary.inputEnded)
     lines.push(c.yellow('Stopped at the first failure (--fail-fast): the rest was not sent.'));
-  if (summary.stopped === 'fatal') lines.push(c.yellow('Stopped: the rest was not sent.'));
+  if (summary.stopped === 'fatal' && !summary.inputEnded) lines.push(c.yellow('Stopped: the rest was not sent.'));
   if (summary.firstFailures.length > 0) {
     lines.push('First failures:');
     const hints = new Set<string>();
