@@ -1,15 +1,10 @@
-import type { Socket } from 'node:net';
 import v8 from 'node:v8';
-import type {
-  Agent as AgentType,
-  Dispatcher as DispatcherType,
-  EnvHttpProxyAgent as EnvHttpProxyAgentType,
-} from 'undici';
+import type { Dispatcher as DispatcherType, EnvHttpProxyAgent as EnvHttpProxyAgentType } from 'undici';
 import api from 'undici/lib/api/index.js';
-import buildConnector from 'undici/lib/core/connect.js';
 import Agent from 'undici/lib/dispatcher/agent.js';
 import Dispatcher from 'undici/lib/dispatcher/dispatcher.js';
 import EnvHttpProxyAgent from 'undici/lib/dispatcher/env-http-proxy-agent.js';
+import { PIPELINING, PipeliningDispatcher } from './pipelining-dispatcher.js';
 
 /**
  * undici's proxy-aware agent, without undici's index. The index loads every part of undici
@@ -31,8 +26,10 @@ export function createProxyAgent(
 }
 
 /**
- * A plain agent, for a store on this machine: no proxy, whatever the environment says. `ca`:
- * the certificates to trust (`--ca-cert`), in place of Node's default list.
+ * For a store on this machine: no proxy, whatever the environment says. The adds PlantClient
+ * pipelines go over PipeliningDispatcher's own connections (see there why); every other request
+ * through a plain undici Agent. `ca`: the certificates to trust (`--ca-cert`), in place of
+ * Node's default list.
  */
 export function createDirectAgent(options: {
   connections: number;
@@ -41,61 +38,10 @@ export function createDirectAgent(options: {
 }): DispatcherType {
   useBaselineWasmCompiler(options.shortLived === true);
   if (!('request' in Dispatcher.prototype)) Object.assign(Dispatcher.prototype, api);
-  const { ca, shortLived: _, ...given } = options;
-  return new WriteBatchingAgent(withPipelining(given), ca === undefined ? {} : { ca });
+  const { ca, connections } = options;
+  const fallback = new Agent(ca === undefined ? { connections } : { connections, connect: { ca } });
+  return new PipeliningDispatcher({ fallback, connections, ca });
 }
-
-/**
- * An Agent whose requests dispatched in one turn of the event loop go out together: undici
- * writes each request with a system call of its own (cork, write, uncork); with the sockets
- * corked until the turn's promise reactions have run, the requests a batch of answers let
- * through (a bulk add sends one for each answer) share one write per connection.
- */
-class WriteBatchingAgent extends Agent {
-  /** The agent's open connections, as its connector made them. */
-  readonly #sockets: Set<Socket>;
-  #corked: Socket[] | undefined;
-
-  constructor(options: AgentType.Options, tls: { ca?: string[] }) {
-    const sockets = new Set<Socket>();
-    const connect = buildConnector({ ...tls });
-    super({
-      ...options,
-      connect: (connectOptions, callback) =>
-        connect(connectOptions, (...result) => {
-          const socket = result[1];
-          if (socket != null) {
-            sockets.add(socket);
-            socket.once('close', () => sockets.delete(socket));
-          }
-          callback(...result);
-        }),
-    });
-    this.#sockets = sockets;
-  }
-
-  override dispatch(options: AgentType.DispatchOptions, handler: DispatcherType.DispatchHandler): boolean {
-    if (this.#corked === undefined && this.#sockets.size > 0) {
-      const corked = [...this.#sockets];
-      for (const socket of corked) socket.cork();
-      this.#corked = corked;
-      setImmediate(() => {
-        this.#corked = undefined;
-        for (const socket of corked) socket.uncork();
-      });
-    }
-    return super.dispatch(options, handler);
-  }
-}
-
-/**
- * How many requests may wait for their answers on one connection. Only the adds the client
- * marks as safe to repeat are pipelined (PlantClient#send says why they are); every other request
- * waits for a connection of its own, as without pipelining. With a bulk add's requests in flight
- * spread over `connections / PIPELINING` connections, each write and each read of a socket
- * carries several requests or answers: fewer system calls per record, on both sides.
- */
-export const PIPELINING = 8;
 
 function withPipelining<T extends { connections?: number | null | undefined }>(options: T): T & { pipelining: number } {
   return { ...options, pipelining: PIPELINING };

@@ -4,8 +4,10 @@ declare module 'undici/lib/api/index.js' {
   export default api;
 }
 declare module 'undici/lib/dispatcher/dispatcher.js' {
-  const Dispatcher: { prototype: object };
-  export default Dispatcher;
+  import type { Dispatcher } from 'undici';
+
+  const DispatcherClass: typeof Dispatcher;
+  export default DispatcherClass;
 }
 declare module 'undici/lib/dispatcher/env-http-proxy-agent.js' {
   import type { EnvHttpProxyAgent } from 'undici';
@@ -18,10 +20,4 @@ declare module 'undici/lib/dispatcher/agent.js' {
 
   const AgentClass: typeof Agent;
   export default AgentClass;
-}
-declare module 'undici/lib/core/connect.js' {
-  import type { buildConnector as build } from 'undici';
-
-  const buildConnector: typeof build;
-  export default buildConnector;
 }

@@ -1,19 +1,18 @@
 import { createServer as createNetServer, type Server as NetServer } from 'node:net';
-import { Agent } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AuthRejectedError, ResponseError, UnreachableError } from '../../src/client/errors.js';
 import { PlantClient, parseRetryAfter } from '../../src/client/plant-client.js';
+import { createDirectAgent } from '../../src/client/undici-agent.js';
 import type { NewPlant } from '../../src/schema/plant.js';
 import { type FixtureServer, reply, startFixtureServer } from '../helpers/fixture-server.js';
 
 let server: FixtureServer;
-let agent: Agent;
+let agent: Dispatcher;
 beforeAll(async () => {
   server = await startFixtureServer();
-  agent = new Agent();
 });
 afterAll(async () => {
-  await agent.close();
   await server.close();
 });
 afterEach(() => {
@@ -41,7 +40,19 @@ async function failure(promise: Promise<unknown>): Promise<Error> {
   throw new Error('expected the request to fail');
 }
 
-describe('PlantClient.addPlant', () => {
+// The same client over undici, and over the direct agent, whose pipelining dispatcher sends the
+// adds on connections of its own (PipeliningDispatcher).
+describe.each([
+  ['an undici Agent', () => new Agent()],
+  ['the direct agent', () => createDirectAgent({ connections: 8 })],
+])('PlantClient.addPlant over %s', (_dispatcher, makeDispatcher: () => Dispatcher) => {
+  beforeAll(() => {
+    agent = makeDispatcher();
+  });
+  afterAll(async () => {
+    await agent.close();
+  });
+
   it('sends the NewPlant with exact int64 digits and the declared headers', async () => {
     server.respond(reply(200, '{"name":"Fern","tag":"herb"}'));
     const added = await clientFor(server.url).addPlant(fern);

@@ -1,0 +1,274 @@
+import { createServer, type Server, type Socket } from 'node:net';
+import { Agent, type Dispatcher } from 'undici';
+import { afterEach, describe, expect, it } from 'vitest';
+import { PipeliningDispatcher } from '../../src/client/pipelining-dispatcher.js';
+import { startFixtureServer } from '../helpers/fixture-server.js';
+
+/** What one request's handler was told, as undici's handler callbacks tell it. */
+interface Told {
+  sends: number;
+  status?: number;
+  headers?: string[];
+  body: string;
+  completed: boolean;
+  error?: Error & { code?: string };
+  settled: Promise<void>;
+  abort?: (error?: Error) => void;
+}
+
+function recorder(): { handler: Dispatcher.DispatchHandler; told: Told } {
+  let settle: () => void = () => {};
+  const told: Told = { sends: 0, body: '', completed: false, settled: new Promise((resolve) => (settle = resolve)) };
+  const handler = {
+    onConnect(abort: (error?: Error) => void) {
+      told.sends++;
+      told.abort = abort;
+    },
+    onHeaders(status: number, headers: string[]) {
+      told.status = status;
+      told.headers = headers;
+      return true;
+    },
+    onData(chunk: Buffer) {
+      told.body += chunk.toString('utf8');
+      return true;
+    },
+    onComplete() {
+      told.completed = true;
+      settle();
+    },
+    onError(error: Error) {
+      told.error = error;
+      settle();
+    },
+  };
+  return { handler: handler as unknown as Dispatcher.DispatchHandler, told };
+}
+
+/**
+ * A TCP server that reads requests (each a head and a content-length body) and answers as
+ * `answer` says, given the connection's index and the request's index on it: the raw text to
+ * write back (ending the connection after it when it says `connection: close`), or 'close'
+ * (end the connection, unanswered), or undefined (no answer yet).
+ */
+async function startRawServer(
+  answer: (connection: number, request: number, body: string) => string | 'close' | undefined,
+) {
+  const sockets = new Set<Socket>();
+  const received: { connection: number; head: string; body: string }[] = [];
+  let connections = 0;
+  const server: Server = createServer((socket) => {
+    const connection = connections++;
+    sockets.add(socket);
+    socket.on('error', () => {});
+    socket.on('close', () => sockets.delete(socket));
+    let buffer = Buffer.alloc(0);
+    let requests = 0;
+    socket.on('data', (chunk: Buffer) => {
+      buffer = Buffer.concat([buffer, chunk]);
+      for (;;) {
+        const end = buffer.indexOf('\r\n\r\n');
+        if (end === -1) return;
+        const head = buffer.toString('latin1', 0, end);
+        const length = Number(/content-length: (\d+)/i.exec(head)?.[1] ?? 0);
+        if (buffer.length < end + 4 + length) return;
+        const body = buffer.toString('utf8', end + 4, end + 4 + length);
+        buffer = buffer.subarray(end + 4 + length);
+        received.push({ connection, head, body });
+        const reply = answer(connection, requests++, body);
+        if (reply === 'close') {
+          socket.destroy();
+          return;
+        }
+        // An answer that says the connection closes: written, and the connection ended.
+        if (reply !== undefined && /\r\nconnection: close\r\n/i.test(reply)) {
+          socket.end(reply);
+          return;
+        }
+        if (reply !== undefined) socket.write(reply);
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    received,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+const ok = (body: string) =>
+  `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+
+let dispatcher: PipeliningDispatcher | undefined;
+let closeServer: (() => Promise<void>) | undefined;
+afterEach(async () => {
+  await dispatcher?.destroy();
+  await closeServer?.();
+  dispatcher = closeServer = undefined;
+});
+
+function post(origin: string, body: string, extra: Partial<Dispatcher.DispatchOptions> = {}): Told {
+  const { handler, told } = recorder();
+  dispatcher?.dispatch(
+    {
+      origin,
+      path: '/plants',
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer t' },
+      body,
+      idempotent: true,
+      blocking: false,
+      ...extra,
+    },
+    handler,
+  );
+  return told;
+}
+
+describe('PipeliningDispatcher', () => {
+  it('pipelines requests on one connection and gives each its own answer, whatever the framing', async () => {
+    const server = await startRawServer((_connection, request, body) => {
+      if (request === 0) return ok(body);
+      if (request === 1)
+        return `HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n3\r\n${body.slice(0, 3)}\r\n${(Buffer.byteLength(body) - 3).toString(16)}\r\n${body.slice(3)}\r\n0\r\n\r\n`;
+      return `HTTP/1.1 201 Created\r\nconnection: close\r\n\r\n${body}`;
+    });
+    closeServer = server.close;
+    dispatcher = new PipeliningDispatcher({ fallback: new Agent(), connections: 8 });
+    const bodies = ['{"id":1,"name":"a"}', '{"id":2,"name":"b"}', '{"id":3,"name":"Grüße ☘"}'];
+    const told = bodies.map((body) => post(server.origin, body));
+    await Promise.all(told.map((one) => one.settled));
+    expect(told.map(({ status, body, completed, sends }) => ({ status, body, completed, sends }))).toEqual([
+      { status: 200, body: bodies[0], completed: true, sends: 1 },
+      { status: 200, body: bodies[1], completed: true, sends: 1 },
+      { status: 201, body: bodies[2], completed: true, sends: 1 },
+    ]);
+    // One connection, three requests, each with the length of its body in bytes (UTF-8).
+    expect(server.received.map(({ connection }) => connection)).toEqual([0, 0, 0]);
+    expect(server.received.map(({ body }) => body)).toEqual(bodies);
+    expect(server.received[2]?.head).toContain(`content-length: ${Buffer.byteLength(bodies[2] as string)}`);
+    expect(server.received[0]?.head).toMatch(
+      /^POST \/plants HTTP\/1\.1\r\nhost: 127\.0\.0\.1:\d+\r\ncontent-type: application\/json\r\nauthorization: Bearer t\r\n/,
+    );
+  });
+
+  it('writes again, on a new connection, the requests behind an answer that closes the connection, counting the send', async () => {
+    const server = await startRawServer((connection, request, body) =>
+      connection === 0 && request === 0
+        ? `HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: ${body.length}\r\n\r\n${body}`
+        : connection === 0
+          ? undefined
+          : ok(body),
+    );
+    closeServer = server.close;
+    dispatcher = new PipeliningDispatcher({ fallback: new Agent(), connections: 8 });
+    const told = [1, 2, 3].map((id) => post(server.origin, `{"id":${id},"name":"x"}`));
+    await Promise.all(told.map((one) => one.settled));
+    expect(told.map(({ status, sends }) => ({ status, sends }))).toEqual([
+      { status: 200, sends: 1 },
+      { status: 200, sends: 2 },
+      { status: 200, sends: 2 },
+    ]);
+  });
+
+  it('fails the head of the pipeline when the connection drops unanswered, and writes the rest again', async () => {
+    const server = await startRawServer((connection, request, body) =>
+      connection === 0 ? (request === 2 ? 'close' : undefined) : ok(body),
+    );
+    closeServer = server.close;
+    dispatcher = new PipeliningDispatcher({ fallback: new Agent(), connections: 8 });
+    const told = [1, 2, 3].map((id) => post(server.origin, `{"id":${id},"name":"x"}`));
+    await Promise.all(told.map((one) => one.settled));
+    expect(told[0]?.error?.code).toBe('UND_ERR_SOCKET');
+    expect(told[0]?.sends).toBe(1);
+    expect(told.slice(1).map(({ status, sends }) => ({ status, sends }))).toEqual([
+      { status: 200, sends: 2 },
+      { status: 200, sends: 2 },
+    ]);
+  });
+
+  it('fails the answer that breaks the protocol, and writes the rest again', async () => {
+    const server = await startRawServer((connection, request, body) =>
+      connection === 0 ? (request === 1 ? 'HTTP/1.1 200 OK\r\ncontent-length: x\r\n\r\n' : undefined) : ok(body),
+    );
+    closeServer = server.close;
+    dispatcher = new PipeliningDispatcher({ fallback: new Agent(), connections: 8 });
+    const told = [1, 2].map((id) => post(server.origin, `{"id":${id},"name":"x"}`));
+    await Promise.all(told.map((one) => one.settled));
+    expect(told[0]?.error?.code).toBe('HPE_INVALID_CONTENT_LENGTH');
+    expect(told[1]?.status).toBe(200);
+  });
+
+  it('fails every request waiting for a connection that is refused', async () => {
+    const server = await startRawServer(() => undefined);
+    const origin = server.origin;
+    await server.close();
+    dispatcher = new PipeliningDispatcher({ fallback: new Agent(), connections: 1 });
+    const told = [1, 2, 3].map((id) => post(origin, `{"id":${id},"name":"x"}`));
+    await Promise.all(told.map((one) => one.settled));
+    expect(told.map(({ error, sends }) => ({ code: error?.code, sends }))).toEqual([
+      { code: 'ECONNREFUSED', sends: 0 },
+      { code: 'ECONNREFUSED', sends: 0 },
+      { code: 'ECONNREFUSED', sends: 0 },
+    ]);
+  });
+
+  it('fails an aborted request and writes the others on its connection again', async () => {
+    let answering = false;
+    const server = await startRawServer((_connection, _request, body) => (answering ? ok(body) : undefined));
+    closeServer = server.close;
+    dispatcher = new PipeliningDispatcher({ fallback: new Agent(), connections: 8 });
+    const told = [1, 2].map((id) => post(server.origin, `{"id":${id},"name":"x"}`));
+    await expect.poll(() => server.received.length).toBe(2);
+    answering = true;
+    told[0]?.abort?.(new Error('too slow'));
+    await Promise.all(told.map((one) => one.settled));
+    expect(told[0]?.error?.message).toBe('too slow');
+    expect(told[1]?.status).toBe(200);
+    expect(told[1]?.sends).toBe(2);
+  });
+
+  it('keeps at most PIPELINING requests on a connection, and opens no more connections than given', async () => {
+    const server = await startRawServer((_connection, _request, body) => ok(body));
+    closeServer = server.close;
+    dispatcher = new PipeliningDispatcher({ fallback: new Agent(), connections: 16 });
+    const told = Array.from({ length: 40 }, (_, id) => post(server.origin, `{"id":${id},"name":"x"}`));
+    await Promise.all(told.map((one) => one.settled));
+    expect(told.every((one) => one.status === 200 && one.sends === 1)).toBe(true);
+    expect(new Set(server.received.map(({ connection }) => connection)).size).toBe(2);
+  });
+
+  it('sends other requests (not marked as safe to pipeline) through the fallback dispatcher', async () => {
+    const fixture = await startFixtureServer();
+    closeServer = fixture.close;
+    let fallbackDispatches = 0;
+    const fallback = new Agent();
+    const dispatch = fallback.dispatch.bind(fallback);
+    fallback.dispatch = (options, handler) => {
+      fallbackDispatches++;
+      return dispatch(options, handler);
+    };
+    dispatcher = new PipeliningDispatcher({ fallback, connections: 8 });
+    const get = post(fixture.url, '', { method: 'GET', body: undefined, idempotent: undefined, blocking: undefined });
+    const retry = post(fixture.url, '{"id":1,"name":"x"}', { idempotent: undefined, blocking: undefined });
+    await Promise.all([get.settled, retry.settled]);
+    expect(fallbackDispatches).toBe(2);
+    expect(fixture.requests.map(({ method }) => method)).toEqual(['GET', 'POST']);
+  });
+
+  it('closes once the requests in flight are answered', async () => {
+    const server = await startRawServer((_connection, _request, body) => ok(body));
+    closeServer = server.close;
+    dispatcher = new PipeliningDispatcher({ fallback: new Agent(), connections: 8 });
+    const told = post(server.origin, '{"id":1,"name":"x"}');
+    await dispatcher.close();
+    expect(told.status).toBe(200);
+    dispatcher = undefined;
+  });
+});
