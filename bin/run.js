@@ -12,22 +12,23 @@ const argv = process.argv.slice(2);
 // before the first one, Maglev keeping more code, and (from 24) `--liftoff-only` set at run time
 // (undici-agent.ts) no longer reaching the WebAssembly HTTP parser, which TurboFan then compiles.
 // So a bulk add runs with a young generation of 8 MB (4 MB semi-spaces), an old one that grows
-// by at most BULK_OLD_GROWTH_PERCENT (on Node 20, BULK_OLD_GROWTH_PERCENT_WHILE_RUNNING), and the rest. V8 reads the sizes only at start-up: where
+// by at most BULK_OLD_GROWTH_PERCENT, and the rest. V8 reads the sizes only at start-up: where
 // Node can (process.execve, 22.15+ and 24+) the run starts again in place with the flags (the
 // same process, nothing left waiting); elsewhere (Node 20, 22.12-22.14) what V8 reads while
-// running is set instead, below. Peak RSS before: 100,000 records, Node 22.23 118-129 MB, Node
-// 20.20 108-123 MB; after: 1,000,000 records, Node 20.20 98-102 MB, 22.23 110-114 MB (README).
+// running is set instead (keepHeapSmallWhileRunning). Peak RSS before: 100,000 records, Node
+// 22.23 118-129 MB, Node 20.20 108-123 MB; after: 1,000,000 records, Node 20.20 95 MB, 22.23
+// 110-114 MB (README).
 // Not --optimize-for-size (which bulk adds once set as they began): it made every full collection
 // one that shrinks the heap, the young generation included, whenever the first came after it was
 // set (a race with start-up: always on a terminal, whose spinner's timer delays the run), and it
 // cost 23.4 against 19.8 us of CPU a record on 1,000,000 records (Node 20.20) for nothing the
 // settings here do not already hold.
 const BULK_OLD_GROWTH_PERCENT = 50;
-// Node 20 holds its young generation by hand (below), and so promotes more of what is in
-// flight: with the old generation growing by 50% it ran 13 to 24 full collections on 100,000
-// records. By 100% (1,000,000 records, Node 20.20): 19.8 against 21.9 us of CPU a record, peak
-// RSS 102 against 94 MB.
-const BULK_OLD_GROWTH_PERCENT_WHILE_RUNNING = 100;
+// Without execve (Node 20) the old generation grows by this much while running (below): at 50
+// or 100 set at run time, V8 marked the old generation almost without pause and promoted what
+// was in flight, 0.55-1.6 MB at each young collection against 0.02-0.2 MB (Node 20.20, 100,000
+// records); 150 keeps 1,000,000 records at 95 MB (200: 102 MB; V8's own growth: 121 MB).
+const BULK_OLD_GROWTH_PERCENT_WHILE_RUNNING = 150;
 const BULK_YOUNG_MB = 8;
 const BULK_FLAGS = [
   `--max-semi-space-size=${BULK_YOUNG_MB / 2}`,
@@ -215,23 +216,18 @@ function canRestartInPlace() {
 }
 
 /**
- * Without execve: the old generation's growth factor is read at each full collection, and the
- * young generation's growth factor at each growth, so the first is set now, and the second is
- * 1 (no growth) while the young generation is at BULK_YOUNG_MB and 2 (V8's) below it, as seen
- * after each collection (perf_hooks 'gc' entries). Not 1 for good: V8 shrinks the young
- * generation when the run waits on the network, and one held at its smallest (1 MB) cost twice
- * the CPU (Node 20.20, 50,000 records: user 8.0-8.6 s against 4.4-4.9 s).
+ * Without execve: V8 reads the heap's sizes only at start-up, but the young generation's growth
+ * factor at each growth and the old generation's at each full collection, so the young
+ * generation stays at the size it starts with (1 MB semi-spaces: its young collections are then
+ * ~0.2 ms each, and promote almost nothing) and the old one grows by
+ * BULK_OLD_GROWTH_PERCENT_WHILE_RUNNING. Measured on Node 20.20 with the server on one core and
+ * the client on the other, 100,000 records: 15.3-15.7 us of client CPU a record and 2.2-2.3 s,
+ * against 17.9-18.6 us and 2.5-2.6 s when the young generation was held at 8 MB by hand
+ * (perf_hooks 'gc' entries) with the old one growing by 100%; 1,000,000 records: 14.1 us, peak
+ * RSS 95 MB.
  */
 async function keepHeapSmallWhileRunning() {
   const { default: v8 } = await import('node:v8');
-  const { PerformanceObserver } = await import('node:perf_hooks');
+  v8.setFlagsFromString('--semi-space-growth-factor=1');
   v8.setFlagsFromString(`--heap-growing-percent=${BULK_OLD_GROWTH_PERCENT_WHILE_RUNNING}`);
-  const young = () => v8.getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')?.space_size ?? 0;
-  let held = false;
-  new PerformanceObserver(() => {
-    const full = young() >= BULK_YOUNG_MB * 2 ** 20;
-    if (full === held) return;
-    held = full;
-    v8.setFlagsFromString(`--semi-space-growth-factor=${full ? 1 : 2}`);
-  }).observe({ entryTypes: ['gc'] });
 }
