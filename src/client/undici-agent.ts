@@ -7,7 +7,8 @@ import EnvHttpProxyAgent from 'undici/lib/dispatcher/env-http-proxy-agent.js';
 import { PIPELINING, PipeliningDispatcher } from './pipelining-dispatcher.js';
 
 /**
- * undici's proxy-aware agent, without undici's index. The index loads every part of undici
+ * undici's proxy-aware agent, without undici's index (and, where no proxy is set, the adds
+ * PlantClient pipelines on connections of PipeliningDispatcher's own). The index loads every part of undici
  * (fetch, WebSocket, caches, mocks…) and with them Node's own copy of undici: measured here,
  * most of what a one-record `plants add` spent starting up. These are the modules the index
  * itself builds the agent from, and the request API is attached to Dispatcher the way the
@@ -22,7 +23,13 @@ export function createProxyAgent(
   const { ca, shortLived: _, ...given } = options;
   const rest = withPipelining(given);
   // `connect` is the TLS of a direct connection; `requestTls` that of one tunnelled through a proxy.
-  return new EnvHttpProxyAgent(ca === undefined ? rest : { ...rest, connect: { ca }, requestTls: { ca } });
+  const agent = new EnvHttpProxyAgent(ca === undefined ? rest : { ...rest, connect: { ca }, requestTls: { ca } });
+  // With no proxy set at all, nothing goes through one: the adds go out over connections of
+  // PipeliningDispatcher's own, as to a store on this machine. Through a proxy, undici does it all.
+  if (!given.httpProxy && !given.httpsProxy) {
+    return new PipeliningDispatcher({ fallback: agent, connections: given.connections ?? 1, ca });
+  }
+  return agent;
 }
 
 /**

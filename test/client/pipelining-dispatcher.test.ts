@@ -2,6 +2,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { Agent, type Dispatcher } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PipeliningDispatcher } from '../../src/client/pipelining-dispatcher.js';
+import { createProxyAgent } from '../../src/client/undici-agent.js';
 import { startFixtureServer } from '../helpers/fixture-server.js';
 
 /** What one request's handler was told, as undici's handler callbacks tell it. */
@@ -270,5 +271,46 @@ describe('PipeliningDispatcher', () => {
     await dispatcher.close();
     expect(told.status).toBe(200);
     dispatcher = undefined;
+  });
+});
+
+describe('createProxyAgent', () => {
+  it('sends the adds over its own connections when no proxy is set, and everything through undici when one is', async () => {
+    const fixture = await startFixtureServer((request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(request.body === '' ? '[]' : request.body);
+    });
+    closeServer = fixture.close;
+    const direct = createProxyAgent({ connections: 8, httpProxy: '', httpsProxy: '', noProxy: '' });
+    const proxied = createProxyAgent({
+      connections: 8,
+      httpProxy: 'http://127.0.0.1:9',
+      httpsProxy: 'http://127.0.0.1:9',
+      noProxy: '',
+    });
+    try {
+      expect(direct).toBeInstanceOf(PipeliningDispatcher);
+      expect(proxied).not.toBeInstanceOf(PipeliningDispatcher);
+      const { handler, told } = recorder();
+      direct.dispatch(
+        {
+          origin: fixture.url,
+          path: '/plants',
+          method: 'POST',
+          headers: {},
+          body: '{"id":1,"name":"x"}',
+          idempotent: true,
+          blocking: false,
+        },
+        handler,
+      );
+      const get = recorder();
+      direct.dispatch({ origin: fixture.url, path: '/plants', method: 'GET', headers: {} }, get.handler);
+      await Promise.all([told.settled, get.told.settled]);
+      expect([told.status, told.body, get.told.status, get.told.body]).toEqual([200, '{"id":1,"name":"x"}', 200, '[]']);
+    } finally {
+      await direct.close();
+      await proxied.close();
+    }
   });
 });
