@@ -176,9 +176,12 @@ async function loadFastPath(file) {
   ]);
   const source = readFileSync(file, 'utf8');
   const { size, mtimeMs } = statSync(file);
+  // A bulk add runs with other V8 flags (above), and V8 refuses a cache made under other flags:
+  // one file of its own, or a bulk add and a one-record add would each rewrite the other's.
+  const cacheName = isBulkAdd(argv) ? 'add-file' : fastPathCommand(argv);
   const cacheFile = path.join(
     compileCacheDir,
-    `fast-path-${fastPathCommand(argv)}-${process.versions.v8}-${process.arch}-${size}-${Math.trunc(mtimeMs)}.v8cache`,
+    `fast-path-${cacheName}-${process.versions.v8}-${process.arch}-${size}-${Math.trunc(mtimeMs)}.v8cache`,
   );
   let cachedData;
   try {

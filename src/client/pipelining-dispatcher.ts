@@ -35,7 +35,7 @@ interface Exchange {
 }
 
 /**
- * Sends the requests undici may pipeline (`idempotent`, `blocking: false`: PlantClient marks
+ * Sends the POSTs undici may pipeline (`idempotent`, `blocking: false`: PlantClient marks
  * its POST /plants so, and says there why that is safe) over HTTP/1.1 connections of its own,
  * up to PIPELINING on each; every other request goes to `fallback`, an undici dispatcher.
  *
@@ -72,6 +72,8 @@ export class PipeliningDispatcher extends DispatcherBase {
   override dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
     const body = options.body;
     if (
+      // Only a POST: a HEAD's answer, say, has a length and no body, which the parser would wait for.
+      options.method !== 'POST' ||
       options.idempotent !== true ||
       options.blocking !== false ||
       typeof body !== 'string' ||
@@ -351,7 +353,7 @@ class Connection {
   #onHead(status: number, rawHeaders: string[], statusText: string): void {
     const exchange = this.#queue[0];
     if (exchange === undefined) throw new ResponseProtocolError('UND_ERR_SOCKET', 'an answer to no request');
-    exchange.handler.onHeaders(status, rawHeaders, noop, statusText);
+    if (!exchange.done) exchange.handler.onHeaders(status, rawHeaders, noop, statusText);
   }
 
   #onBody(chunk: Buffer): void {

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { connectionFlags, jsonFlag, PlantsCommand } from '../cli/base-command.js';
-import { DEFAULT_CONCURRENCY, DEFAULT_RETRIES, MAX_RETRIES } from '../cli/defaults.js';
+import { DEFAULT_CONCURRENCY, DEFAULT_RETRIES, MAX_CONCURRENCY, MAX_RETRIES } from '../cli/defaults.js';
 import { requestFlags } from '../cli/request-flags.js';
 
 export class Add extends PlantsCommand {
@@ -34,7 +34,7 @@ A 409 met on a retry (the first attempt may have added the plant before its conn
       summary: 'With many records: most requests in flight at once.',
       default: DEFAULT_CONCURRENCY,
       min: 1,
-      max: 256,
+      max: MAX_CONCURRENCY,
     }),
     'fail-fast': Flags.boolean({ summary: 'With many records: stop at the first one not added.', default: false }),
     'skip-existing': Flags.boolean({
@@ -54,38 +54,22 @@ A 409 met on a retry (the first attempt may have added the plant before its conn
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Add);
-    const { readPlantInput } = await import('../cli/input/plant-input.js');
-    const input = await readPlantInput(flags, process.stdin, (line) => this.output.info(line));
-    if (input.kind === 'single') {
-      const { addSinglePlant } = await import('../cli/actions/add-single.js');
-      await addSinglePlant(
-        input.plant,
-        {
-          json: flags.json,
-          baseUrl: flags['base-url'],
-          insecure: flags.insecure,
-          timeoutSeconds: flags.timeout,
-          retries: flags.retries,
-          skipExisting: flags['skip-existing'],
-          caCert: flags['ca-cert'],
-        },
-        this.factory,
-        this.output,
-      );
-      return;
-    }
-    const bulk = await import('../cli/actions/bulk-session.js');
-    const client = await this.plantClient(flags, flags.concurrency);
-    process.exitCode = await bulk.addPlantsInBulk({
-      ...input,
-      client,
-      output: this.output,
-      retry: { attempts: flags.retries + 1 },
-      concurrency: flags.concurrency,
-      failFast: flags['fail-fast'],
-      skipExisting: flags['skip-existing'],
-    });
-    // Stopped before the end of stdin (Ctrl-C, --fail-fast): a producer still writing must not keep us.
-    if (flags.file === '-') process.stdin.destroy();
+    const { addPlants } = await import('../cli/actions/add-plants.js');
+    await addPlants(
+      {
+        plant: { id: flags.id, name: flags.name, tag: flags.tag, file: flags.file },
+        json: flags.json,
+        baseUrl: flags['base-url'],
+        insecure: flags.insecure,
+        timeoutSeconds: flags.timeout,
+        retries: flags.retries,
+        caCert: flags['ca-cert'],
+        concurrency: flags.concurrency,
+        failFast: flags['fail-fast'],
+        skipExisting: flags['skip-existing'],
+      },
+      this.factory,
+      this.output,
+    );
   }
 }

@@ -54,6 +54,36 @@ describe('the fast path answers exactly like oclif', () => {
     expect(fast.stdout).toBe(oclif.stdout);
     expect(fast.stderr).toBe(oclif.stderr);
   });
+
+  // Adds from a file or stdin, one record or many (a bulk add's summary gives its time and rate,
+  // which are the only words that may differ).
+  const lines = (...records: string[]) => `${records.join('\n')}\n`;
+  it.each([
+    [['add', '--file', '-'], lines('{"id":1,"name":"a"}', '{"id":2,"name":"b","tag":"t"}')],
+    [
+      ['add', '-f', '-', '--concurrency', '1', '--json'],
+      lines('{"id":3,"name":"a"}', '{"id":"x","name":"b"}', '{"id":409,"name":"c"}'),
+    ],
+    [['plant', 'add', '--file=-', '--name', 'Renamed', '--retries', '0'], '[{"id":4,"name":"a"},{"id":5,"name":"b"}]'],
+    [
+      ['add', '--file', '-', '--fail-fast', '--concurrency', '1'],
+      lines('{"id":502,"name":"a"}', '{"id":6,"name":"b"}', '{"id":7,"name":"c"}'),
+    ],
+    [['add', '--file', '-', '--skip-existing'], lines('{"id":409,"name":"a"}')],
+    [['add', '--file', '-', '--id', '8'], '{"id":1,"name":"one record"}'],
+    [['add', '--file', '-'], ''],
+    [['add', '--file', '/nonexistent/plants.ndjson'], ''],
+    [['add', '--file', '-', '--concurrency', '0'], lines('{"id":9,"name":"a"}')],
+    [['add', '--file', '-', '--concurrency', '257'], lines('{"id":9,"name":"a"}')],
+    [['add', '--file', '-', '--fail-fast=yes'], lines('{"id":9,"name":"a"}')],
+  ])('%j with its input', async (args, input) => {
+    const fast = await runCli(args, { env, input });
+    const oclif = await runCli(args, { env, input, viaOclif: true });
+    const timeless = (text: string) => text.replace(/ in \d+(?:\.\d+)? s \([\d,]+\/s\)/g, ' in T s (R/s)');
+    expect(fast.code).toBe(oclif.code);
+    expect(fast.stdout).toBe(oclif.stdout);
+    expect(timeless(fast.stderr)).toBe(timeless(oclif.stderr));
+  });
 });
 
 const plant = (id: string, name: string) => `{"id":${id},"name":"${name}","tag":"herb"}`;

@@ -1,0 +1,51 @@
+import type { Factory } from '../factory.js';
+import type { PlantFlags } from '../input/plant-input.js';
+import type { Output } from '../render/output.js';
+
+export interface AddPlantsOptions {
+  /** --id, --name, --tag and --file. */
+  plant: PlantFlags;
+  json: boolean;
+  baseUrl: string | undefined;
+  insecure: boolean;
+  timeoutSeconds: number;
+  retries: number;
+  caCert: string | undefined;
+  /** With many records: most requests in flight. */
+  concurrency: number;
+  failFast: boolean;
+  skipExisting: boolean;
+}
+
+/**
+ * `plants add`: one plant (from the flags, or a file of one record), or a bulk add of many,
+ * as the oclif command and the fast path both run it. Sets process.exitCode for a bulk add.
+ */
+export async function addPlants(options: AddPlantsOptions, factory: Factory, output: Output): Promise<void> {
+  const { readPlantInput } = await import('../input/plant-input.js');
+  const input = await readPlantInput(options.plant, process.stdin, (line) => output.info(line));
+  if (input.kind === 'single') {
+    const { addSinglePlant } = await import('./add-single.js');
+    await addSinglePlant(input.plant, options, factory, output);
+    return;
+  }
+  const bulk = await import('./bulk-session.js');
+  const client = await factory.plantClient({
+    flagBaseUrl: options.baseUrl,
+    insecure: options.insecure,
+    timeoutSeconds: options.timeoutSeconds,
+    caCert: options.caCert,
+    connections: options.concurrency,
+  });
+  process.exitCode = await bulk.addPlantsInBulk({
+    ...input,
+    client,
+    output,
+    retry: { attempts: options.retries + 1 },
+    concurrency: options.concurrency,
+    failFast: options.failFast,
+    skipExisting: options.skipExisting,
+  });
+  // Stopped before the end of stdin (Ctrl-C, --fail-fast): a producer still writing must not keep us.
+  if (options.plant.file === '-') process.stdin.destroy();
+}
