@@ -16,8 +16,8 @@ const argv = process.argv.slice(2);
 // Node can (process.execve, 22.15+ and 24+) the run starts again in place with the flags (the
 // same process, nothing left waiting); elsewhere (Node 20, 22.12-22.14) what V8 reads while
 // running is set instead (keepHeapSmallWhileRunning). Peak RSS before: 100,000 records, Node
-// 22.23 118-129 MB, Node 20.20 108-123 MB; after: 1,000,000 records, Node 20.20 95 MB, 22.23
-// 110-114 MB (README).
+// 22.23 118-129 MB, Node 20.20 108-123 MB; after: 1,000,000 records, Node 20.20 72 MB, 22.23
+// 98 MB, 24.21 100 MB, 26.10 99 MB (the bench at 7fa6fb9, README).
 // Not --optimize-for-size (which bulk adds once set as they began): it made every full collection
 // one that shrinks the heap, the young generation included, whenever the first came after it was
 // set (a race with start-up: always on a terminal, whose spinner's timer delays the run), and it
