@@ -1,6 +1,5 @@
 import type { Socket } from 'node:net';
 import { connect as tcpConnect } from 'node:net';
-import { connect as tlsConnect } from 'node:tls';
 import type { Dispatcher } from 'undici';
 import DispatcherBase from 'undici/lib/dispatcher/dispatcher.js';
 import { ResponseParser, ResponseProtocolError } from './response-parser.js';
