@@ -1,8 +1,8 @@
 import type { Socket } from 'node:net';
-import { connect as tcpConnect } from 'node:net';
+import { isIP, connect as tcpConnect } from 'node:net';
 import type { Dispatcher } from 'undici';
 import DispatcherBase from 'undici/lib/dispatcher/dispatcher.js';
-import { ResponseParser, ResponseProtocolError } from './response-parser.js';
+import { HTTP_TOKEN, ResponseParser, ResponseProtocolError } from './response-parser.js';
 
 /**
  * How many requests may wait for their answers on one connection. With a bulk add's requests
@@ -124,7 +124,9 @@ export class PipeliningDispatcher extends DispatcherBase {
     const error = typeof errorOrCallback === 'function' ? null : (errorOrCallback ?? null);
     const callback = typeof errorOrCallback === 'function' ? errorOrCallback : maybeCallback;
     this.#closed = true;
-    for (const origin of this.#origins.values()) origin.destroy(error ?? closedError());
+    for (const origin of this.#origins.values()) {
+      origin.destroy(error ?? codedError('The client is destroyed', 'UND_ERR_DESTROYED'));
+    }
     const destroyed = this.#fallback.destroy(error);
     if (callback === undefined) return destroyed;
     void destroyed.then(callback);
@@ -159,7 +161,7 @@ class Origin {
     }
     let lines = `host: ${this.#url.host}\r\n`;
     for (const [name, value] of Object.entries(headers)) {
-      if (typeof value !== 'string' || !headerName.test(name) || !headerValue.test(value)) return undefined;
+      if (typeof value !== 'string' || !HTTP_TOKEN.test(name) || !headerValue.test(value)) return undefined;
       const key = name.toLowerCase();
       // These are the connection's to decide, and the request's length is counted here.
       if (key === 'host' || key === 'content-length' || key === 'connection' || key === 'transfer-encoding') {
@@ -183,7 +185,8 @@ class Origin {
     for (const connection of this.#connections) {
       if (connection.usable && connection.inFlight < PIPELINING) return connection;
     }
-    if (this.#connections.filter((connection) => connection.usable).length >= this.#maxConnections) return undefined;
+    // (A connection that is given up leaves this list as it goes: every one here is usable.)
+    if (this.#connections.length >= this.#maxConnections) return undefined;
     const connection = new Connection(this.#url, this.#ca, this);
     this.#connections.push(connection);
     return connection;
@@ -244,8 +247,6 @@ class Origin {
 
 /** One HTTP/1.1 connection and the requests written on it, oldest first. */
 class Connection {
-  /** Takes requests: not failed, not ended, not told by the server to close. */
-  usable = true;
   readonly #socket: Socket;
   readonly #origin: Origin;
   readonly #parser: ResponseParser;
@@ -275,7 +276,7 @@ class Connection {
           process.getBuiltinModule('node:tls').connect({
             host,
             port,
-            ...(isIpAddress(host) ? {} : { servername: host }),
+            ...(isIP(host) === 0 ? { servername: host } : {}),
             ...(ca === undefined ? {} : { ca }),
             ALPNProtocols: ['http/1.1'],
           })
@@ -284,22 +285,24 @@ class Connection {
     socket.setNoDelay(true);
     socket.setKeepAlive(true, 60_000);
     this.#connectTimer = setTimeout(() => {
-      const error = new Error(
-        `Connect Timeout Error (attempted address: ${url.host}, timeout: ${CONNECT_TIMEOUT_MS}ms)`,
-      );
-      (error as Error & { code: string }).code = 'UND_ERR_CONNECT_TIMEOUT';
-      this.destroy(error, false);
+      const message = `Connect Timeout Error (attempted address: ${url.host}, timeout: ${CONNECT_TIMEOUT_MS}ms)`;
+      this.destroy(codedError(message, 'UND_ERR_CONNECT_TIMEOUT'), false);
     }, CONNECT_TIMEOUT_MS);
     this.#connectTimer.unref();
     socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', () => this.#onConnected());
     socket.on('data', (data: Buffer) => this.#onData(data));
-    socket.on('end', () => this.#onClosed(undefined));
+    socket.on('end', () => this.#onClosed());
     socket.on('error', (error) => this.destroy(error, this.#connected));
-    socket.on('close', () => this.#onClosed(undefined));
+    socket.on('close', () => this.#onClosed());
   }
 
   get inFlight(): number {
     return this.#queue.length;
+  }
+
+  /** Takes requests: not failed, not ended, not told by the server to close. */
+  get usable(): boolean {
+    return !this.#gone;
   }
 
   send(exchange: Exchange): void {
@@ -389,22 +392,26 @@ class Connection {
   /** Aborted by the client (its time-out, or an answer too long): that request fails; the others on the connection go out again. */
   #abort(exchange: Exchange, error: Error | undefined): void {
     if (exchange.done) return;
-    fail(exchange, error ?? abortedError());
+    fail(exchange, error ?? codedError('Request aborted', 'UND_ERR_ABORTED'));
     this.#retire(undefined);
   }
 
   /** The connection ends; requests with no answer yet go out on another, except `failHead`'s error for the first. */
   #retire(failHead: Error | undefined): void {
     if (this.#gone) return;
+    const queue = this.#shutDown();
+    if (failHead !== undefined && queue.length > 0) fail(queue.shift() as Exchange, failHead);
+    this.#origin.gone(this, queue);
+  }
+
+  /** Stops everything of the connection; the requests that were on it, in order. */
+  #shutDown(): Exchange[] {
     this.#gone = true;
-    this.usable = false;
     this.#parser.stop();
     clearTimeout(this.#idleTimer);
     clearTimeout(this.#connectTimer);
-    const queue = this.#queue.splice(0);
-    if (failHead !== undefined && queue.length > 0) fail(queue.shift() as Exchange, failHead);
     this.#socket.destroy();
-    this.#origin.gone(this, queue);
+    return this.#queue.splice(0);
   }
 
   /**
@@ -418,23 +425,17 @@ class Connection {
       this.#retire(error);
       return;
     }
-    this.#gone = true;
-    this.usable = false;
-    this.#parser.stop();
-    clearTimeout(this.#idleTimer);
-    clearTimeout(this.#connectTimer);
-    const queue = this.#queue.splice(0);
-    this.#socket.destroy();
+    const queue = this.#shutDown();
     // Those waiting for room fail too, unless another connection is there to take them.
     const waiting = this.#origin.hasOtherConnection(this) ? [] : this.#origin.takeWaiting();
     for (const exchange of [...queue, ...waiting]) fail(exchange, error);
     this.#origin.gone(this, []);
   }
 
-  #onClosed(error: Error | undefined): void {
+  #onClosed(): void {
     if (this.#gone) return;
     if (!this.#connected) {
-      this.destroy(error ?? socketError('the connection closed before it was made'), false);
+      this.destroy(codedError('the connection closed before it was made', 'UND_ERR_SOCKET'), false);
       return;
     }
     try {
@@ -446,7 +447,7 @@ class Connection {
     }
     // Requests written with no answer begun when the server closed: the head fails (it may
     // have been applied), the rest go out again; undici does the same.
-    this.#retire(this.#queue.length > 0 ? socketError('other side closed') : undefined);
+    this.#retire(this.#queue.length > 0 ? codedError('other side closed', 'UND_ERR_SOCKET') : undefined);
   }
 
   /** Closes an idle connection. */
@@ -463,26 +464,14 @@ function fail(exchange: Exchange, error: Error): void {
 
 function noop(): void {}
 
-function socketError(message: string): Error {
-  return Object.assign(new Error(message), { code: 'UND_ERR_SOCKET' });
+/** An error as undici's carry theirs: its `code` (UND_ERR_…), which the client reads. */
+function codedError(message: string, code: string): Error {
+  return Object.assign(new Error(message), { code });
 }
 
-function abortedError(): Error {
-  return Object.assign(new Error('Request aborted'), { code: 'UND_ERR_ABORTED' });
-}
-
-function closedError(): Error {
-  return Object.assign(new Error('The client is destroyed'), { code: 'UND_ERR_DESTROYED' });
-}
-
-/** RFC 9110's token, and a field value of printable ASCII and tab (anything else goes through undici). */
-const headerName = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** A header value of printable ASCII and tab (anything else goes through undici). */
 const headerValue = /^[\t\x20-\x7e]*$/;
 
 function isAscii(text: string): boolean {
   return !/[\u0080-\uffff]/.test(text);
-}
-
-function isIpAddress(host: string): boolean {
-  return /^\d{1,3}(?:\.\d{1,3}){3}$/.test(host) || host.includes(':');
 }

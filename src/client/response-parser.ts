@@ -39,7 +39,8 @@ type State =
   /** A body that runs to the connection's end. */
   | 'to-close';
 
-const token = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** RFC 9110's token: what a header's name is made of. */
+export const HTTP_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const statusLine = /^HTTP\/1\.([01]) ([1-9]\d\d)(?: ([^\0]*))?$/;
 const badValue = /[\0\r\n]/;
 
@@ -82,27 +83,17 @@ export class ResponseParser {
         case 'head':
           at = this.#head(chunk, at);
           break;
-        case 'length': {
-          const take = Math.min(this.#remaining, chunk.length - at);
-          const end = at + take;
-          this.#remaining -= take;
-          this.#events.onBody(chunk.subarray(at, end));
-          at = end;
+        case 'length':
+          at = this.#body(chunk, at);
           if (this.#remaining === 0) this.#end();
           break;
-        }
         case 'chunk-size':
           at = this.#chunkSize(chunk, at);
           break;
-        case 'chunk-data': {
-          const take = Math.min(this.#remaining, chunk.length - at);
-          const end = at + take;
-          this.#remaining -= take;
-          this.#events.onBody(chunk.subarray(at, end));
-          at = end;
+        case 'chunk-data':
+          at = this.#body(chunk, at);
           if (this.#remaining === 0) this.#state = 'chunk-end';
           break;
-        }
         case 'chunk-end':
           at = this.#lineEnd(chunk, at);
           break;
@@ -130,6 +121,14 @@ export class ResponseParser {
     }
     if (!this.idle) throw new ResponseProtocolError('UND_ERR_SOCKET', 'other side closed in the middle of an answer');
     return false;
+  }
+
+  /** Body bytes, up to what is still to come of the answer or the chunk; where reading goes on. */
+  #body(chunk: Buffer, at: number): number {
+    const end = at + Math.min(this.#remaining, chunk.length - at);
+    this.#remaining -= end - at;
+    this.#events.onBody(chunk.subarray(at, end));
+    return end;
   }
 
   #end(): void {
@@ -168,7 +167,7 @@ export class ResponseParser {
       const line = lines[index] as string;
       const colon = line.indexOf(':');
       const name = colon > 0 ? line.slice(0, colon) : '';
-      if (!token.test(name))
+      if (!HTTP_TOKEN.test(name))
         throw new ResponseProtocolError('HPE_INVALID_HEADER_TOKEN', 'a header line that is not `name: value`');
       const value = line.slice(colon + 1).replace(/^[ \t]+|[ \t]+$/g, '');
       if (badValue.test(value))
@@ -207,15 +206,13 @@ export class ResponseParser {
         throw new ResponseProtocolError('HPE_INVALID_CONSTANT', 'an unasked-for 101 Switching Protocols');
       return next;
     }
+    if (transferEncoding !== undefined && contentLength !== -1) {
+      throw new ResponseProtocolError('HPE_UNEXPECTED_CONTENT_LENGTH', 'content-length beside transfer-encoding');
+    }
     // HTTP/1.0 keeps the connection only when it says so; 1.1 unless it says close.
     this.#keepAlive = first[1] === '0' ? keepAlive && !close : !close;
     this.#events.onHead(status, rawHeaders, first[3] ?? '');
     if (this.#stopped) return next;
-    if (transferEncoding !== undefined) {
-      if (contentLength !== -1) {
-        throw new ResponseProtocolError('HPE_UNEXPECTED_CONTENT_LENGTH', 'content-length beside transfer-encoding');
-      }
-    }
     if (status === 204 || status === 304) {
       this.#end();
     } else if (transferEncoding !== undefined) {

@@ -132,6 +132,19 @@ function post(origin: string, body: string, extra: Partial<Dispatcher.DispatchOp
   return told;
 }
 
+/**
+ * Posts a plant for each id, through a dispatcher of `connections`, to a raw server answering as
+ * `answer` says (see startRawServer); once each is settled, what it was told.
+ */
+async function postEach(answer: Parameters<typeof startRawServer>[0], ids: number[], connections = 8) {
+  const server = await startRawServer(answer);
+  closeServer = server.close;
+  dispatcher = new PipeliningDispatcher({ fallback: new Agent(), connections });
+  const told = ids.map((id) => post(server.origin, `{"id":${id},"name":"x"}`));
+  await Promise.all(told.map((one) => one.settled));
+  return { server, told };
+}
+
 describe('PipeliningDispatcher', () => {
   it('pipelines requests on one connection and gives each its own answer, whatever the framing', async () => {
     const server = await startRawServer((_connection, request, body) => {
@@ -160,17 +173,15 @@ describe('PipeliningDispatcher', () => {
   });
 
   it('writes again, on a new connection, the requests behind an answer that closes the connection, counting the send', async () => {
-    const server = await startRawServer((connection, request, body) =>
-      connection === 0 && request === 0
-        ? `HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: ${body.length}\r\n\r\n${body}`
-        : connection === 0
-          ? undefined
-          : ok(body),
+    const { told } = await postEach(
+      (connection, request, body) =>
+        connection === 0 && request === 0
+          ? `HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: ${body.length}\r\n\r\n${body}`
+          : connection === 0
+            ? undefined
+            : ok(body),
+      [1, 2, 3],
     );
-    closeServer = server.close;
-    dispatcher = new PipeliningDispatcher({ fallback: new Agent(), connections: 8 });
-    const told = [1, 2, 3].map((id) => post(server.origin, `{"id":${id},"name":"x"}`));
-    await Promise.all(told.map((one) => one.settled));
     expect(told.map(({ status, sends }) => ({ status, sends }))).toEqual([
       { status: 200, sends: 1 },
       { status: 200, sends: 2 },
@@ -179,13 +190,10 @@ describe('PipeliningDispatcher', () => {
   });
 
   it('fails the head of the pipeline when the connection drops unanswered, and writes the rest again', async () => {
-    const server = await startRawServer((connection, request, body) =>
-      connection === 0 ? (request === 2 ? 'close' : undefined) : ok(body),
+    const { told } = await postEach(
+      (connection, request, body) => (connection === 0 ? (request === 2 ? 'close' : undefined) : ok(body)),
+      [1, 2, 3],
     );
-    closeServer = server.close;
-    dispatcher = new PipeliningDispatcher({ fallback: new Agent(), connections: 8 });
-    const told = [1, 2, 3].map((id) => post(server.origin, `{"id":${id},"name":"x"}`));
-    await Promise.all(told.map((one) => one.settled));
     expect(told[0]?.error?.code).toBe('UND_ERR_SOCKET');
     expect(told[0]?.sends).toBe(1);
     expect(told.slice(1).map(({ status, sends }) => ({ status, sends }))).toEqual([
@@ -195,13 +203,11 @@ describe('PipeliningDispatcher', () => {
   });
 
   it('fails the answer that breaks the protocol, and writes the rest again', async () => {
-    const server = await startRawServer((connection, request, body) =>
-      connection === 0 ? (request === 1 ? 'HTTP/1.1 200 OK\r\ncontent-length: x\r\n\r\n' : undefined) : ok(body),
+    const { told } = await postEach(
+      (connection, request, body) =>
+        connection === 0 ? (request === 1 ? 'HTTP/1.1 200 OK\r\ncontent-length: x\r\n\r\n' : undefined) : ok(body),
+      [1, 2],
     );
-    closeServer = server.close;
-    dispatcher = new PipeliningDispatcher({ fallback: new Agent(), connections: 8 });
-    const told = [1, 2].map((id) => post(server.origin, `{"id":${id},"name":"x"}`));
-    await Promise.all(told.map((one) => one.settled));
     expect(told[0]?.error?.code).toBe('HPE_INVALID_CONTENT_LENGTH');
     expect(told[1]?.status).toBe(200);
   });
@@ -236,11 +242,11 @@ describe('PipeliningDispatcher', () => {
   });
 
   it('keeps at most PIPELINING requests on a connection, and opens no more connections than given', async () => {
-    const server = await startRawServer((_connection, _request, body) => ok(body));
-    closeServer = server.close;
-    dispatcher = new PipeliningDispatcher({ fallback: new Agent(), connections: 16 });
-    const told = Array.from({ length: 40 }, (_, id) => post(server.origin, `{"id":${id},"name":"x"}`));
-    await Promise.all(told.map((one) => one.settled));
+    const { server, told } = await postEach(
+      (_connection, _request, body) => ok(body),
+      Array.from({ length: 40 }, (_, id) => id),
+      16,
+    );
     expect(told.every((one) => one.status === 200 && one.sends === 1)).toBe(true);
     expect(new Set(server.received.map(({ connection }) => connection)).size).toBe(2);
   });
