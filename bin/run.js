@@ -27,7 +27,8 @@ const BULK_OLD_GROWTH_PERCENT = 50;
 // Without execve (Node 20) the old generation grows by this much while running (below): at 50
 // or 100 set at run time, V8 marked the old generation almost without pause and promoted what
 // was in flight, 0.55-1.6 MB at each young collection against 0.02-0.2 MB (Node 20.20, 100,000
-// records); 150 keeps 1,000,000 records at 95 MB (200: 102 MB; V8's own growth: 121 MB).
+// records); 150 kept 1,000,000 records at 95 MB (200: 102 MB; V8's own growth: 121 MB), when
+// bulk adds still went through oclif (1b2ee88); through the fast path, 72 MB (the bench).
 const BULK_OLD_GROWTH_PERCENT_WHILE_RUNNING = 150;
 const BULK_YOUNG_MB = 8;
 const BULK_FLAGS = [
@@ -227,7 +228,7 @@ function canRestartInPlace() {
  * the client on the other, 100,000 records: 15.3-15.7 us of client CPU a record and 2.2-2.3 s,
  * against 17.9-18.6 us and 2.5-2.6 s when the young generation was held at 8 MB by hand
  * (perf_hooks 'gc' entries) with the old one growing by 100%; 1,000,000 records: 14.1 us, peak
- * RSS 95 MB.
+ * RSS 95 MB (at 1b2ee88, through oclif).
  */
 async function keepHeapSmallWhileRunning() {
   const { default: v8 } = await import('node:v8');
