@@ -1,5 +1,5 @@
 #!/usr/bin/env -S node --import tsx --no-warnings
-import { execute } from '@oclif/core';
+// The same route as bin/run.js, from the TypeScript sources, without a build: `./bin/dev.js add --help`.
+import { main } from '../src/entry/main.ts';
 
-// Runs the TypeScript sources directly, without a build: `./bin/dev.js add --help`.
-await execute({ development: true, dir: import.meta.url });
+await main(process.argv.slice(2), { bin: import.meta.url, development: true });

@@ -1,14 +1,15 @@
-// `npm run bundle`: the fast path's bundle (dist/fast/fast-path.cjs), one CommonJS file that
-// bin/run.js compiles with V8's code cache (see loadFastPath there), then the root help text
-// (src/cli/help/write-root-help.ts). Run after tsc (`npm run build`).
+// `npm run bundle`, after tsc (`npm run build`): the fast route's bundle (dist/fast/run-command.cjs),
+// one CommonJS file that the entry compiles with V8's code cache (src/entry/compile-cache.ts),
+// then the entry's route table and help pages (src/entry/build/write-entry-data.ts).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import * as esbuild from 'esbuild';
 
 /**
  * undici's Client requires its HTTP/2 half (client-h2.js) as it loads, and with it node:http2
- * and undici's fetch body and WebIDL modules: 17 million instructions of every command, for a
+ * and undici's fetch body and WebIDL modules, a cost to every command (bench a), for a
  * protocol plants never asks for (undici speaks HTTP/2 only with allowH2). Here client-h2.js is
  * loaded on its first call instead, unchanged.
  */
@@ -32,40 +33,118 @@ module.exports = function lazyConnectH2(...args) {
 };
 
 /**
- * import() in the bundle: Node 20 runs it as a vm.Script (bin/run.js), where import() needs an
- * experimental loader that prints Node's ExperimentalWarning. Node's own modules are required
- * instead (`supported` below); ora, the one package imported (an ES module), goes through the
- * importer bin/run.js puts on globalThis before it loads the bundle.
+ * conf imports, at its top, what it uses only for options plants never sets: a JSON-schema
+ * validator (ajv, ajv-formats), migrations (semver), encryption (node:crypto) and defaults checks
+ * (node:assert), which would cost every `plants login` their loading (bench a). Here each is
+ * loaded on its first use instead, unchanged: a stand-in module whose every export is a getter
+ * that requires the real one.
+ */
+const LAZY_IN_CONF = ['ajv/dist/2020.js', 'ajv-formats', 'semver', 'node:crypto', 'node:assert'];
+const lazyConfImports = {
+  name: 'lazy-conf-imports',
+  setup(build) {
+    const confDir = `${path.sep}node_modules${path.sep}conf${path.sep}`;
+    build.onResolve({ filter: /.*/ }, (args) =>
+      args.namespace !== 'lazy-conf' && args.importer.includes(confDir) && LAZY_IN_CONF.includes(args.path)
+        ? { path: args.path, namespace: 'lazy-conf', pluginData: { resolveDir: args.resolveDir } }
+        : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'lazy-conf' }, (args) => {
+      const requireFromConf = createRequire(path.join(args.pluginData.resolveDir, 'index.js'));
+      const keys = Object.keys(requireFromConf(args.path));
+      return {
+        contents: `let real;
+const load = () => (real ??= require(${JSON.stringify(args.path)}));
+for (const key of ${JSON.stringify(keys)}) Object.defineProperty(exports, key, { enumerable: true, get: () => load()[key] });`,
+        loader: 'js',
+        resolveDir: args.pluginData.resolveDir,
+      };
+    });
+  },
+};
+
+/**
+ * import() in the bundle: Node 20 runs it as a vm.Script (src/entry/compile-cache.ts), where
+ * import() needs an experimental loader that prints Node's ExperimentalWarning. Node's own modules
+ * are required instead (`supported` below); ora, the one package imported (an ES module), goes
+ * through the importer the entry puts on globalThis before it loads the bundle.
  */
 const oraThroughBin = {
   name: 'ora-through-bin',
   setup(build) {
-    build.onLoad({ filter: /[\\/]src[\\/]cli[\\/]render[\\/]import-ora\.ts$/ }, () => ({
+    build.onLoad({ filter: /[\\/]cli[\\/]render[\\/]import-ora\.js$/ }, () => ({
       contents: `export function importOra() { return globalThis[Symbol.for('plants.importModule')]('ora'); }`,
       loader: 'js',
     }));
   },
 };
 
+/**
+ * The actions of src/entry/unbundled-commands.ts stay out of the bundle (the entry runs them from
+ * dist/): in their place, a module that says so if it is ever called.
+ */
+const { unbundledCommands } = await import('../dist/entry/unbundled-commands.js');
+const unbundled = {
+  name: 'unbundled-commands',
+  setup(build) {
+    const names = unbundledCommands.map((id) => id.replaceAll(':', '-')).join('|');
+    build.onLoad({ filter: new RegExp(`[\\\\/]dist[\\\\/]cli[\\\\/]run[\\\\/](${names})\\.js$`) }, (args) => ({
+      contents: `export async function run() { throw new Error(${JSON.stringify(`${args.path} runs from dist/, not from the bundle`)}); }`,
+      loader: 'js',
+    }));
+  },
+};
+
+/** The entry bundle's imports left outside it: resolved from dist/fast/ to where tsc wrote them. */
+const fromDist = {
+  name: 'from-dist',
+  setup(build) {
+    build.onResolve(
+      { filter: /^\.\.?\/(cli\/run-command|cli\/secrets|build\/route-table-from-oclif)\.js$/ },
+      (args) => ({
+        path: `./${path.relative('dist/fast', path.join(args.resolveDir, args.path))}`,
+        external: true,
+      }),
+    );
+  },
+};
+
 const result = await esbuild.build({
-  entryPoints: ['src/cli/fast-path.ts'],
+  entryPoints: ['dist/cli/run-command.js'],
   bundle: true,
   platform: 'node',
   format: 'cjs',
   target: 'node20',
   minify: true,
   logLevel: 'warning',
-  outfile: 'dist/fast/fast-path.cjs',
+  outfile: 'dist/fast/run-command.cjs',
   // Loaded by import() where needed, from node_modules: a spinner on terminals; oclif and SQLite never.
   external: ['ora', '@oclif/core', 'better-sqlite3'],
+  metafile: true,
   supported: { 'dynamic-import': false },
-  plugins: [lazyHttp2, oraThroughBin],
+  plugins: [lazyHttp2, lazyConfImports, oraThroughBin, unbundled],
   write: false,
 });
 const [bundle] = result.outputFiles;
 if (bundle === undefined || /\bimport\(/.test(bundle.text)) {
-  throw new Error('dist/fast/fast-path.cjs would hold an import(): see oraThroughBin in scripts/bundle.mjs');
+  throw new Error('dist/fast/run-command.cjs would hold an import(): see oraThroughBin in scripts/bundle.mjs');
 }
 mkdirSync(path.dirname(bundle.path), { recursive: true });
 writeFileSync(bundle.path, bundle.contents);
-execFileSync(process.execPath, ['dist/cli/help/write-root-help.js'], { stdio: 'inherit' });
+
+// The entry (src/entry/main.ts, what bin/run.js runs) as one ES module: every module file Node
+// resolves and loads at start-up costs every command. What it imports only on some routes (oclif,
+// the fast route's bundle, the build's route table code) stays outside, loaded from dist/ as needed.
+await esbuild.build({
+  entryPoints: ['dist/entry/main.js'],
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  minify: true,
+  logLevel: 'warning',
+  outfile: 'dist/fast/entry.js',
+  external: ['@oclif/core'],
+  plugins: [fromDist],
+});
+execFileSync(process.execPath, ['dist/entry/build/write-entry-data.js'], { stdio: 'inherit' });

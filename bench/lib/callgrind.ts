@@ -40,3 +40,22 @@ export async function countInstructions(
 export function millions(instructions: number): string {
   return `${Math.round(instructions / 1e6).toLocaleString('en-US')}M`;
 }
+
+/**
+ * Instructions of `node args` with stdout and stderr on a terminal (a pty of script(1)), colour
+ * allowed (the bench's NO_COLOR unset); undefined without valgrind or script.
+ */
+export async function countOnTerminal(args: readonly string[], nodePath: string = node): Promise<number | undefined> {
+  if (!hasValgrind || !hasCommand('script')) return undefined;
+  const quote = (word: string) => `'${word.replaceAll("'", "'\\''")}'`;
+  const command = ['env', '-u', 'NO_COLOR', 'valgrind', '--tool=callgrind', '--trace-children=no']
+    .concat(['--callgrind-out-file=/dev/null', nodePath, ...args])
+    .map(quote)
+    .join(' ');
+  const result = await run('script', ['-qec', command, '/dev/null'], { timeoutMs: 600_000 });
+  const collected = /Collected : (\d+)/.exec(result.stdout)?.[1];
+  if (result.code !== 0 || collected === undefined) {
+    throw new Error(`callgrind on a terminal of node ${args.join(' ')} failed:\n${result.stdout.slice(-2000)}`);
+  }
+  return Number(collected);
+}

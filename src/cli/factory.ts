@@ -16,7 +16,7 @@ export interface FactoryOptions {
   version: string;
   output: Output;
   /**
-   * A run of one command of a few requests (the fast path): V8's baseline-only flag for the
+   * A run of one command of a few requests (the fast route): V8's baseline-only flag for the
    * WebAssembly HTTP parser is put back when it closes (see undici-agent.ts).
    */
   shortLived?: boolean;

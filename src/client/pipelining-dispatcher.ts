@@ -40,9 +40,8 @@ interface Exchange {
  *
  * Why not undici for these too: a bulk add is tens of thousands of small POSTs, and undici
  * spends on each a request object, header validation, a system call and an llhttp
- * (WebAssembly) run with a Buffer per header of the answer. Measured with the server on one core
- * and the client on the other, a plain undici Pool that does nothing else reaches 0.74-0.80 of
- * what wrk gets from the same server (bench b8), and the client ~22 us of CPU a request. Here
+ * (WebAssembly) run with a Buffer per header of the answer: a plain undici Pool that does nothing
+ * else stays well short of what wrk gets from the same server (bench b8). Here
  * a turn's requests go out as one string per connection, and an answer's head is read as one
  * string (ResponseParser).
  *

@@ -9,8 +9,8 @@ import { PIPELINING, PipeliningDispatcher } from './pipelining-dispatcher.js';
 /**
  * undici's proxy-aware agent, without undici's index (and, where no proxy is set, the adds
  * PlantClient pipelines on connections of PipeliningDispatcher's own). The index loads every part of undici
- * (fetch, WebSocket, caches, mocks…) and with them Node's own copy of undici: measured here,
- * most of what a one-record `plants add` spent starting up. These are the modules the index
+ * (fetch, WebSocket, caches, mocks…) and with them Node's own copy of undici, most of what a
+ * one-record `plants add` spent starting up. These are the modules the index
  * itself builds the agent from, and the request API is attached to Dispatcher the way the
  * index does it. undici has no "exports" map, so these files are reachable by path; the
  * types are the package's own.
@@ -56,9 +56,9 @@ function withPipelining<T extends { connections?: number | null | undefined }>(o
 
 /**
  * undici parses HTTP with llhttp compiled to WebAssembly at the first connection. V8's
- * optimising compiler (TurboFan) spends tens of milliseconds and ~35 MB on it, to parse a few
- * hundred bytes per answer; the baseline compiler (Liftoff) alone does the job at a fraction
- * of the cost. Measured here: one `plants add` 313 → 232 ms, RSS of one request 98 → 63 MB.
+ * optimising compiler (TurboFan) spends more time and memory on it than a short command's
+ * requests need, to parse a few hundred bytes per answer; the baseline compiler (Liftoff) alone
+ * does the job at a fraction of the cost.
  */
 function useBaselineWasmCompiler(shortLived: boolean): void {
   try {
@@ -75,8 +75,8 @@ let flagsToRestore: string | undefined;
 
 /**
  * A flag set at run time changes V8's flag hash, and V8 then refuses any code cache made with
- * the other one: bin/run.js's of the fast path, made as the run ends, would never be taken. A
- * short run (one command of the fast path) puts the flags back once its requests are done (not
+ * the other one: the fast route's (src/entry/compile-cache.ts), made as the run ends, would never be taken. A
+ * short run (one command of the fast route) puts the flags back once its requests are done (not
  * earlier: V8 compiles the parser's functions lazily, as requests first call them), with the two
  * that --liftoff-only turned off (on by default: V8's flag-definitions.h), so that the hash is
  * that of the start again. Bulk adds keep the flag: their parser would be tiered up as it warms.

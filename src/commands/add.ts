@@ -51,25 +51,4 @@ A 409 met on a retry (the first attempt may have added the plant before its conn
     ...requestFlags,
     ...jsonFlag,
   };
-
-  async run(): Promise<void> {
-    const { flags } = await this.parse(Add);
-    const { addPlants } = await import('../cli/actions/add-plants.js');
-    await addPlants(
-      {
-        plant: { id: flags.id, name: flags.name, tag: flags.tag, file: flags.file },
-        json: flags.json,
-        baseUrl: flags['base-url'],
-        insecure: flags.insecure,
-        timeoutSeconds: flags.timeout,
-        retries: flags.retries,
-        caCert: flags['ca-cert'],
-        concurrency: flags.concurrency,
-        failFast: flags['fail-fast'],
-        skipExisting: flags['skip-existing'],
-      },
-      this.factory,
-      this.output,
-    );
-  }
 }

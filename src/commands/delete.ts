@@ -21,15 +21,4 @@ export class Delete extends PlantsCommand {
     ...requestFlags,
     ...jsonFlag,
   };
-
-  async run(): Promise<void> {
-    const { args, flags } = await this.parse(Delete);
-    const { deletePlant } = await import('../cli/actions/delete-plant.js');
-    await deletePlant(
-      args.id,
-      { ...this.clientRequest(flags), yes: flags.yes, json: flags.json },
-      this.factory,
-      this.output,
-    );
-  }
 }

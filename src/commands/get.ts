@@ -11,10 +11,4 @@ export class Get extends PlantsCommand {
     id: Args.string({ description: 'The id of the plant (a 64-bit integer).', required: true }),
   };
   static override flags = { ...connectionFlags, ...requestFlags, ...jsonFlag };
-
-  async run(): Promise<void> {
-    const { args, flags } = await this.parse(Get);
-    const { showPlant } = await import('../cli/actions/show-plant.js');
-    await showPlant(args.id, { ...this.clientRequest(flags), json: flags.json }, this.factory, this.output);
-  }
 }

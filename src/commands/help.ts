@@ -11,7 +11,7 @@ export class Help extends PlantsCommand {
   ];
   static override args = { topic: Args.string({ description: 'A command or a topic.', required: false }) };
 
-  async run(): Promise<void> {
+  override async run(): Promise<void> {
     const { argv } = await this.parse(Help);
     const words = argv.map(String);
     const { helpTopics } = await import('../cli/help/help-topics.js');

@@ -21,14 +21,4 @@ export class List extends PlantsCommand {
     ...requestFlags,
     ...jsonFlag,
   };
-
-  async run(): Promise<void> {
-    const { flags } = await this.parse(List);
-    const { listPlants } = await import('../cli/actions/list-plants.js');
-    await listPlants(
-      { ...this.clientRequest(flags), limit: flags.limit, afterText: flags.after, all: flags.all, json: flags.json },
-      this.factory,
-      this.output,
-    );
-  }
 }

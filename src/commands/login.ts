@@ -26,21 +26,4 @@ Give the token with --with-token on stdin to keep it out of shell history and th
     'with-token': Flags.boolean({ summary: 'Read the token from stdin.', default: false }),
     ...requestFlags,
   };
-
-  async run(): Promise<void> {
-    const { flags } = await this.parse(Login);
-    const { logIn } = await import('../cli/actions/log-in.js');
-    await logIn(
-      {
-        flagBaseUrl: flags['base-url'],
-        token: flags.token,
-        withToken: flags['with-token'],
-        insecure: flags.insecure,
-        timeoutSeconds: flags.timeout,
-        caCert: flags['ca-cert'],
-      },
-      this.factory,
-      this.output,
-    );
-  }
 }

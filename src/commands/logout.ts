@@ -9,10 +9,4 @@ export class Logout extends PlantsCommand {
     '<%= config.bin %> logout --base-url https://plants.example.com',
   ];
   static override flags = { ...connectionFlags };
-
-  async run(): Promise<void> {
-    const { flags } = await this.parse(Logout);
-    const { logOut } = await import('../cli/actions/log-out.js');
-    await logOut({ flagBaseUrl: flags['base-url'] }, this.factory, this.output);
-  }
 }

@@ -23,10 +23,4 @@ On a terminal it asks first (--yes skips the question); anywhere else it needs -
     ...requestFlags,
     ...jsonFlag,
   };
-
-  async run(): Promise<void> {
-    const { flags } = await this.parse(Reset);
-    const { resetStore } = await import('../cli/actions/reset-store.js');
-    await resetStore({ ...this.clientRequest(flags), yes: flags.yes, json: flags.json }, this.factory, this.output);
-  }
 }

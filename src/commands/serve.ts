@@ -1,5 +1,6 @@
-import { Errors, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
 import { PlantsCommand } from '../cli/base-command.js';
+import { readerFlag } from '../cli/flag-kinds.js';
 
 export class Serve extends PlantsCommand {
   static override summary = 'Run a local plant store: the same interface, backed by SQLite.';
@@ -119,120 +120,15 @@ With --detach it runs in the background instead: the command prints the URL once
       multiple: true,
       multipleNonGreedy: true,
     }),
-    'fault-seed': Flags.custom<number>({
-      summary: 'Seed the fault draws: the same seed and the same requests meet the same faults.',
-      helpValue: 'N',
-      parse: async (input) => {
-        if (!/^\d{1,10}$/.test(input) || Number(input) > 4_294_967_295) {
-          throw new Errors.CLIError(
-            `--fault-seed must be a whole number from 0 to 4294967295 (got ${JSON.stringify(input.slice(0, 40))})`,
-          );
-        }
-        return Number(input);
+    'fault-seed': readerFlag(
+      'faultSeed',
+      (input) => `--fault-seed must be a whole number from 0 to 4294967295 (got ${JSON.stringify(input.slice(0, 40))})`,
+      {
+        summary: 'Seed the fault draws: the same seed and the same requests meet the same faults.',
+        helpValue: 'N',
       },
-    })(),
+    ),
     // Internal: the background server that --detach starts (its plan comes over IPC).
     'detached-child': Flags.boolean({ hidden: true, default: false, exclusive: ['detach'] }),
   };
-
-  async run(): Promise<void> {
-    const { flags } = await this.parse(Serve);
-    const setup = await import('../cli/actions/serve-setup.js');
-    const detach = await import('../cli/actions/serve-detach.js');
-    const child = flags['detached-child'];
-    const { plan, generated } = child
-      ? { plan: await detach.receiveDetachedPlan(), generated: false }
-      : await setup.servePlan(flags, this.factory.env);
-    const c = this.output.errorColor;
-    const { renderServeBanner } = await import('../cli/render/render-serve.js');
-    // The seed is read before anything is opened or listened on: a bad record is exit 2, no file made.
-    const { readSeedFile } = await import('../server/testing/seed.js');
-    const seed = plan.seedFile === undefined || flags.detach ? undefined : await readSeedFile(plan.seedFile);
-    const banner = (url: string, pid?: number) =>
-      renderServeBanner(
-        {
-          url,
-          database: setup.describeDatabase(plan.database),
-          durability: setup.isPostgresUrl(plan.database) ? undefined : plan.durability,
-          generatedToken: generated ? plan.tokens[0] : undefined,
-          clearTextWarning: setup.servesTokensInClear(plan.host, plan.tls !== undefined),
-          shortTokenWarning: setup.hasShortToken(plan.tokens),
-          command: setup.invocationName(process.argv[1], process.cwd()),
-          pid,
-          testing: setup.describeTesting(plan, seed?.plants.length),
-        },
-        c,
-      );
-    if (flags.detach) {
-      const started = await detach.startDetachedServer({
-        plan,
-        script: process.argv[1] ?? '',
-        stderr: process.stderr,
-        pidFile: flags['pid-file'],
-      });
-      if ('exitCode' in started) {
-        process.exitCode = started.exitCode;
-        return;
-      }
-      this.output.data(started.url);
-      this.output.info(banner(started.url, started.pid));
-      return;
-    }
-    const tls = plan.tls === undefined ? undefined : setup.readTlsFiles(plan.tls.certPath, plan.tls.keyPath);
-    // Listen for SIGINT/SIGTERM before anything can send one: a script may stop the server as
-    // soon as it has read the URL, and that must be the graceful stop too.
-    const stopped = untilStopped();
-    const { startPlantServer } = await import('../server/start.js');
-    const server = await startPlantServer({
-      host: plan.host,
-      port: plan.port,
-      database: plan.database,
-      postgresEnv: this.factory.env.postgres,
-      corsOrigins: plan.corsOrigins,
-      tokens: plan.tokens,
-      durability: plan.durability,
-      tls,
-      logFormat: plan.logFormat,
-      logLevel: flags.quiet ? 'error' : plan.logLevel,
-      // JSON lines go out as they are, for a machine; text is dimmed beside the banner, errors red.
-      // The background server of --detach keeps no log: nobody reads its stderr.
-      log: child
-        ? undefined
-        : (line, level) =>
-            this.output.info(plan.logFormat === 'json' ? line : level === 'error' ? c.red(line) : c.dim(line)),
-      metrics: plan.metrics,
-      metricsToken: plan.metricsToken,
-      seed,
-      allowReset: plan.allowReset,
-      delay: plan.delay,
-      faults: plan.faults,
-      faultSeed: plan.faultSeed,
-    });
-    if (child) {
-      detach.reportDetachedReady(server.url);
-    } else {
-      this.output.data(server.url);
-      this.output.info(banner(server.url));
-    }
-    await stopped;
-    this.output.info('Stopping: finishing requests in flight…');
-    await server.close();
-    this.output.info('Stopped.');
-  }
-}
-
-/** Resolves on the first SIGINT or SIGTERM; a second one ends the process at once. */
-function untilStopped(): Promise<void> {
-  return new Promise((resolve) => {
-    const stop = () => {
-      process.once('SIGINT', () => process.exit(130));
-      process.once('SIGTERM', () => process.exit(143));
-      resolve();
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', () => {
-      process.removeListener('SIGINT', stop);
-      stop();
-    });
-  });
 }

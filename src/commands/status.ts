@@ -9,10 +9,4 @@ export class Status extends PlantsCommand {
   plants status >/dev/null 2>&1 || plants login --with-token < token.txt`;
   static override examples = ['<%= config.bin %> status', '<%= config.bin %> status --json'];
   static override flags = { ...connectionFlags, ...requestFlags, ...jsonFlag };
-
-  async run(): Promise<void> {
-    const { flags } = await this.parse(Status);
-    const { showStatus } = await import('../cli/actions/show-status.js');
-    await showStatus({ ...this.clientRequest(flags), json: flags.json }, this.factory, this.output);
-  }
 }

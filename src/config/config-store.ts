@@ -1,18 +1,6 @@
-import {
-  accessSync,
-  chmodSync,
-  closeSync,
-  constants,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeSync,
-} from 'node:fs';
+import { accessSync, chmodSync, constants, mkdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import type Conf from 'conf';
 import { InvalidInputError } from '../errors.js';
 
 /** What is kept in config.json. Tokens are keyed by origin (`https://host:port`), like gh keys them by host. */
@@ -37,12 +25,10 @@ export class ConfigFileError extends InvalidInputError {}
 const SHARED_BITS = 0o077;
 
 /**
- * The user's plants config. Writes are atomic (a new file 0600, synced, renamed over the old
- * one) into a folder made 0700; a folder that already exists with looser modes is tightened,
- * since it holds tokens. Reads are a plain JSON read. Both are written here rather than with
- * `conf`: loading conf and its JSON-schema validator cost a `plants login` or `logout` more than
- * twice Node's whole start-up (callgrind: login --with-token 563M instructions with conf, against
- * 84M for `node -e 0`), for one small JSON file.
+ * The user's plants config, config.json as conf keeps it: conf writes it (atomically, 0600) into
+ * a folder made 0700 here (a folder that already exists with looser modes is tightened, since it
+ * holds tokens). conf is loaded only to write; every command reads the file as the plain JSON it
+ * is, checked here, which spares the commands that only read it loading conf.
  */
 export class ConfigStore {
   readonly path: string;
@@ -53,6 +39,7 @@ export class ConfigStore {
   readonly warnings: readonly string[];
   readonly #dir: string;
   #data: ConfigData;
+  #conf: Conf<ConfigData> | undefined;
 
   private constructor(dir: string, file: string, data: ConfigData, warnings: readonly string[]) {
     this.#dir = dir;
@@ -97,11 +84,13 @@ export class ConfigStore {
   }
 
   async setDefaultBaseUrl(value: string): Promise<void> {
-    await this.#write('defaultBaseUrl', value);
+    await this.#write({ defaultBaseUrl: value });
   }
 
-  async setToken(origin: string, token: string): Promise<void> {
-    await this.#write('tokens', { ...this.#tokens(), [origin]: token });
+  /** Stores the token of an origin, and with `defaultBaseUrl` makes that the default too, in one write. */
+  async setToken(origin: string, token: string, defaultBaseUrl?: string): Promise<void> {
+    const tokens = { ...this.#tokens(), [origin]: token };
+    await this.#write(defaultBaseUrl === undefined ? { tokens } : { tokens, defaultBaseUrl });
   }
 
   /** Forgets the token of an origin; false when there was none. */
@@ -109,7 +98,7 @@ export class ConfigStore {
     const tokens = this.#tokens();
     if (!Object.hasOwn(tokens, origin)) return false;
     const { [origin]: _removed, ...rest } = tokens;
-    await this.#write('tokens', rest);
+    await this.#write({ tokens: rest });
     return true;
   }
 
@@ -120,7 +109,7 @@ export class ConfigStore {
   }
 
   async setCaCert(origin: string, file: string): Promise<void> {
-    await this.#write('caCerts', { ...(this.#data.caCerts ?? {}), [origin]: file });
+    await this.#write({ caCerts: { ...(this.#data.caCerts ?? {}), [origin]: file } });
   }
 
   #tokens(): Record<string, string> {
@@ -140,16 +129,28 @@ export class ConfigStore {
     }
   }
 
-  async #write<K extends keyof ConfigData>(key: K, value: NonNullable<ConfigData[K]>): Promise<void> {
-    const data = { ...this.#data, [key]: value };
+  async #write(change: ConfigData): Promise<void> {
+    const data = { ...this.#data, ...change };
     try {
       ensurePrivateDir(this.#dir);
-      // Tab-indented, as conf wrote it: a file from an earlier version is rewritten the same way.
-      writeFileAtomically(this.path, JSON.stringify(data, undefined, '\t'));
+      this.#conf ??= await this.#openConf();
+      this.#conf.set(change);
     } catch (error) {
       throw this.#unusableDir(error);
     }
     this.#data = data;
+  }
+
+  /** conf over the same file, which open() has already read and checked. */
+  async #openConf(): Promise<Conf<ConfigData>> {
+    const { default: Conf } = await import('conf');
+    return new Conf<ConfigData>({
+      cwd: this.#dir,
+      configName: path.basename(this.path, '.json'),
+      projectName: 'plants',
+      configFileMode: 0o600,
+      accessPropertiesByDotNotation: false,
+    });
   }
 
   #unusableDir(error: unknown): InvalidInputError {
@@ -157,26 +158,6 @@ export class ConfigStore {
       cause: error,
       hints: ['Give it to your user, or choose another folder with PLANTS_CONFIG_DIR.'],
     });
-  }
-}
-
-/** The whole file or nothing: a reader (or a crash) never sees a half-written config. */
-function writeFileAtomically(file: string, text: string): void {
-  // Unique without node:crypto (whose import alone costs a login a tenth of Node's start-up): the
-  // process id and the time; 'wx' refuses to reuse a name all the same.
-  const temporary = `${file}.${process.pid}-${process.hrtime.bigint()}.tmp`;
-  try {
-    const fd = openSync(temporary, 'wx', 0o600);
-    try {
-      writeSync(fd, text);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(temporary, file);
-  } catch (error) {
-    rmSync(temporary, { force: true });
-    throw error;
   }
 }
 

@@ -19,9 +19,8 @@ export async function login(
   const token = options.token;
   if (!isBearerToken(token)) throw new InvalidInputError(`token refused: ${describeBadToken(token)}`);
   const origin = options.baseUrl.origin;
-  await config.setToken(origin, token);
   const baseUrl = formatBaseUrl(options.baseUrl);
-  if (options.explicitBaseUrl) await config.setDefaultBaseUrl(baseUrl);
+  await config.setToken(origin, token, options.explicitBaseUrl ? baseUrl : undefined);
   return { origin, baseUrl, madeDefault: options.explicitBaseUrl };
 }
 

@@ -4,8 +4,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTempDir, projectRoot, runCli } from '../helpers/cli.js';
 
-// bin/run.js keeps V8's compiled code between runs: Node 22.1+ itself (module.enableCompileCache),
-// Node 20 for the fast path's bundle (a vm.Script's cachedData); in the user's cache folder, never
+// The entry keeps V8's compiled code between runs: Node 22.1+ itself (module.enableCompileCache),
+// Node 20 for the fast route's bundle (a vm.Script's cachedData); in the user's cache folder, never
 // in the package.
 let temp: ReturnType<typeof makeTempDir>;
 let cacheHome: string;
@@ -32,8 +32,8 @@ describe('the compile cache', () => {
     expect(written.length).toBeGreaterThan(0);
     // (Not status: its exit code depends on whether something listens on 127.0.0.1:4010 here.)
     expect((await runCli(['get', '1', '--base-url', 'http://127.0.0.1:1'], { env })).code).toBe(3);
-    // Node 20 keeps one cache file a command of the fast path (get's is new); Node 22+ one a
-    // module, and the fast path is one bundle, so it is oclif's modules that are new there.
+    // Node 20 keeps one cache file a command of the fast route (get's is new); Node 22+ one a
+    // module, and the fast route is one bundle, so it is oclif's modules that are new there.
     expect((await runCli(['help', 'add'], { env })).code).toBe(0);
     expect(filesUnder(cacheDir()).length).toBeGreaterThan(written.length);
     // Nothing in the package's own folders.
@@ -55,7 +55,7 @@ describe('the compile cache', () => {
     const first = await runCli(['logout'], { env });
     expect(first.code).toBe(0);
     const [name] = filesUnder(cacheDir());
-    expect(name).toMatch(/^fast-path-logout-.*\.v8cache$/);
+    expect(name).toMatch(/^bundle-logout-.*\.v8cache$/);
     const file = path.join(cacheDir(), name ?? '');
     const written = readFileSync(file);
     const { mtimeMs } = statSync(file);

@@ -168,7 +168,7 @@ describe('the token is never printed (17.15)', () => {
 
   it.each([
     ['DEBUG=* login --token T', ['login', '--token', secret], { DEBUG: '*' }],
-    // oclif's path (the fast path takes no unusual command line): its debug output shows argv.
+    // oclif's path (the fast route takes no unusual command line): its debug output shows argv.
     ['DEBUG=* login --token T --with-token', ['login', '--token', secret, '--with-token'], { DEBUG: '*' }],
     ['login --tokne=T', ['login', `--tokne=${secret}`], {}],
     ['a token as the command', [secret], {}],

@@ -209,7 +209,7 @@ describe('plants add --file with many records', () => {
   }, 120_000);
 });
 
-describe('plants add --file keeps V8 small on every Node (bin/run.js)', () => {
+describe('plants add --file keeps V8 small on every Node (src/entry/bulk-heap.ts)', () => {
   it("holds the young generation at 8 MB, whether V8's flags can be given at start (execve) or only while running", async () => {
     const count = 20_000;
     const file = path.join(temp.dir, 'young.ndjson');

@@ -21,7 +21,7 @@ export interface RunCliOptions {
   input?: string;
   timeoutMs?: number;
   /**
-   * Run through oclif alone, as if bin/run.js had no fast path, so that tests can check that
+   * Run through oclif alone, as if the entry had no fast route, so that tests can check that
    * both ways behave the same.
    */
   viaOclif?: boolean;

@@ -49,9 +49,11 @@ const ALLOWED = [
   /^bin\/run\.js$/,
   /^oclif\.manifest\.json$/,
   /^dist\/.+\.js$/,
-  // The fast path's bundle (one CommonJS file) and the root help oclif rendered at build time.
-  /^dist\/fast\/fast-path\.cjs$/,
-  /^dist\/fast\/root-help\.json$/,
+  // The fast route's bundle (one CommonJS file), and the route table and help pages derived from
+  // the commands at build time.
+  /^dist\/fast\/run-command\.cjs$/,
+  /^dist\/entry\/routes\.json$/,
+  /^dist\/entry\/help\.json$/,
 ];
 
 describe('the package as users install it (npm pack, npm install -g --prefix, npx)', () => {

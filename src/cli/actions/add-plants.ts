@@ -19,7 +19,7 @@ export interface AddPlantsOptions {
 
 /**
  * `plants add`: one plant (from the flags, or a file of one record), or a bulk add of many,
- * as the oclif command and the fast path both run it. Sets process.exitCode for a bulk add.
+ * as both routes to `plants add` run it (src/cli/run/add.ts). Sets process.exitCode for a bulk add.
  */
 export async function addPlants(options: AddPlantsOptions, factory: Factory, output: Output): Promise<void> {
   const { readPlantInput } = await import('../input/plant-input.js');

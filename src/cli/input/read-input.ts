@@ -1,7 +1,7 @@
 /** Reads all of a stream as UTF-8 text (stdin for `--with-token`). */
 export function readStreamText(stream: NodeJS.ReadableStream): Promise<string> {
   // Events rather than `for await`: the async iterator machinery costs a `plants login` more to
-  // load (callgrind: ~6M instructions, 7% of `node -e 0`) than the few bytes it reads.
+  // load than the few bytes it reads.
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     stream.on('data', (chunk: Buffer | string) => chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk));

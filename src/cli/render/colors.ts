@@ -11,39 +11,26 @@ export interface Colors {
   cyan: Style;
 }
 
-const codes = {
-  bold: [1, 22],
-  dim: [2, 22],
-  red: [31, 39],
-  green: [32, 39],
-  yellow: [33, 39],
-  cyan: [36, 39],
-} as const satisfies Record<keyof Colors, readonly [number, number]>;
+const asIs: Style = (text) => text;
+
+/** No colour: every style leaves the text as it is. */
+export const plain: Colors = { bold: asIs, dim: asIs, red: asIs, green: asIs, yellow: asIs, cyan: asIs };
 
 /**
- * The styles, with colour or without. What chalk printed for them, byte for byte (a style
- * closed inside the text is reopened; each line is closed and reopened around its line break),
- * written here because importing chalk (and with it node:tty and node:os) cost every command
- * about a third of Node's own start-up, measured with callgrind, for six escape codes.
+ * The styles in colour, by chalk, imported only here: only a stream that is coloured (a terminal,
+ * or FORCE_COLOR) pays for loading it. Whether to colour is decided by the caller (env.ts reads
+ * NO_COLOR, FORCE_COLOR and TERM), so chalk is given the level outright: the 16 basic colours,
+ * which are all plants uses.
  */
-export function colors(enabled: boolean): Colors {
-  const style = ([open, close]: readonly [number, number]): Style => {
-    if (!enabled) return (text) => text;
-    const openCode = `\u001B[${open}m`;
-    const closeCode = `\u001B[${close}m`;
-    return (text) => {
-      if (text === '') return text;
-      let styled = text.includes('\u001B') ? text.replaceAll(closeCode, closeCode + openCode) : text;
-      if (styled.includes('\n')) styled = styled.replace(/\r?\n/g, (lineBreak) => closeCode + lineBreak + openCode);
-      return openCode + styled + closeCode;
-    };
-  };
+export async function chalkColors(): Promise<Colors> {
+  const { Chalk } = await import('chalk');
+  const chalk = new Chalk({ level: 1 });
   return {
-    bold: style(codes.bold),
-    dim: style(codes.dim),
-    red: style(codes.red),
-    green: style(codes.green),
-    yellow: style(codes.yellow),
-    cyan: style(codes.cyan),
+    bold: chalk.bold,
+    dim: chalk.dim,
+    red: chalk.red,
+    green: chalk.green,
+    yellow: chalk.yellow,
+    cyan: chalk.cyan,
   };
 }

@@ -1,7 +1,7 @@
 import { ResponseError } from '../../client/errors.js';
 import { PlantsError } from '../../errors.js';
 import type { ColorMode } from '../env.js';
-import { type Colors, colors } from './colors.js';
+import { type Colors, chalkColors, plain } from './colors.js';
 import { importOra } from './import-ora.js';
 
 export interface OutputStreams {
@@ -9,9 +9,15 @@ export interface OutputStreams {
   stderr: NodeJS.WriteStream;
 }
 
-/** Colours for a stream: on a terminal (`auto`), always (FORCE_COLOR) or never (NO_COLOR, TERM=dumb). */
-function colorFor(stream: NodeJS.WriteStream, mode: ColorMode): Colors {
-  return colors(mode === 'always' || (mode === 'auto' && stream.isTTY === true));
+/** Whether a stream is coloured: on a terminal (`auto`), always (FORCE_COLOR) or never (NO_COLOR, TERM=dumb). */
+function colored(stream: NodeJS.WriteStream, mode: ColorMode): boolean {
+  return mode === 'always' || (mode === 'auto' && stream.isTTY === true);
+}
+
+export interface OutputOptions {
+  color: ColorMode;
+  /** The styles for a coloured stream (chalk's, loaded by Output.open); without them nothing is coloured. */
+  palette?: Colors;
 }
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
@@ -44,11 +50,22 @@ export class Output {
   readonly color: Colors;
   readonly errorColor: Colors;
 
-  constructor(streams: OutputStreams, options: { color: ColorMode }) {
+  constructor(streams: OutputStreams, options: OutputOptions) {
     this.stdout = streams.stdout;
     this.stderr = streams.stderr;
-    this.color = colorFor(streams.stdout, options.color);
-    this.errorColor = colorFor(streams.stderr, options.color);
+    const palette = options.palette ?? plain;
+    this.color = colored(streams.stdout, options.color) ? palette : plain;
+    this.errorColor = colored(streams.stderr, options.color) ? palette : plain;
+  }
+
+  /** An Output whose coloured streams get chalk's styles: chalk is loaded only when a stream is coloured. */
+  static async open(
+    streams: OutputStreams,
+    options: { color: ColorMode; loadPalette?: () => Promise<Colors> },
+  ): Promise<Output> {
+    const wanted = colored(streams.stdout, options.color) || colored(streams.stderr, options.color);
+    const palette = wanted ? await (options.loadPalette ?? chalkColors)() : undefined;
+    return new Output(streams, { color: options.color, palette });
   }
 
   /** One line of data on stdout. */

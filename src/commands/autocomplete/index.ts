@@ -20,7 +20,7 @@ export class Autocomplete extends PlantsCommand {
     }),
   };
 
-  async run(): Promise<void> {
+  override async run(): Promise<void> {
     const { args, flags } = await this.parse(Autocomplete);
     const shell = chosenShell(args.shell, this.config);
     if (shell !== 'fish' && shell !== 'bash') return runPluginAutocomplete(this.config, 'autocomplete', this.argv);

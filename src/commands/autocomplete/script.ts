@@ -6,7 +6,7 @@ export class AutocompleteScript extends PlantsCommand {
   static override hidden = true;
   static override args = shellArg;
 
-  async run(): Promise<void> {
+  override async run(): Promise<void> {
     const { args } = await this.parse(AutocompleteScript);
     const shell = chosenShell(args.shell, this.config);
     if (shell !== 'fish' && shell !== 'bash') {

@@ -121,9 +121,9 @@ interface LatencyCounts {
 /**
  * plants_http_requests_total and plants_http_request_duration_seconds, kept by hand and given to
  * the registry as metrics of their own that print exactly as prom-client's Counter and Histogram
- * do. prom-client validates and hashes the labels at every inc() and observe() (0.7 µs of CPU a
- * request for the two, measured on Node 20: 3% of what serve spends on an add, against a bench
- * goal of 5% for all of --metrics); here a request costs one Map look-up and a few additions.
+ * do. prom-client validates and hashes the labels at every inc() and observe(), a share of an
+ * add's cost the bench's metrics row shows; here a request costs one Map look-up and a few
+ * additions.
  */
 class RequestSeries {
   readonly #byStatus = new Map<string, RequestCounts & { labels: { route: string; method: string; status: string } }>();

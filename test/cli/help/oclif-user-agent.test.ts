@@ -10,7 +10,7 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-describe('oclifUserAgent (what bin/run.js answers --version with)', () => {
+describe('oclifUserAgent (what the entry answers --version with)', () => {
   it("is oclif's own Config.userAgent on this machine", async () => {
     const config = await Config.load({ root });
     expect(oclifUserAgent(config.version)).toBe(config.userAgent);

@@ -1,30 +1,41 @@
-import { Chalk } from 'chalk';
-import { describe, expect, it } from 'vitest';
-import { colors } from '../../../src/cli/render/colors.js';
+import { PassThrough } from 'node:stream';
+import { describe, expect, it, vi } from 'vitest';
+import { chalkColors, plain } from '../../../src/cli/render/colors.js';
+import { Output } from '../../../src/cli/render/output.js';
 
-// plants prints its few styles without chalk (for start-up's sake); what reaches a terminal must
-// stay what chalk printed. chalk is a dev dependency for this comparison only.
-const chalk = new Chalk({ level: 1 });
-const styles = ['bold', 'dim', 'red', 'green', 'yellow', 'cyan'] as const;
-const texts = [
-  'plain',
-  '',
-  '✓ Added plant 9223372036854775807',
-  'two\nlines',
-  'crlf\r\nline\r\n',
-  `nested ${chalk.green('green')} and ${chalk.dim('dim')} inside`,
-  `${chalk.bold('bold')} at the start\nand a line`,
-];
+/** A stream that says it is (or is not) a terminal. */
+function stream(isTTY: boolean): NodeJS.WriteStream {
+  return Object.assign(new PassThrough(), { isTTY }) as unknown as NodeJS.WriteStream;
+}
 
-describe('colors', () => {
-  it.each(styles.flatMap((style) => texts.map((text) => [style, text] as const)))(
-    '%s of %j is what chalk prints',
-    (style, text) => {
-      expect(colors(true)[style](text)).toBe(chalk[style](text));
-    },
-  );
+describe('colour', () => {
+  it('is chalk at the 16 basic colours', async () => {
+    const colors = await chalkColors();
+    expect(colors.red('x')).toBe('\u001B[31mx\u001B[39m');
+    expect(colors.bold('two\nlines')).toBe('\u001B[1mtwo\u001B[22m\n\u001B[1mlines\u001B[22m');
+    expect(colors.dim(`a ${colors.green('b')} c`)).toBe('\u001B[2ma \u001B[32mb\u001B[39m c\u001B[22m');
+  });
 
-  it.each(styles)('%s without colour is the text itself', (style) => {
-    expect(colors(false)[style]('x\ny')).toBe('x\ny');
+  it('is not loaded at all when no stream is coloured (a pipe, NO_COLOR)', async () => {
+    for (const [streams, mode] of [
+      [{ stdout: stream(false), stderr: stream(false) }, 'auto'],
+      [{ stdout: stream(true), stderr: stream(true) }, 'never'],
+    ] as const) {
+      const loadPalette = vi.fn(chalkColors);
+      const output = await Output.open(streams, { color: mode, loadPalette });
+      expect(loadPalette).not.toHaveBeenCalled();
+      expect(output.color).toBe(plain);
+      expect(output.errorColor).toBe(plain);
+    }
+  });
+
+  it('colours each stream that is a terminal (auto), or every stream (FORCE_COLOR)', async () => {
+    const loadPalette = vi.fn(chalkColors);
+    const output = await Output.open({ stdout: stream(false), stderr: stream(true) }, { color: 'auto', loadPalette });
+    expect(loadPalette).toHaveBeenCalledTimes(1);
+    expect(output.color.red('x')).toBe('x');
+    expect(output.errorColor.red('x')).toBe('\u001B[31mx\u001B[39m');
+    const forced = await Output.open({ stdout: stream(false), stderr: stream(false) }, { color: 'always' });
+    expect(forced.color.green('ok')).toBe('\u001B[32mok\u001B[39m');
   });
 });

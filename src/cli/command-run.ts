@@ -1,0 +1,40 @@
+import type { Interfaces } from '@oclif/core';
+import type { Factory } from './factory.js';
+import type { Output } from './render/output.js';
+
+/** What a command's action is given besides its flags and arguments. */
+export interface RunContext {
+  factory: Factory;
+  output: Output;
+}
+
+/** A command class's flags and arguments as its parse gives them (oclif's, or the fast route's). */
+export interface Parsed<C extends { flags?: Interfaces.FlagInput; args?: Interfaces.ArgInput }> {
+  flags: Interfaces.InferredFlags<C['flags']>;
+  args: Interfaces.InferredArgs<NonNullable<C['args']>>;
+}
+
+/**
+ * What `plants <id>` does once parsed: src/cli/run/<id>.ts exports it as `run` (`autocomplete:script`
+ * as autocomplete-script.ts). Both routes call it: PlantsCommand#run after oclif's parse, and the
+ * fast route after its own.
+ */
+export type CommandRun<C extends { flags?: Interfaces.FlagInput; args?: Interfaces.ArgInput }> = (
+  parsed: Parsed<C>,
+  context: RunContext,
+) => Promise<void>;
+
+/** The request flags every store command shares, as the factory takes them. */
+export function clientRequest(flags: {
+  'base-url'?: string | undefined;
+  'ca-cert'?: string | undefined;
+  insecure: boolean;
+  timeout: number;
+}) {
+  return {
+    flagBaseUrl: flags['base-url'],
+    insecure: flags.insecure,
+    timeoutSeconds: flags.timeout,
+    caCert: flags['ca-cert'],
+  };
+}

@@ -1,0 +1,88 @@
+import module from 'node:module';
+import { isBulkAdd } from './bulk-heap.js';
+
+/** Node 22.1+'s own compile cache (not in @types/node 20). */
+const nodeCompileCache = (module as { enableCompileCache?: (folder: string) => unknown }).enableCompileCache;
+
+/**
+ * Keeps V8's compiled code of plants between runs, in the user's cache folder (never in the
+ * package, which may be read-only); NODE_DISABLE_COMPILE_CACHE=1 turns it off. Node 22.1+ keeps
+ * every module's itself. Node 20 has no such cache: there the fast route's bundle, where
+ * compiling is a large share of a short command's cost, is compiled with the code V8 produced
+ * the last time (loadBundle).
+ */
+export async function enableCompileCache(): Promise<string | undefined> {
+  if (process.env.NODE_DISABLE_COMPILE_CACHE === '1') return undefined;
+  const [{ default: envPaths }, { isAbsolute }] = await Promise.all([import('env-paths'), import('node:path')]);
+  const cache = envPaths('plants', { suffix: '' }).cache;
+  // With HOME empty it comes out relative: never the current folder (a git checkout, say).
+  if (!isAbsolute(cache)) return undefined;
+  const folder = `${cache}/compile-cache`;
+  nodeCompileCache?.(folder);
+  return folder;
+}
+
+/** A CommonJS bundle's exports, and saveCodeCache to call once it has run (Node 20 only). */
+export interface LoadedBundle<T> {
+  exports: T;
+  saveCodeCache(): void;
+}
+
+/**
+ * A CommonJS bundle. On Node 20, with a cache folder, it is compiled as a vm.Script with the code
+ * V8 produced the last time (`cachedData`), one file per command (V8 reads a whole cache, and one
+ * command's code would cost another to read): the file name holds the bundle's size and time, so
+ * a reinstalled bundle never meets an old cache, and V8 refuses one of another V8 or other flags.
+ */
+export async function loadBundle<T>(
+  file: string,
+  cacheFolder: string | undefined,
+  argv: readonly string[],
+): Promise<LoadedBundle<T>> {
+  const require = module.createRequire(file);
+  if (nodeCompileCache !== undefined || cacheFolder === undefined) {
+    return { exports: require(file) as T, saveCodeCache() {} };
+  }
+  const [{ mkdirSync, readFileSync, renameSync, statSync, writeFileSync }, vm, path] = await Promise.all([
+    import('node:fs'),
+    import('node:vm'),
+    import('node:path'),
+  ]);
+  const source = readFileSync(file, 'utf8');
+  const { size, mtimeMs } = statSync(file);
+  // A bulk add runs with other V8 flags (bulk-heap.ts), whose cache V8 would refuse here.
+  const command = isBulkAdd(argv) ? 'add-file' : (argv[0] === 'plant' ? argv[1] : argv[0])?.replace(/[^a-z-]/g, '');
+  const cacheFile = path.join(
+    cacheFolder,
+    `bundle-${command}-${process.versions.v8}-${process.arch}-${size}-${Math.trunc(mtimeMs)}.v8cache`,
+  );
+  let cachedData: Buffer | undefined;
+  try {
+    cachedData = readFileSync(cacheFile);
+  } catch {
+    // None yet (or unreadable): compiled from source, and written after the run.
+  }
+  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+    filename: file,
+    cachedData,
+  });
+  const bundle = { exports: {} as T };
+  script.runInThisContext()(bundle.exports, require, bundle, file, path.dirname(file));
+  const accepted = cachedData !== undefined && !script.cachedDataRejected;
+  return {
+    exports: bundle.exports,
+    // After the command ran, so that the code of the functions it ran is in the cache too.
+    saveCodeCache() {
+      if (accepted) return;
+      try {
+        mkdirSync(cacheFolder, { recursive: true, mode: 0o700 });
+        // Written whole, then renamed: a run at the same time never reads half a file.
+        const partial = `${cacheFile}.${process.pid}`;
+        writeFileSync(partial, script.createCachedData(), { mode: 0o600 });
+        renameSync(partial, cacheFile);
+      } catch {
+        // A cache folder we cannot write: the next run compiles from source, as this one did.
+      }
+    },
+  };
+}

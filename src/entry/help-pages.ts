@@ -1,0 +1,73 @@
+import { existsSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { oclifUserAgent } from '../cli/help/oclif-user-agent.js';
+
+/** The width oclif renders help at for a pipe (and an 80-column terminal). */
+export const HELP_WIDTH = 80;
+
+/**
+ * Help as oclif rendered it at build time (build/write-entry-data.ts), for the root and every
+ * command, alias, topic and help topic, keyed by the words that ask for it (`''`, `plant add`).
+ * The root page's VERSION line is the running Node's, so it is kept out and put back.
+ */
+export interface HelpPages {
+  /** helpInputsHash at build time. */
+  inputs: string;
+  pages: Record<string, string>;
+  root: { before: string; after: string };
+}
+
+/** What oclif renders help from that can change after the build: the manifest, package.json (its plugins). */
+export async function helpInputsHash(packageRoot: URL): Promise<string> {
+  // Imported here: node:crypto costs whatever loads it, and only help pages need it.
+  const { createHash } = await import('node:crypto');
+  const hash = createHash('sha256');
+  hash.update(readFileSync(new URL('oclif.manifest.json', packageRoot)));
+  hash.update(readFileSync(new URL('package.json', packageRoot)));
+  return hash.digest('hex');
+}
+
+/**
+ * The first of `subjects` from the build's pages, or undefined where oclif could render it
+ * otherwise (then oclif answers): another width (a terminal not 80 columns wide, OCLIF_COLUMNS),
+ * a theme (theme.json in plants' config folder), DEBUG (oclif's debug lines), another manifest
+ * than the build's, a VERSION line long enough to wrap, or a subject with no page.
+ */
+export async function helpPage(
+  pagesFile: URL,
+  packageRoot: URL,
+  subjects: readonly string[],
+  version: string,
+  env: NodeJS.ProcessEnv,
+): Promise<string | undefined> {
+  const width = process.stdout.isTTY ? process.stdout.columns : HELP_WIDTH;
+  if (width !== HELP_WIDTH || Number.parseInt(env.OCLIF_COLUMNS ?? '', 10) || env.DEBUG || hasTheme(env)) {
+    return undefined;
+  }
+  let help: HelpPages;
+  try {
+    help = JSON.parse(readFileSync(pagesFile, 'utf8')) as HelpPages;
+  } catch {
+    return undefined;
+  }
+  const subject = subjects.find((words) => words === '' || Object.hasOwn(help.pages, words));
+  if (subject === undefined) return undefined;
+  if (subject !== '') return help.inputs === (await helpInputsHash(packageRoot)) ? help.pages[subject] : undefined;
+  const userAgent = oclifUserAgent(version);
+  if (userAgent === undefined || userAgent.length > HELP_WIDTH - 2) return undefined;
+  if (help.inputs !== (await helpInputsHash(packageRoot))) return undefined;
+  return `${help.root.before}${userAgent}${help.root.after}`;
+}
+
+/** A theme.json where oclif may look for one (PLANTS_CONFIG_DIR, the XDG or Windows config folder). */
+function hasTheme(env: NodeJS.ProcessEnv): boolean {
+  const folders = [
+    env.PLANTS_CONFIG_DIR,
+    env.XDG_CONFIG_HOME && path.join(env.XDG_CONFIG_HOME, 'plants'),
+    env.LOCALAPPDATA && path.join(env.LOCALAPPDATA, 'plants'),
+    env.HOME && path.join(env.HOME, '.config', 'plants'),
+    path.join(os.homedir(), '.config', 'plants'),
+  ];
+  return folders.some((folder) => folder && existsSync(path.join(folder, 'theme.json')));
+}
