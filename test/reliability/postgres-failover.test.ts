@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeTempDir, spawnCli } from '../helpers/cli.js';
+import { makeTempDir, runCli, spawnCli } from '../helpers/cli.js';
 import { type PostgresNode, type PostgresPair, postgresTestsEnabled, startPostgresPair } from '../helpers/postgres.js';
 import { reportFigures } from '../helpers/reliability.js';
 import { type ServeProcess, startServeProcess } from '../helpers/serve-process.js';
@@ -200,6 +200,62 @@ describe.skipIf(!enabled)(
   'plants serve on a synchronous primary and standby, failed over',
   { timeout: 180_000 },
   () => {
+    it('answers 503 with Retry-After while no server takes writes, /readyz 503, /livez 200, and refuses to start on a standby alone', async () => {
+      const pair = await startPostgresPair();
+      let serve: ServeProcess | undefined;
+      try {
+        const database = await pair.createDatabase();
+        serve = await startServe(database.url);
+        const { url } = serve;
+        const auth = { authorization: `Bearer ${TOKEN}` };
+        expect((await postPlant(url, TOKEN, '{"id":1,"name":"before"}')).status).toBe(200);
+        // The primary crashed, the standby not promoted: no server takes writes.
+        await pair.primary.stop('immediate');
+        const noPrimary = {
+          error: 503,
+          message: 'no database server takes writes just now (failover under way?); try again shortly',
+        };
+        let add = await postPlant(url, TOKEN, '{"id":2,"name":"while none"}');
+        // The first add may meet the lost connection itself (the plain "cannot be reached"); the next, the search.
+        if ((add.json as { message?: string }).message !== noPrimary.message) {
+          await sleep(300);
+          add = await postPlant(url, TOKEN, '{"id":2,"name":"while none"}');
+        }
+        expect([add.status, add.headers['retry-after'], add.json]).toEqual([503, '1', noPrimary]);
+        // Reads are not served from the standby (it may not have replayed an acknowledged commit yet).
+        const read = await send(`${url}/plants/1`, { headers: auth });
+        expect([read.status, read.headers['retry-after'], read.json]).toEqual([503, '1', noPrimary]);
+        expect((await send(`${url}/readyz`)).status).toBe(503);
+        const live = await send(`${url}/livez`);
+        expect([live.status, live.text]).toEqual([200, '{"status":"ok"}']);
+        // A second instance cannot start on the standby alone: exit 3, one line naming each server.
+        const refused = await runCli(['serve', '--port', '0', '--token', TOKEN, '--database', database.url], {
+          timeoutMs: 30_000,
+        });
+        expect(refused.code, refused.stderr).toBe(3);
+        expect(refused.stderr).toContain('no host takes writes');
+        expect(refused.stderr).toContain('is a standby (in recovery)');
+        expect(refused.stderr).not.toMatch(/at .*\.js:\d+/);
+        expect(refused.stderr).not.toContain(new URL(database.url.replace(/,[^/]*/, '')).password);
+        await pair.failover();
+        await eventually(
+          async () => (await postPlant(url, TOKEN, '{"id":2,"name":"after"}')).status === 200,
+          30_000,
+          'an add to succeed on the promoted standby',
+        );
+        expect((await send(`${url}/readyz`)).status).toBe(200);
+        const plants = await readPostgresPlants(pair.primary.url(database.name));
+        expect(plants.map((plant) => [plant.id, plant.name])).toEqual([
+          [1n, 'before'],
+          [2n, 'after'],
+        ]);
+        expect(serve.stderr).not.toMatch(/Unhandled|at .*\.js:\d+/);
+      } finally {
+        await serve?.stop();
+        await pair.close();
+      }
+    });
+
     it('finishes a 20,000-record bulk add across a failover, answers 200 again by itself, and never writes to the former primary', async () => {
       const pair = await startPostgresPair();
       const serves: ServeProcess[] = [];

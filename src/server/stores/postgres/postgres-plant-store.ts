@@ -5,7 +5,7 @@ import { type AddResult, type PlantStore, StoreClosedError } from '../plant-stor
 import { describeConnection, describeHost, type PostgresConnection } from './connection-settings.js';
 import { isTransientPostgresError, sqlState } from './postgres-errors.js';
 import { migratePostgres, POSTGRES_MIGRATIONS, SchemaTooNewError } from './postgres-migrations.js';
-import { isLoss, type Lease, NoPrimaryAtStartError, PrimaryPool } from './primary-pool.js';
+import { isLoss, type Lease, NoPrimaryAtStartError, NoPrimaryError, PrimaryPool } from './primary-pool.js';
 
 export interface PostgresPlantStoreOptions {
   connection: PostgresConnection;
@@ -206,7 +206,7 @@ export class PostgresPlantStore implements PlantStore {
   add(plant: NewPlant): Promise<AddResult> {
     if (this.#closed) return Promise.reject(new StoreClosedError());
     if (this.#unavailableUntil > Date.now() || this.#batchesResending > 0) {
-      return Promise.reject(new StoreUnavailableError());
+      return Promise.reject(this.#primary.current === undefined ? refusal(this.#primary.noPrimary()) : refusal());
     }
     return new Promise<AddResult>((resolve, reject) => {
       this.#queue.push({ plant, resolve, reject });
@@ -315,7 +315,7 @@ export class PostgresPlantStore implements PlantStore {
           if (away) this.#unavailableUntil = Date.now() + this.#coolDownMs;
           if (!sent) {
             // Never sent: certainly not stored, so the client may simply send it again.
-            for (const pending of batch) pending.reject(new StoreUnavailableError(undefined, { cause: error }));
+            for (const pending of batch) pending.reject(refusal(error));
             return;
           }
           if (away) refuseWhileResending(error);
@@ -338,7 +338,7 @@ export class PostgresPlantStore implements PlantStore {
   #refuseQueued(cause: unknown): void {
     const queued = this.#queue;
     this.#queue = [];
-    for (const pending of queued) pending.reject(new StoreUnavailableError(undefined, { cause }));
+    for (const pending of queued) pending.reject(refusal(cause));
   }
 
   /** Of the ids a resent batch did not insert, those stored with exactly the name and tag sent. */
@@ -470,9 +470,7 @@ export class PostgresPlantStore implements PlantStore {
   #unavailable(error: unknown): unknown {
     if (!isRetryable(error)) return error;
     this.#unavailableUntil = Date.now() + this.#coolDownMs;
-    // No primary: its own message (failover under way) and Retry-After already.
-    if (error instanceof StoreUnavailableError) return error;
-    return new StoreUnavailableError(undefined, { cause: error });
+    return refusal(error);
   }
 
   /** INSERT statements that committed so far. */
@@ -494,6 +492,15 @@ export class PostgresPlantStore implements PlantStore {
     })();
     return this.#closing;
   }
+}
+
+/**
+ * The 503 for a request not sent (certainly not stored): while no server takes writes, saying
+ * so (NoPrimaryError); else "cannot be reached". Never a cause's own message, which may say "may be stored".
+ */
+function refusal(cause?: unknown): StoreUnavailableError {
+  if (cause instanceof NoPrimaryError) return new NoPrimaryError(cause.reason);
+  return new StoreUnavailableError(undefined, { cause });
 }
 
 /** Worth waiting for, then a 503: the server is away or lost (isLoss), or asked for a retry (40001, 40P01). */

@@ -117,6 +117,11 @@ export class PrimaryPool {
     return this.#reason;
   }
 
+  /** The error for "no server takes writes just now", with the reason found. */
+  noPrimary(): NoPrimaryError {
+    return new NoPrimaryError(this.#reason);
+  }
+
   /** A connection to the server written to; NoPrimaryError while there is none. */
   async connect(): Promise<Lease> {
     for (;;) {
