@@ -5,7 +5,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir, runCli, spawnCli } from '../helpers/cli.js';
 import { type PostgresNode, type PostgresPair, postgresTestsEnabled, startPostgresPair } from '../helpers/postgres.js';
-import { reportFigures } from '../helpers/reliability.js';
+import { reportFigures, scaled } from '../helpers/reliability.js';
 import { type ServeProcess, startServeProcess } from '../helpers/serve-process.js';
 import { readPostgresPlants, runSql } from '../helpers/store-backends.js';
 import { postPlant, send, sleep } from '../server/http-client.js';
@@ -23,6 +23,8 @@ import { postPlant, send, sleep } from '../server/http-client.js';
 
 const enabled = postgresTestsEnabled();
 const TOKEN = `pg-failover-${randomBytes(9).toString('base64url')}`;
+/** Promotions in the over-and-back test: over and back twice in CI; `npm run test:long`: 10 over and back. */
+const ROUNDS = scaled(4, 20);
 let temp: ReturnType<typeof makeTempDir>;
 
 beforeAll(() => {
@@ -198,7 +200,7 @@ async function expectProbesStored(node: PostgresNode, database: string, probers:
 
 describe.skipIf(!enabled)(
   'plants serve on a synchronous primary and standby, failed over',
-  { timeout: 180_000 },
+  { timeout: scaled(180_000, 900_000) },
   () => {
     it('answers 503 with Retry-After while no server takes writes, /readyz 503, /livez 200, and refuses to start on a standby alone', async () => {
       const pair = await startPostgresPair();
@@ -335,7 +337,7 @@ describe.skipIf(!enabled)(
         const database = await pair.createDatabase();
         serves.push(...(await Promise.all([startServe(database.url), startServe(database.url)])));
         const all = new Map<bigint, string>();
-        for (let round = 0; round < 4; round++) {
+        for (let round = 0; round < ROUNDS; round++) {
           probers = serves.map((serve, i) => startProber(serve.url, BigInt(round * 2 + i + 1) * 10n ** 15n));
           const { records, result, promoteStarted } = await bulkAcrossFailover(
             pair,
@@ -365,7 +367,7 @@ describe.skipIf(!enabled)(
         }
         for (const serve of serves) expect(serve.child.exitCode, serve.stderr).toBeNull();
         reportFigures('postgres failover and back', {
-          failovers: 4,
+          failovers: ROUNDS,
           records: all.size,
           firstOkAfterPromotionMs: firstOk.join('/'),
           lost: 0,

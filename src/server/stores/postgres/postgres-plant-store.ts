@@ -154,9 +154,6 @@ export class PostgresPlantStore implements PlantStore {
         onBackgroundError: options.onBackgroundError,
         maxBackoffMs: options.maxBackoffMs,
         pool: {
-          user: connection.user,
-          password: connection.password,
-          database: connection.database,
           max: options.poolSize ?? 8,
           connectionTimeoutMillis: 5000,
           idleTimeoutMillis: 30_000,

@@ -10,8 +10,11 @@ import {
 import { type ClusterMemory, choosePrimary, type HostProbe, probeHost } from './host-selection.js';
 import { isTransientPostgresError, sqlState } from './postgres-errors.js';
 
-/** The pool settings every server's pool shares; host, port and TLS come from the server chosen. */
-export type SharedPoolConfig = Omit<pg.PoolConfig, 'host' | 'port' | 'ssl' | 'connectionString'>;
+/** The pool settings every server's pool shares; who and where (user, database, host, TLS) come from the connection. */
+export type SharedPoolConfig = Omit<
+  pg.PoolConfig,
+  'host' | 'port' | 'ssl' | 'connectionString' | 'user' | 'password' | 'database'
+>;
 
 export interface PrimaryPoolOptions {
   connection: PostgresConnection;
@@ -246,6 +249,9 @@ export class PrimaryPool {
     const { connection, pool: shared, onBackgroundError } = this.#options;
     const pool = new pg.Pool({
       ...shared,
+      user: connection.user,
+      password: connection.password,
+      database: connection.database,
       host: address.host,
       port: address.port,
       ssl: tlsOptionsFor(connection, address.host),
