@@ -304,6 +304,30 @@ describe.skipIf(!enabled)(
         }
         const onNew = new Map((await readPostgresPlants(pair.primary.url(database.name))).map((r) => [r.id, r.name]));
         for (const [id, name] of after) expect(onNew.get(id)).toBe(name);
+        // The promoted server crashes too, with the former primary up and writable: every instance
+        // searches again, and must wait for the promoted one rather than take the former (its timeline is older).
+        await pair.primary.stop('immediate');
+        for (const [i, serve] of serves.entries()) {
+          const answer = await postPlant(serve.url, TOKEN, `{"id":${8n * 10n ** 15n + BigInt(i)},"name":"none"}`);
+          expect([answer.status, (answer.json as { message?: string }).message]).toEqual([
+            503,
+            expect.not.stringContaining('may or may not be stored'),
+          ]);
+        }
+        await pair.primary.start();
+        for (const [i, serve] of serves.entries()) {
+          const id = 8n * 10n ** 15n + BigInt(i);
+          await eventually(
+            async () => (await postPlant(serve.url, TOKEN, `{"id":${id},"name":"back-${i}"}`)).status === 200,
+            30_000,
+            `instance ${i + 1} to answer 200 once the promoted server is back`,
+          );
+          after.set(id, `back-${i}`);
+        }
+        const onRestarted = new Map(
+          (await readPostgresPlants(pair.primary.url(database.name))).map((r) => [r.id, r.name]),
+        );
+        for (const [id, name] of after) expect(onRestarted.get(id)).toBe(name);
         expect(await countOn(formerPrimary, database.name)).toBe(formerCount);
         // No connection of serve's stays on it (a pool there would keep its connections open).
         const sessions = await runSql<{ n: string }>(
