@@ -203,7 +203,7 @@ export class PostgresPlantStore implements PlantStore {
   add(plant: NewPlant): Promise<AddResult> {
     if (this.#closed) return Promise.reject(new StoreClosedError());
     if (this.#unavailableUntil > Date.now() || this.#batchesResending > 0) {
-      return Promise.reject(this.#primary.current === undefined ? refusal(this.#primary.noPrimary()) : refusal());
+      return Promise.reject(this.#primary.current === undefined ? this.#primary.noPrimary() : refusal());
     }
     return new Promise<AddResult>((resolve, reject) => {
       this.#queue.push({ plant, resolve, reject });
