@@ -223,10 +223,10 @@ describe.skipIf(!enabled)(
           await sleep(300);
           add = await postPlant(url, TOKEN, '{"id":2,"name":"while none"}');
         }
-        expect([add.status, add.headers['retry-after'], add.json]).toEqual([503, '1', noPrimary]);
+        expect([add.status, add.headers['retry-after'], add.json]).toEqual([503, '2', noPrimary]);
         // Reads are not served from the standby (it may not have replayed an acknowledged commit yet).
         const read = await send(`${url}/plants/1`, { headers: auth });
-        expect([read.status, read.headers['retry-after'], read.json]).toEqual([503, '1', noPrimary]);
+        expect([read.status, read.headers['retry-after'], read.json]).toEqual([503, '2', noPrimary]);
         expect((await send(`${url}/readyz`)).status).toBe(503);
         const live = await send(`${url}/livez`);
         expect([live.status, live.text]).toEqual([200, '{"status":"ok"}']);

@@ -31,11 +31,20 @@ export interface PrimaryPoolOptions {
   verifiedForMs?: number;
 }
 
+/**
+ * Retry-After while no server takes writes. Longer than a restart's 1 s: a promotion and the
+ * search after it take about a second, so a client retrying a few times (plants add: 3) waits
+ * long enough in all for the new primary, and sends fewer requests that cannot succeed meanwhile.
+ */
+export const NO_PRIMARY_RETRY_AFTER_SECONDS = 2;
+
 /** No server takes writes just now (failover under way, or every host down): 503 with Retry-After. */
 export class NoPrimaryError extends StoreUnavailableError {
   readonly reason: string;
   constructor(reason: string) {
-    super('no database server takes writes just now (failover under way?); try again shortly');
+    super('no database server takes writes just now (failover under way?); try again shortly', {
+      retryAfterSeconds: NO_PRIMARY_RETRY_AFTER_SECONDS,
+    });
     this.reason = reason;
   }
 }
