@@ -297,7 +297,13 @@ export function isLoss(error: unknown): boolean {
   const state = sqlState(error);
   // Serialization and deadlock retries say the server is there: only the statement lost.
   if (state === '40001' || state === '40P01') return false;
-  return error instanceof NoPrimaryError || state === '25006' || isTransientPostgresError(error);
+  return (
+    error instanceof NoPrimaryError ||
+    state === '25006' ||
+    isTransientPostgresError(error) ||
+    // A pool retired (its server lost) while a statement was on its way to it: the server is gone for us.
+    (error instanceof Error && error.message === 'Cannot use a pool after calling end on the pool')
+  );
 }
 
 function oneLine(error: unknown): string {

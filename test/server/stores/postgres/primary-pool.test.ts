@@ -40,6 +40,7 @@ describe('isLoss: which errors mean the server written to may be gone or demoted
     ['a refused connection', Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }), true],
     ["pg's code-less cut", new Error('Connection terminated unexpectedly'), true],
     ['no primary found', new NoPrimaryError('none'), true],
+    ['a retired pool', new Error('Cannot use a pool after calling end on the pool'), true],
     ['40001 serialization failure (the server is there)', sqlError('40001'), false],
     ['23505 unique violation', sqlError('23505'), false],
     ['a plain bug', new TypeError('x is undefined'), false],
