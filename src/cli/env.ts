@@ -16,7 +16,7 @@ export interface PlantsEnv {
    * platforms set it): where `plants serve` keeps its plants when no flag says.
    */
   databaseUrl: string | undefined;
-  /** libpq's PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE: what a PostgreSQL URL leaves out. */
+  /** libpq's PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE, PGTARGETSESSIONATTRS: what a PostgreSQL URL leaves out. */
   postgres: {
     host?: string;
     port?: string;
@@ -24,6 +24,7 @@ export interface PlantsEnv {
     password?: string;
     database?: string;
     sslmode?: string;
+    targetSessionAttrs?: string;
   };
   /**
    * When to colour: `always` with FORCE_COLOR (any value but empty, 0 or false; it wins over the
@@ -71,6 +72,7 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): PlantsEnv {
       password: nonEmpty(env.PGPASSWORD),
       database: nonEmpty(env.PGDATABASE),
       sslmode: nonEmpty(env.PGSSLMODE),
+      targetSessionAttrs: nonEmpty(env.PGTARGETSESSIONATTRS),
     },
     color: colorMode(env),
     debug: nonEmpty(env.DEBUG) !== undefined,

@@ -126,9 +126,10 @@ export const STORE_RETRY_AFTER_SECONDS = 1;
 export class StoreUnavailableError extends HttpError {
   constructor(
     message = 'the database cannot be reached just now; try again shortly',
-    options: { cause?: unknown } = {},
+    options: { cause?: unknown; retryAfterSeconds?: number } = {},
   ) {
-    super(503, message, { headers: { 'retry-after': String(STORE_RETRY_AFTER_SECONDS) }, cause: options.cause });
+    const retryAfter = String(options.retryAfterSeconds ?? STORE_RETRY_AFTER_SECONDS);
+    super(503, message, { headers: { 'retry-after': retryAfter }, cause: options.cause });
   }
 }
 

@@ -232,3 +232,216 @@ export async function startSwallowingProxy(targetPort: number): Promise<Swallowi
     },
   };
 }
+
+/** One server of a replicated pair. */
+export interface PostgresNode {
+  /** `a` or `b`, as in the pair's URL order. */
+  name: string;
+  port: number;
+  /** `postgres://plants:PASSWORD@127.0.0.1:PORT/DATABASE`, this server alone. */
+  url(database: string): string;
+  /** `pg_ctl stop -m MODE`. */
+  stop(mode?: 'immediate' | 'fast'): Promise<void>;
+  /** Starts it again on its port, as it was (a former primary comes back out of recovery, writable). */
+  start(): Promise<void>;
+  readonly running: boolean;
+}
+
+export interface PostgresPair {
+  /** Both servers, in the URL's order; `a` starts as the primary. */
+  nodes: readonly [PostgresNode, PostgresNode];
+  /** The server that takes writes now (as the pair's own failovers left it). */
+  readonly primary: PostgresNode;
+  /** The other one: after failover(), the former primary, down until reseed() (or start(), as it was). */
+  readonly standby: PostgresNode;
+  /** Both servers in one libpq multi-host URL, `?target_session_attrs=read-write`. */
+  url(database: string): string;
+  /** `CREATE DATABASE` on the primary (it replicates): its name, and the pair's URL for it. */
+  createDatabase(): Promise<{ name: string; url: string }>;
+  /**
+   * Crashes the primary (`pg_ctl stop -m immediate`) and promotes the standby (`pg_ctl promote`).
+   * Resolves with the time (Date.now()) `pg_ctl promote` was started, and when it returned.
+   */
+  failover(): Promise<{ promoteStarted: number; promoted: number }>;
+  /**
+   * Makes the server that is down (the former primary) a synchronous standby of the primary
+   * again: its data removed, a fresh `pg_basebackup -R` taken, started, and waited for until
+   * the primary reports it `sync`.
+   */
+  reseed(): Promise<void>;
+  /** Stops both and removes the folder. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+/**
+ * A primary and a streaming-replication standby (`pg_basebackup -R`) on loopback, with
+ * synchronous replication: the primary has `synchronous_standby_names = '*'` and
+ * `synchronous_commit = on`, so a commit is acknowledged only once the standby has it on disk.
+ * The setting lives in the primary's postgresql.auto.conf (ALTER SYSTEM), set after the standby
+ * was copied: a standby promoted takes writes alone (it has no standby of its own until
+ * reseed(), which sets it on the new primary), while a former primary started as it was still
+ * waits for a standby, as it would in production.
+ */
+export async function startPostgresPair(): Promise<PostgresPair> {
+  const bin = postgresBin;
+  if (bin === undefined) throw new Error('PostgreSQL binaries not found under /usr/lib/postgresql');
+  const dir = mkdtempSync(path.join(tmpdir(), 'plants-pg-pair-'));
+  const asRoot = userInfo().uid === 0;
+  const password = randomBytes(12).toString('hex');
+  const user = 'plants';
+  const pwfile = path.join(dir, 'pwfile');
+  writeFileSync(pwfile, `${password}\n`);
+  if (asRoot) {
+    const { uid, gid } = postgresIds();
+    chownSync(dir, uid, gid);
+    chownSync(pwfile, uid, gid);
+  }
+  chmodSync(pwfile, 0o600);
+  const server = (command: string, args: string[]) =>
+    asRoot
+      ? run('runuser', ['-u', 'postgres', '--', path.join(bin, command), ...args], { cwd: dir })
+      : run(path.join(bin, command), args, { cwd: dir });
+  const nodes: Array<PostgresNode & { data: string; started: boolean }> = [];
+  const makeNode = async (name: string): Promise<(typeof nodes)[number]> => {
+    const port = await freePort();
+    const data = path.join(dir, name);
+    const node = {
+      name,
+      port,
+      data,
+      started: false,
+      get running() {
+        return node.started;
+      },
+      url: (database: string) => `postgres://${user}:${password}@127.0.0.1:${port}/${database}`,
+      async start() {
+        await server('pg_ctl', [
+          '-D',
+          data,
+          '-l',
+          path.join(dir, `${name}.log`),
+          '-w',
+          '-t',
+          '30',
+          '-o',
+          `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200 -c shared_buffers=32MB -c synchronous_commit=on -c cluster_name=${name}`,
+          'start',
+        ]);
+        node.started = true;
+      },
+      async stop(mode: 'immediate' | 'fast' = 'fast') {
+        if (!node.started) return;
+        await server('pg_ctl', ['-D', data, '-m', mode, '-w', '-t', '30', 'stop']);
+        node.started = false;
+      },
+    };
+    return node;
+  };
+  const sql = (node: PostgresNode, text: string) => runSqlOn(node.url('postgres'), text);
+  const baseBackup = async (from: PostgresNode, to: (typeof nodes)[number]) => {
+    rmSync(to.data, { recursive: true, force: true });
+    await server('pg_basebackup', [
+      '-D',
+      to.data,
+      '-R',
+      '-X',
+      'stream',
+      '-c',
+      'fast',
+      '-d',
+      `host=127.0.0.1 port=${from.port} user=${user} password=${password}`,
+    ]);
+    await to.start();
+  };
+  const makeSynchronous = async (primary: PostgresNode) => {
+    await sql(primary, "ALTER SYSTEM SET synchronous_standby_names = '*'");
+    await sql(primary, 'SELECT pg_reload_conf()');
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const rows = await sql(primary, "SELECT 1 FROM pg_stat_replication WHERE sync_state = 'sync'");
+      if (rows.length > 0) return;
+      if (Date.now() > deadline) throw new Error('the standby did not become synchronous within 30 s');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+  try {
+    const a = await makeNode('a');
+    const b = await makeNode('b');
+    nodes.push(a, b);
+    await server('initdb', [
+      '-D',
+      a.data,
+      '-U',
+      user,
+      `--pwfile=${pwfile}`,
+      '--auth-local=trust',
+      '--auth-host=scram-sha-256',
+      '-E',
+      'UTF8',
+      '--no-locale',
+      '--no-sync',
+    ]);
+    await a.start();
+    await baseBackup(a, b);
+    await makeSynchronous(a);
+    let primary: PostgresNode = a;
+    let standby: PostgresNode = b;
+    let closed: Promise<void> | undefined;
+    return {
+      nodes: [a, b],
+      get primary() {
+        return primary;
+      },
+      get standby() {
+        return standby;
+      },
+      url: (database: string) =>
+        `postgres://${user}:${password}@127.0.0.1:${a.port},127.0.0.1:${b.port}/${database}?target_session_attrs=read-write`,
+      async createDatabase() {
+        const name = `t_${randomBytes(6).toString('hex')}`;
+        await sql(primary, `CREATE DATABASE ${name}`);
+        return {
+          name,
+          url: `postgres://${user}:${password}@127.0.0.1:${a.port},127.0.0.1:${b.port}/${name}?target_session_attrs=read-write`,
+        };
+      },
+      async failover() {
+        await primary.stop('immediate');
+        const promoteStarted = Date.now();
+        const next = nodes.find((node) => node === standby) as (typeof nodes)[number];
+        await server('pg_ctl', ['-D', next.data, '-w', '-t', '30', 'promote']);
+        const promoted = Date.now();
+        standby = primary;
+        primary = next;
+        return { promoteStarted, promoted };
+      },
+      async reseed() {
+        const down = nodes.find((node) => node === standby) as (typeof nodes)[number];
+        await down.stop('immediate');
+        await baseBackup(primary, down);
+        await makeSynchronous(primary);
+      },
+      close() {
+        closed ??= Promise.all(nodes.map((node) => node.stop('immediate').catch(() => undefined))).then(() =>
+          rmSync(dir, { recursive: true, force: true }),
+        );
+        return closed;
+      },
+    };
+  } catch (error) {
+    await Promise.all(nodes.map((node) => node.stop('immediate').catch(() => undefined)));
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+async function runSqlOn(url: string, text: string): Promise<unknown[]> {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query(text)).rows;
+  } finally {
+    await client.end();
+  }
+}

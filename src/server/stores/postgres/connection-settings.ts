@@ -9,22 +9,51 @@ export interface PostgresEnv {
   password?: string;
   database?: string;
   sslmode?: string;
+  /** PGTARGETSESSIONATTRS. */
+  targetSessionAttrs?: string;
 }
 
 export type SslMode = 'disable' | 'allow' | 'prefer' | 'require' | 'verify-ca' | 'verify-full';
 const SSL_MODES: readonly SslMode[] = ['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full'];
 
-/** Where and how to connect, resolved from the URL, then the environment, then libpq's defaults. */
-export interface PostgresConnection {
+/** One server of a multi-host URL. */
+export interface PostgresHost {
   host: string;
   port: number;
+}
+
+/**
+ * libpq's target_session_attrs, as far as serve can honour it. serve writes, so only the values
+ * that pick a server taking writes are accepted; `any` with several hosts is read as `read-write`.
+ */
+export type TargetSessionAttrs = 'any' | 'read-write' | 'primary';
+const TARGET_SESSION_ATTRS: readonly TargetSessionAttrs[] = ['any', 'read-write', 'primary'];
+const READ_ONLY_TARGETS = ['read-only', 'standby', 'prefer-standby'];
+
+/** Where and how to connect, resolved from the URL, then the environment, then libpq's defaults. */
+export interface PostgresConnection {
+  /** The first of `hosts`: what a single-host URL names. */
+  host: string;
+  port: number;
+  /** Every server the URL (or PGHOST/PGPORT) lists, in order; one for a single-host URL. */
+  hosts: readonly PostgresHost[];
+  targetSessionAttrs: TargetSessionAttrs;
   user: string;
   /** Never printed: `describe()` and every message leave it out. */
   password: string | undefined;
   database: string;
   sslmode: SslMode;
-  /** For the driver: false (no TLS) or the TLS options sslmode calls for. */
+  /** For the driver: false (no TLS) or the TLS options sslmode calls for (for `host`; see tlsOptionsFor). */
   ssl: false | ConnectionOptions;
+}
+
+/**
+ * Whether serve must look at each server's role before writing to it: with several hosts, or
+ * when the URL asks for a server that takes writes. A plain single-host URL connects as before,
+ * with no role queries (which CockroachDB and YugabyteDB would not answer).
+ */
+export function checksServerRole(connection: PostgresConnection): boolean {
+  return connection.hosts.length > 1 || connection.targetSessionAttrs !== 'any';
 }
 
 /** True for a URL that puts the store on PostgreSQL. */
@@ -50,9 +79,11 @@ export function resolvePostgresConnection(
       database: shown,
       hints: ['A PostgreSQL URL looks like postgres://USER:PASSWORD@HOST:5432/DATABASE?sslmode=require'],
     });
+  // WHATWG URL takes one host: a libpq host list (h1:5432,h2:5433) is cut out first and read here.
+  const split = splitHostList(url);
   let parsed: URL;
   try {
-    parsed = new URL(url);
+    parsed = new URL(split === undefined ? url : `${split.before}placeholder${split.after}`);
   } catch {
     throw bad('not a valid URL');
   }
@@ -65,15 +96,40 @@ export function resolvePostgresConnection(
     }
   };
   const query = parsed.searchParams;
-  const host =
-    nonEmpty(decode(parsed.hostname, 'host').replace(/^\[(.*)\]$/, '$1')) ??
-    query.get('host') ??
-    env.host ??
-    'localhost';
-  const portText = nonEmpty(parsed.port) ?? query.get('port') ?? env.port ?? '5432';
-  const port = Number(portText);
-  if (!/^\d{1,5}$/.test(portText) || port < 1 || port > 65_535)
-    throw bad(`port must be from 1 to 65535 (got ${portText})`);
+  const entries: Array<{ host: string | undefined; port: string | undefined }> =
+    split === undefined
+      ? [
+          {
+            host: nonEmpty(decode(parsed.hostname, 'host').replace(/^\[(.*)\]$/, '$1')),
+            port: nonEmpty(parsed.port),
+          },
+        ]
+      : split.hosts.map((entry) => {
+          const match = /^(\[[^\]]*\]|[^:]*)(?::(.*))?$/.exec(entry);
+          const host = decode(match?.[1] ?? '', 'host').replace(/^\[(.*)\]$/, '$1');
+          return { host: nonEmpty(host), port: match?.[2] };
+        });
+  // A host list from the query or the environment (libpq's host=h1,h2 and PGHOST=h1,h2) when the URL names none.
+  const listed =
+    entries.length === 1 && entries[0]?.host === undefined
+      ? (query.get('host') ?? env.host)?.split(',').map((host) => nonEmpty(host.trim()))
+      : undefined;
+  const hostNames = listed ?? entries.map((entry) => entry.host);
+  const defaultPorts = (entries.length === 1 ? entries[0]?.port : undefined) ?? query.get('port') ?? env.port;
+  const portList = defaultPorts?.split(',').map((port) => port.trim());
+  if (portList !== undefined && portList.length > 1 && portList.length !== hostNames.length) {
+    throw bad(`${portList.length} ports for ${hostNames.length} hosts: give one port, or one for each host`);
+  }
+  const hosts = hostNames.map((name, index): PostgresHost => {
+    const own = split === undefined || listed !== undefined ? undefined : nonEmpty(entries[index]?.port);
+    const portText = own ?? nonEmpty(portList?.[portList.length === 1 ? 0 : index]) ?? '5432';
+    const port = Number(portText);
+    if (!/^\d{1,5}$/.test(portText) || port < 1 || port > 65_535)
+      throw bad(`port must be from 1 to 65535 (got ${portText.slice(0, 20)})`);
+    return { host: name ?? 'localhost', port };
+  });
+  const first = hosts[0] as PostgresHost;
+  const { host, port } = first;
   const user = nonEmpty(decode(parsed.username, 'user name')) ?? query.get('user') ?? env.user ?? loginName;
   const password = nonEmpty(decode(parsed.password, 'password')) ?? query.get('password') ?? env.password;
   const path = decode(parsed.pathname.replace(/^\//, ''), 'database name');
@@ -83,8 +139,47 @@ export function resolvePostgresConnection(
   if (!(SSL_MODES as readonly string[]).includes(modeText)) {
     throw bad(`sslmode must be one of ${SSL_MODES.join(', ')} (got ${modeText.slice(0, 20)})`);
   }
+  const targetText = query.get('target_session_attrs') ?? env.targetSessionAttrs ?? 'any';
+  if (READ_ONLY_TARGETS.includes(targetText)) {
+    throw bad(`target_session_attrs=${targetText} cannot work: serve writes, so it needs read-write or primary`);
+  }
+  if (!(TARGET_SESSION_ATTRS as readonly string[]).includes(targetText)) {
+    throw bad(
+      `target_session_attrs must be one of ${TARGET_SESSION_ATTRS.join(', ')} (got ${targetText.slice(0, 20)})`,
+    );
+  }
+  const targetSessionAttrs = targetText as TargetSessionAttrs;
   const sslmode = modeText as SslMode;
-  return { host, port, user, password, database, sslmode, ssl: tlsFor(sslmode, host) };
+  return {
+    host,
+    port,
+    hosts,
+    targetSessionAttrs,
+    user,
+    password,
+    database,
+    sslmode,
+    ssl: tlsFor(sslmode, host),
+  };
+}
+
+/** The TLS options for one server of the list: verify-full checks each server's own name. */
+export function tlsOptionsFor(connection: PostgresConnection, host: string): false | ConnectionOptions {
+  return tlsFor(connection.sslmode, host);
+}
+
+/**
+ * `scheme://userinfo@` and what follows the authority, around a host list with a comma in it;
+ * undefined for a URL with one host (read by WHATWG URL as it is).
+ */
+function splitHostList(url: string): { before: string; hosts: string[]; after: string } | undefined {
+  const match = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*)(.*)$/is.exec(url);
+  if (match === null) return undefined;
+  const [, scheme = '', authority = '', after = ''] = match;
+  const at = authority.lastIndexOf('@');
+  const hostList = authority.slice(at + 1);
+  if (!hostList.includes(',')) return undefined;
+  return { before: `${scheme}${authority.slice(0, at + 1)}`, hosts: hostList.split(','), after };
 }
 
 /**
@@ -107,10 +202,14 @@ function tlsFor(mode: SslMode, host: string): false | ConnectionOptions {
   }
 }
 
-/** `host:port, database name` for messages and the banner: never the password. */
+/** `host:port, database name` (every host of a list, comma-separated) for messages and the banner: never the password. */
 export function describeConnection(connection: PostgresConnection): string {
-  const host = connection.host.includes(':') ? `[${connection.host}]` : connection.host;
-  return `${host}:${connection.port}, database ${connection.database}`;
+  return `${connection.hosts.map(describeHost).join(',')}, database ${connection.database}`;
+}
+
+/** `host:port`, an IPv6 address in brackets. */
+export function describeHost(address: PostgresHost): string {
+  return `${address.host.includes(':') ? `[${address.host}]` : address.host}:${address.port}`;
 }
 
 /** The URL as it may be shown: the password, in the authority or the query, replaced by `***`. */

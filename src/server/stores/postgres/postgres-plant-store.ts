@@ -2,9 +2,10 @@ import pg from 'pg';
 import type { NewPlant } from '../../../schema/plant.js';
 import { DatabaseConnectError, DatabaseOpenError, HttpError, StoreUnavailableError } from '../../errors.js';
 import { type AddResult, type PlantStore, StoreClosedError } from '../plant-store.js';
-import { describeConnection, type PostgresConnection } from './connection-settings.js';
+import { describeConnection, describeHost, type PostgresConnection } from './connection-settings.js';
 import { isTransientPostgresError, sqlState } from './postgres-errors.js';
 import { migratePostgres, POSTGRES_MIGRATIONS, SchemaTooNewError } from './postgres-migrations.js';
+import { isLoss, type Lease, NoPrimaryAtStartError, NoPrimaryError, PrimaryPool } from './primary-pool.js';
 
 export interface PostgresPlantStoreOptions {
   connection: PostgresConnection;
@@ -14,6 +15,8 @@ export interface PostgresPlantStoreOptions {
   maxBatchesInFlight?: number;
   /** Connections in the pool (reads, deletes and batches share it). Default 8. */
   poolSize?: number;
+  /** Longest wait between searches for a primary among several hosts (PrimaryPool). Default 500. */
+  maxBackoffMs?: number;
   /**
    * How long a batch whose outcome is unknown (its connection broke after it was sent) is sent
    * again, from its first failure, before its adds are answered 503 with Retry-After. Default
@@ -103,9 +106,13 @@ export class StoreOutcomeUnknownError extends HttpError {
  * are answered AddOutcomeUnknownError (503, Retry-After); so they are too when a statement has no
  * answer within stallMs (a network that swallows packets), while it runs on to its time-out.
  * While a batch is resent or stalled, other adds are refused at once. The pool reconnects by itself.
+ *
+ * With several hosts (or target_session_attrs), PrimaryPool chooses the server written to and
+ * moves to another when it is lost (see primary-pool.ts and host-selection.ts); a batch resent
+ * meanwhile goes to the new primary, where ON CONFLICT makes it as safe as on the old one.
  */
 export class PostgresPlantStore implements PlantStore {
-  readonly #pool: pg.Pool;
+  readonly #primary: PrimaryPool;
   readonly #maxBatchSize: number;
   readonly #maxBatchesInFlight: number;
   readonly #resendWindowMs: number;
@@ -123,8 +130,8 @@ export class PostgresPlantStore implements PlantStore {
   #drained: (() => void) | undefined;
   #commits = 0;
 
-  private constructor(pool: pg.Pool, options: PostgresPlantStoreOptions) {
-    this.#pool = pool;
+  private constructor(primary: PrimaryPool, options: PostgresPlantStoreOptions) {
+    this.#primary = primary;
     this.#maxBatchSize = options.maxBatchSize ?? 1000;
     this.#maxBatchesInFlight = options.maxBatchesInFlight ?? 2;
     this.#resendWindowMs = options.resendWindowMs ?? 5000;
@@ -140,46 +147,44 @@ export class PostgresPlantStore implements PlantStore {
    */
   static async open(options: PostgresPlantStoreOptions): Promise<PostgresPlantStore> {
     const { connection } = options;
-    const pool = new pg.Pool({
-      host: connection.host,
-      port: connection.port,
-      user: connection.user,
-      password: connection.password,
-      database: connection.database,
-      ssl: connection.ssl,
-      max: options.poolSize ?? 8,
-      connectionTimeoutMillis: 5000,
-      idleTimeoutMillis: 30_000,
-      // A network cut that sends nothing back would otherwise hold a statement for the OS's
-      // TCP time-outs (hours): give up on it (then resend, or 503) and notice idle losses.
-      query_timeout: 30_000,
-      keepAlive: true,
-      keepAliveInitialDelayMillis: 10_000,
-      application_name: 'plants serve',
-      // int8 as BigInt, for this pool only (pg's global setTypeParser would change every pool
-      // in the process): ids never pass through a JS number.
-      types: { getTypeParser: bigintTypeParser },
-    });
-    // An idle connection whose server went away emits 'error' on the pool; without a listener
-    // that would end the process. The pool drops that connection and makes a new one when needed.
-    pool.on('error', (error) => options.onBackgroundError?.(error));
-    // A connection that breaks while checked out (a statement on the wire) emits 'error' on its
-    // client, where pg-pool listens only while the client is idle: unheard, it ends the process.
-    // The statement itself fails too, and that failure is what the store acts on.
-    pool.on('connect', (client) => client.on('error', (error) => options.onBackgroundError?.(error)));
-    const where = describeConnection(connection);
-    let client: pg.PoolClient;
+    let primary: PrimaryPool;
     try {
-      client = await pool.connect();
+      primary = await PrimaryPool.open({
+        connection,
+        onBackgroundError: options.onBackgroundError,
+        maxBackoffMs: options.maxBackoffMs,
+        pool: {
+          max: options.poolSize ?? 8,
+          connectionTimeoutMillis: 5000,
+          idleTimeoutMillis: 30_000,
+          // A network cut that sends nothing back would otherwise hold a statement for the OS's
+          // TCP time-outs (hours): give up on it (then resend, or 503) and notice idle losses.
+          query_timeout: 30_000,
+          keepAlive: true,
+          keepAliveInitialDelayMillis: 10_000,
+          application_name: 'plants serve',
+          // int8 as BigInt, for this pool only (pg's global setTypeParser would change every pool
+          // in the process): ids never pass through a JS number.
+          types: { getTypeParser: bigintTypeParser },
+        },
+      });
     } catch (error) {
-      await pool.end().catch(() => undefined);
+      if (error instanceof NoPrimaryAtStartError) throw describeNoPrimary(error, connection);
+      throw error;
+    }
+    let lease: Lease;
+    try {
+      lease = await primary.connect();
+    } catch (error) {
+      await primary.close().catch(() => undefined);
       throw describeConnectFailure(error, connection);
     }
+    const where = describeConnection(connection);
     try {
-      await migratePostgres(client);
+      await migratePostgres(lease.client);
     } catch (error) {
-      client.release(true);
-      await pool.end().catch(() => undefined);
+      lease.release(error);
+      await primary.close().catch(() => undefined);
       if (error instanceof SchemaTooNewError) {
         throw new DatabaseOpenError(`PostgreSQL at ${where}: ${error.message}; refusing to use it`, {
           database: where,
@@ -191,14 +196,14 @@ export class PostgresPlantStore implements PlantStore {
         { database: where, unreachable: isTransientPostgresError(error), cause: error },
       );
     }
-    client.release();
-    return new PostgresPlantStore(pool, options);
+    lease.release();
+    return new PostgresPlantStore(primary, options);
   }
 
   add(plant: NewPlant): Promise<AddResult> {
     if (this.#closed) return Promise.reject(new StoreClosedError());
     if (this.#unavailableUntil > Date.now() || this.#batchesResending > 0) {
-      return Promise.reject(new StoreUnavailableError());
+      return Promise.reject(this.#primary.current === undefined ? this.#primary.noPrimary() : refusal());
     }
     return new Promise<AddResult>((resolve, reject) => {
       this.#queue.push({ plant, resolve, reject });
@@ -262,6 +267,8 @@ export class PostgresPlantStore implements PlantStore {
     const stall = setTimeout(() => {
       const cause = new Error(`no answer from the database within ${this.#stallMs} ms`);
       refuseWhileResending(cause);
+      // A server that does not answer may be split off, waiting for a standby since promoted.
+      this.#primary.suspect();
       // Still waiting for a connection: not sent, so certainly not stored.
       for (const pending of batch) {
         pending.reject(sent ? new AddOutcomeUnknownError(cause) : new StoreUnavailableError(undefined, { cause }));
@@ -269,17 +276,18 @@ export class PostgresPlantStore implements PlantStore {
     }, this.#stallMs);
     try {
       for (let attempt = 1; ; attempt++) {
-        let client: pg.PoolClient | undefined;
+        let lease: Lease | undefined;
         try {
-          client = await this.#pool.connect();
+          lease = await this.#primary.connect();
           sent = true;
-          const inserted = await client.query<{ id: bigint }>(INSERT_BATCH, [ids, names, tags]);
+          const inserted = await lease.client.query<{ id: bigint }>(INSERT_BATCH, [ids, names, tags]);
           const added = new Set(inserted.rows.map((row) => row.id));
           // Sent before, an id found stored with exactly what we sent is our own earlier commit.
           let ours = new Set<bigint>();
-          if (attempt > 1 && added.size < batch.length) ours = await this.#ownEarlierCommits(client, batch, added);
-          client.release();
-          client = undefined;
+          if (attempt > 1 && added.size < batch.length)
+            ours = await this.#ownEarlierCommits(lease.client, batch, added);
+          lease.release();
+          lease = undefined;
           this.#commits += 1;
           this.#onCommit?.(batch.length);
           this.#unavailableUntil = 0;
@@ -291,9 +299,9 @@ export class PostgresPlantStore implements PlantStore {
           }
           return;
         } catch (error) {
-          // A connection that failed is not given back for reuse.
-          client?.release(true);
-          if (!isTransientPostgresError(error)) {
+          // A connection that failed is not given back for reuse (and a lost server is searched for).
+          lease?.release(error);
+          if (!isRetryable(error)) {
             // The statement failed inside the database: it rolled back, nothing was stored.
             for (const pending of batch) pending.reject(error);
             return;
@@ -304,7 +312,7 @@ export class PostgresPlantStore implements PlantStore {
           if (away) this.#unavailableUntil = Date.now() + this.#coolDownMs;
           if (!sent) {
             // Never sent: certainly not stored, so the client may simply send it again.
-            for (const pending of batch) pending.reject(new StoreUnavailableError(undefined, { cause: error }));
+            for (const pending of batch) pending.reject(refusal(error));
             return;
           }
           if (away) refuseWhileResending(error);
@@ -327,7 +335,7 @@ export class PostgresPlantStore implements PlantStore {
   #refuseQueued(cause: unknown): void {
     const queued = this.#queue;
     this.#queue = [];
-    for (const pending of queued) pending.reject(new StoreUnavailableError(undefined, { cause }));
+    for (const pending of queued) pending.reject(refusal(cause));
   }
 
   /** Of the ids a resent batch did not insert, those stored with exactly the name and tag sent. */
@@ -363,10 +371,10 @@ export class PostgresPlantStore implements PlantStore {
     return rows.map(fromRow);
   }
 
-  /** A connection of the pool, for a statement of its own; a database away is StoreUnavailableError. */
-  async #connect(): Promise<pg.PoolClient> {
+  /** A connection to the server written to, for a statement of its own; a database away is StoreUnavailableError. */
+  async #connect(): Promise<Lease> {
     try {
-      return await this.#pool.connect();
+      return await this.#primary.connect();
     } catch (error) {
       throw this.#unavailable(error);
     }
@@ -374,13 +382,15 @@ export class PostgresPlantStore implements PlantStore {
 
   async remove(id: bigint): Promise<boolean> {
     if (this.#closed) throw new StoreClosedError();
-    const client = await this.#connect();
+    const lease = await this.#connect();
     try {
-      const result = await client.query('DELETE FROM plants WHERE id = $1', [id.toString()]);
-      client.release();
+      const result = await lease.client.query('DELETE FROM plants WHERE id = $1', [id.toString()]);
+      lease.release();
       return result.rowCount === 1;
     } catch (error) {
-      client.release(true);
+      lease.release(error);
+      // A demoted server refused it: nothing was deleted, so sending it again is safe.
+      if (sqlState(error) === '25006') throw new StoreUnavailableError(undefined, { cause: error });
       // Sent, then cut off: it may have been deleted. Say so rather than "nothing changed".
       if (isTransientPostgresError(error)) throw new StoreOutcomeUnknownError(error);
       throw error;
@@ -397,7 +407,8 @@ export class PostgresPlantStore implements PlantStore {
     if (this.#closed) throw new StoreClosedError();
     // Polled rather than hooked on #drained, which close() owns.
     while (this.#batchesInFlight > 0 || this.#queue.length > 0) await sleep(5);
-    const client = await this.#connect();
+    const lease = await this.#connect();
+    const { client } = lease;
     try {
       await client.query('BEGIN');
       await client.query('LOCK TABLE plants IN EXCLUSIVE MODE');
@@ -411,10 +422,12 @@ export class PostgresPlantStore implements PlantStore {
         ]);
       }
       await client.query('COMMIT');
-      client.release();
+      lease.release();
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
-      client.release(true);
+      lease.release(error);
+      // A demoted server refused it: the transaction rolled back, nothing changed.
+      if (sqlState(error) === '25006') throw new StoreUnavailableError(undefined, { cause: error });
       // Cut off before COMMIT answered: it may or may not have been committed.
       if (isTransientPostgresError(error)) throw new StoreOutcomeUnknownError(error);
       throw error;
@@ -440,17 +453,21 @@ export class PostgresPlantStore implements PlantStore {
   /** Statements that change nothing: any failure to reach the database is a plain 503. */
   async #read<Row extends pg.QueryResultRow>(sql: string, values: unknown[]): Promise<pg.QueryResult<Row>> {
     if (this.#closed) throw new StoreClosedError();
+    const lease = await this.#connect();
     try {
-      return await this.#pool.query<Row>(sql, values);
+      const result = await lease.client.query<Row>(sql, values);
+      lease.release();
+      return result;
     } catch (error) {
+      lease.release(error);
       throw this.#unavailable(error);
     }
   }
 
   #unavailable(error: unknown): unknown {
-    if (!isTransientPostgresError(error)) return error;
+    if (!isRetryable(error)) return error;
     this.#unavailableUntil = Date.now() + this.#coolDownMs;
-    return new StoreUnavailableError(undefined, { cause: error });
+    return refusal(error);
   }
 
   /** INSERT statements that committed so far. */
@@ -468,10 +485,24 @@ export class PostgresPlantStore implements PlantStore {
           this.#drained = resolve;
         });
       }
-      await this.#pool.end();
+      await this.#primary.close();
     })();
     return this.#closing;
   }
+}
+
+/**
+ * The 503 for a request not sent (certainly not stored): while no server takes writes, saying
+ * so (NoPrimaryError); else "cannot be reached". Never a cause's own message, which may say "may be stored".
+ */
+function refusal(cause?: unknown): StoreUnavailableError {
+  if (cause instanceof NoPrimaryError) return new NoPrimaryError(cause.reason);
+  return new StoreUnavailableError(undefined, { cause });
+}
+
+/** Worth waiting for, then a 503: the server is away or lost (isLoss), or asked for a retry (40001, 40P01). */
+function isRetryable(error: unknown): boolean {
+  return isLoss(error) || isTransientPostgresError(error);
 }
 
 function fromRow(row: StoredRow): NewPlant {
@@ -540,6 +571,34 @@ function describeConnectFailure(error: unknown, connection: PostgresConnection):
       }
       return make(oneLine(error, connection), isTransientPostgresError(error));
   }
+}
+
+/**
+ * No host takes writes at start: exit 2 when a host refused what the user fixes in the URL
+ * (password, database name), else exit 3 (unreachable), naming what each host said.
+ */
+function describeNoPrimary(error: NoPrimaryAtStartError, connection: PostgresConnection): DatabaseConnectError {
+  const refused = error.probes.find((probe) => probe.role === 'refused');
+  if (refused !== undefined) {
+    return describeConnectFailure(refused.error, {
+      ...connection,
+      host: refused.address.host,
+      port: refused.address.port,
+      hosts: [refused.address],
+    });
+  }
+  const where = describeConnection(connection);
+  const allDown = error.probes.every((probe) => probe.role === 'unreachable');
+  return new DatabaseConnectError(`cannot use PostgreSQL at ${where}: ${oneLine(error, connection)}`, {
+    database: where,
+    unreachable: true,
+    cause: error,
+    hints: allDown
+      ? ['Is PostgreSQL running there?']
+      : [
+          `serve writes only to a server that takes writes, and never to a former primary; found: ${error.probes.map((probe) => `${describeHost(probe.address)} ${probe.role}`).join(', ')}`,
+        ],
+  });
 }
 
 /** A driver message on one line, the password cut out should a driver ever include it. */

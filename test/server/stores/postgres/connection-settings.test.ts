@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DatabaseConnectError } from '../../../../src/server/errors.js';
 import {
+  checksServerRole,
   describeConnection,
   redactUrl,
   resolvePostgresConnection,
@@ -80,6 +81,81 @@ describe('resolvePostgresConnection', () => {
     expect((thrown as Error).message).toContain(message);
     expect((thrown as Error).message).not.toContain('hunter2');
     expect((thrown as Error).message).toContain('u:***@');
+  });
+
+  it('reads a libpq host list, each host with its port, and target_session_attrs', () => {
+    const connection = resolvePostgresConnection(
+      'postgres://ann:pw@h1:5432,h2:5433,[::1]:5434/plants?target_session_attrs=read-write',
+    );
+    expect(connection).toMatchObject({
+      host: 'h1',
+      port: 5432,
+      hosts: [
+        { host: 'h1', port: 5432 },
+        { host: 'h2', port: 5433 },
+        { host: '::1', port: 5434 },
+      ],
+      user: 'ann',
+      password: 'pw',
+      database: 'plants',
+      targetSessionAttrs: 'read-write',
+    });
+    expect(describeConnection(connection)).toBe('h1:5432,h2:5433,[::1]:5434, database plants');
+    expect(checksServerRole(connection)).toBe(true);
+  });
+
+  it('gives a listed host without a port PGPORT, else 5432', () => {
+    expect(resolvePostgresConnection('postgres://h1,h2:6000/db', { port: '7000' }).hosts).toEqual([
+      { host: 'h1', port: 7000 },
+      { host: 'h2', port: 6000 },
+    ]);
+    expect(resolvePostgresConnection('postgresql://h1,h2/db?target_session_attrs=primary').hosts).toEqual([
+      { host: 'h1', port: 5432 },
+      { host: 'h2', port: 5432 },
+    ]);
+  });
+
+  it('takes PGHOST and PGPORT lists, one port for all or one for each host', () => {
+    expect(resolvePostgresConnection('postgres:///db', { host: 'a,b', port: '5001,5002' }).hosts).toEqual([
+      { host: 'a', port: 5001 },
+      { host: 'b', port: 5002 },
+    ]);
+    expect(resolvePostgresConnection('postgres:///db', { host: 'a,b', port: '5001' }).hosts).toEqual([
+      { host: 'a', port: 5001 },
+      { host: 'b', port: 5001 },
+    ]);
+    expect(() => resolvePostgresConnection('postgres:///db', { host: 'a,b,c', port: '1,2' })).toThrow(
+      '2 ports for 3 hosts',
+    );
+    expect(
+      resolvePostgresConnection('postgres:///db', { host: 'a,b', targetSessionAttrs: 'primary' }).targetSessionAttrs,
+    ).toBe('primary');
+  });
+
+  it('leaves a plain single-host URL without role checks (as before, and as CockroachDB needs)', () => {
+    const connection = resolvePostgresConnection('postgres://u@h:5432/db');
+    expect(connection.hosts).toEqual([{ host: 'h', port: 5432 }]);
+    expect(connection.targetSessionAttrs).toBe('any');
+    expect(checksServerRole(connection)).toBe(false);
+    expect(checksServerRole(resolvePostgresConnection('postgres://u@h/db?target_session_attrs=primary'))).toBe(true);
+  });
+
+  it.each([
+    ['postgres://u:hunter2@h1:5432,h2:0/db', 'port must be from 1 to 65535 (got 0)'],
+    ['postgres://u:hunter2@h1:5432,h2:x/db', 'port must be from 1 to 65535 (got x)'],
+    ['postgres://u:hunter2@h1,h2/db?target_session_attrs=standby', 'serve writes, so it needs read-write or primary'],
+    ['postgres://u:hunter2@h1,h2/db?target_session_attrs=whatever', 'target_session_attrs must be one of'],
+  ])('refuses %s with exit 2, never showing the password', (url, message) => {
+    let thrown: unknown;
+    try {
+      resolvePostgresConnection(url);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(DatabaseConnectError);
+    expect((thrown as DatabaseConnectError).exitCode).toBe(2);
+    expect((thrown as Error).message).toContain(message);
+    expect((thrown as Error).message).not.toContain('hunter2');
   });
 
   it('redacts the password in the authority and in the query', () => {

@@ -1,0 +1,167 @@
+import pg from 'pg';
+import { describeHost, type PostgresConnection, type PostgresHost, tlsOptionsFor } from './connection-settings.js';
+import { isTransientPostgresError } from './postgres-errors.js';
+
+/**
+ * What one server said about itself. `primary` takes writes; `standby` is in recovery;
+ * `read-only` is out of recovery but refuses writes (default_transaction_read_only);
+ * `unreachable` did not answer (worth asking again); `refused` answered with an error that
+ * asking again will not mend (password, database missing).
+ */
+export interface HostProbe {
+  address: PostgresHost;
+  role: 'primary' | 'standby' | 'read-only' | 'unreachable' | 'refused';
+  /** `pg_control_system().system_identifier`: the same on a primary and every standby made from it. */
+  systemId?: string;
+  /** A primary's timeline: the one its WAL is written on now. Each promotion starts a higher one. */
+  timeline?: number;
+  /** `pg_postmaster_start_time()`: tells one server reached by two names from two servers. */
+  startedAt?: string;
+  error?: unknown;
+}
+
+/** What serve has seen of the cluster so far: the rule never goes back below it. */
+export interface ClusterMemory {
+  systemId?: string;
+  /** The highest timeline a primary was chosen on. */
+  timeline: number;
+}
+
+export type PrimaryChoice =
+  | { index: number; systemId: string; timeline: number }
+  | { index: undefined; reason: string };
+
+/**
+ * The split-brain rule: which probed server serve may write to.
+ *
+ * A server qualifies when it takes writes (not in recovery, not read-only), belongs to the
+ * cluster serve has used (same system identifier), and is on a timeline no lower than the
+ * highest serve has chosen before: promoting a standby starts a new timeline, so a former
+ * primary restarted as it was (out of recovery, taking writes, but on the old timeline) never
+ * qualifies again. Of those, the one on the highest timeline wins; two different servers on
+ * that timeline both taking writes (two standbys promoted) is a split serve refuses to take a
+ * side in. The same server reached by two names (same system identifier, timeline and start
+ * time) counts once; the current one, or else the first in the URL's order, is kept.
+ */
+export function choosePrimary(
+  probes: readonly HostProbe[],
+  memory: ClusterMemory,
+  current?: PostgresHost,
+): PrimaryChoice {
+  const skipped: string[] = [];
+  const candidates: Array<{ index: number; probe: HostProbe & { systemId: string; timeline: number } }> = [];
+  const clusters = new Set<string>();
+  for (const probe of probes) if (probe.systemId !== undefined) clusters.add(probe.systemId);
+  if (memory.systemId === undefined && clusters.size > 1) {
+    return { index: undefined, reason: 'the hosts belong to different clusters (system identifiers differ)' };
+  }
+  probes.forEach((probe, index) => {
+    const where = describeHost(probe.address);
+    if (probe.role !== 'primary' || probe.systemId === undefined || probe.timeline === undefined) {
+      skipped.push(`${where} ${describeRole(probe)}`);
+    } else if (memory.systemId !== undefined && probe.systemId !== memory.systemId) {
+      skipped.push(`${where} belongs to another cluster`);
+    } else if (probe.timeline < memory.timeline) {
+      skipped.push(
+        `${where} is a former primary (timeline ${probe.timeline}; serve has used timeline ${memory.timeline})`,
+      );
+    } else {
+      candidates.push({ index, probe: probe as HostProbe & { systemId: string; timeline: number } });
+    }
+  });
+  if (candidates.length === 0) {
+    return { index: undefined, reason: `no host takes writes: ${skipped.join('; ') || 'no hosts'}` };
+  }
+  const newest = Math.max(...candidates.map((candidate) => candidate.probe.timeline));
+  const onNewest = candidates.filter((candidate) => candidate.probe.timeline === newest);
+  const servers = new Set(onNewest.map((candidate) => `${candidate.probe.systemId}/${candidate.probe.startedAt}`));
+  if (servers.size > 1) {
+    return {
+      index: undefined,
+      reason: `${onNewest.map((candidate) => describeHost(candidate.probe.address)).join(' and ')} all take writes on timeline ${newest}: refusing to choose between them (split brain?)`,
+    };
+  }
+  const chosen =
+    onNewest.find(
+      (candidate) =>
+        current !== undefined &&
+        candidate.probe.address.host === current.host &&
+        candidate.probe.address.port === current.port,
+    ) ?? (onNewest[0] as (typeof onNewest)[number]);
+  return { index: chosen.index, systemId: chosen.probe.systemId, timeline: newest };
+}
+
+function describeRole(probe: HostProbe): string {
+  switch (probe.role) {
+    case 'standby':
+      return 'is a standby (in recovery)';
+    case 'read-only':
+      return 'is read-only';
+    case 'unreachable':
+      return `cannot be reached (${oneLine(probe.error)})`;
+    case 'refused':
+      return `refused the connection (${oneLine(probe.error)})`;
+    case 'primary':
+      return 'did not say its timeline';
+  }
+}
+
+function oneLine(error: unknown): string {
+  return (
+    (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').trim().slice(0, 200) || 'no answer'
+  );
+}
+
+/**
+ * One round trip: recovery state, read-only setting, cluster identity, and (on a primary) the
+ * timeline, read from the name of the WAL file being written, which changes the moment a
+ * promotion ends; pg_control_checkpoint() would keep the old one until the next checkpoint.
+ */
+const PROBE = `SELECT pg_is_in_recovery() AS in_recovery,
+  current_setting('transaction_read_only') AS read_only,
+  (SELECT system_identifier::text FROM pg_control_system()) AS system_id,
+  CASE WHEN pg_is_in_recovery() THEN NULL ELSE pg_walfile_name(pg_current_wal_lsn()) END AS wal_file,
+  pg_postmaster_start_time()::text AS started_at`;
+
+interface ProbeRow {
+  in_recovery: boolean;
+  read_only: string;
+  system_id: string;
+  wal_file: string | null;
+  started_at: string;
+}
+
+/** Asks one server what it is, on a connection of its own, within timeoutMs; never throws. */
+export async function probeHost(
+  connection: PostgresConnection,
+  address: PostgresHost,
+  timeoutMs: number,
+): Promise<HostProbe> {
+  const client = new pg.Client({
+    host: address.host,
+    port: address.port,
+    user: connection.user,
+    password: connection.password,
+    database: connection.database,
+    ssl: tlsOptionsFor(connection, address.host),
+    connectionTimeoutMillis: timeoutMs,
+    query_timeout: timeoutMs,
+    application_name: 'plants serve (probe)',
+  });
+  // A server that goes away mid-probe emits 'error' on the client: unheard, it ends the process.
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    const { rows } = await client.query<ProbeRow>(PROBE);
+    const row = rows[0] as ProbeRow;
+    const base = { address, systemId: row.system_id, startedAt: row.started_at };
+    if (row.in_recovery) return { ...base, role: 'standby' };
+    if (row.read_only === 'on') return { ...base, role: 'read-only' };
+    const timeline = row.wal_file === null ? undefined : Number.parseInt(row.wal_file.slice(0, 8), 16);
+    return { ...base, role: 'primary', timeline };
+  } catch (error) {
+    return { address, role: isTransientPostgresError(error) ? 'unreachable' : 'refused', error };
+  } finally {
+    client.end().catch(() => undefined);
+  }
+}
