@@ -1,5 +1,6 @@
 import { Errors, Flags } from '@oclif/core';
 import { PlantsCommand } from '../cli/base-command.js';
+import { PAGE_PREFIX } from '../server/page/page-path.js';
 
 export class Serve extends PlantsCommand {
   static override summary = 'Run a local plant store: the same interface, backed by SQLite.';
@@ -12,6 +13,8 @@ One line per request goes to stderr (method, path, status, milliseconds), unless
 
 For a test suite: --seed FILE puts plants in the store before it listens, --allow-reset serves POST /reset (plants reset) to put them back, --delay holds each plant answer, and --fault KIND=RATE injects 503s, dropped connections (reset), stalls and truncated answers into a fraction of plant requests, reproducibly with --fault-seed.
 
+A browser gets a page at /_serve/ (the banner prints its address; --open opens it): the plants, a live request log, requests per second and latency, and the delay and faults in force, changeable there and over PUT /_serve/controls when started with --allow-reset. It asks for the token and keeps it for the tab only.
+
 With --detach it runs in the background instead: the command prints the URL once the server listens and exits 0 (or exits 2 with the reason when it cannot start), so URL=$(plants serve --detach …) returns. The background server keeps no log; stop it with kill and its process id (--pid-file, or the banner).`;
   static override examples = [
     '<%= config.bin %> serve',
@@ -21,7 +24,7 @@ With --detach it runs in the background instead: the command prints the URL once
     '<%= config.bin %> serve --cors http://localhost:5173',
     '<%= config.bin %> serve --host 0.0.0.0 --tls-cert cert.pem --tls-key key.pem',
     '<%= config.bin %> serve --log-format json --metrics --metrics-token "$SCRAPE_TOKEN"',
-    '<%= config.bin %> serve --memory --seed plants.ndjson --allow-reset',
+    '<%= config.bin %> serve --memory --seed plants.ndjson --allow-reset --open',
     '<%= config.bin %> serve --memory --delay 50-200 --fault 503=0.1 --fault reset=0.05 --fault-seed 42',
   ];
   static override flags = {
@@ -131,6 +134,10 @@ With --detach it runs in the background instead: the command prints the URL once
         return Number(input);
       },
     })(),
+    open: Flags.boolean({
+      summary: "Open the store's page (plants, live request log, test-double controls) in your browser.",
+      default: false,
+    }),
     // Internal: the background server that --detach starts (its plan comes over IPC).
     'detached-child': Flags.boolean({ hidden: true, default: false, exclusive: ['detach'] }),
   };
@@ -160,6 +167,7 @@ With --detach it runs in the background instead: the command prints the URL once
           command: setup.invocationName(process.argv[1], process.cwd()),
           pid,
           testing: setup.describeTesting(plan, seed?.plants.length),
+          pageUrl: `${url}${PAGE_PREFIX}`,
         },
         c,
       );
@@ -176,6 +184,7 @@ With --detach it runs in the background instead: the command prints the URL once
       }
       this.output.data(started.url);
       this.output.info(banner(started.url, started.pid));
+      if (flags.open) await openPage(started.url, (why) => this.output.info(c.yellow(`  note: ${why}`)));
       return;
     }
     const tls = plan.tls === undefined ? undefined : setup.readTlsFiles(plan.tls.certPath, plan.tls.keyPath);
@@ -213,12 +222,19 @@ With --detach it runs in the background instead: the command prints the URL once
     } else {
       this.output.data(server.url);
       this.output.info(banner(server.url));
+      if (flags.open) await openPage(server.url, (why) => this.output.info(c.yellow(`  note: ${why}`)));
     }
     await stopped;
     this.output.info('Stopping: finishing requests in flight…');
     await server.close();
     this.output.info('Stopped.');
   }
+}
+
+/** serve --open: the page in the user's browser, or a note saying why not (serve goes on either way). */
+async function openPage(url: string, onFailure: (why: string) => void): Promise<void> {
+  const { openInBrowser } = await import('../cli/actions/open-browser.js');
+  openInBrowser(`${url}${PAGE_PREFIX}`, onFailure);
 }
 
 /** Resolves on the first SIGINT or SIGTERM; a second one ends the process at once. */
