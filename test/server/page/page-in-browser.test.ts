@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browserTestsEnabled, launchChromium } from '../../helpers/browser.js';
 import { makeTempDir, runCli } from '../../helpers/cli.js';
 import { type ServeProcess, startServeProcess } from '../../helpers/serve-process.js';
+import { postgresAdminUrl, postgresBackend } from '../../helpers/store-backends.js';
 
 // The page of plants serve in Debian's chromium (playwright-core), against the built `plants
 // serve` as a user starts it, with the built CLI as the other client. Every wait is on a
@@ -243,6 +244,45 @@ describe.runIf(enabled)('the page of plants serve in a real browser', () => {
     expect(consoleErrors.filter((text) => /Content Security Policy|Refused to/i.test(text))).toEqual([]);
     expect(dialogs.filter((dialog) => dialog.type !== 'confirm')).toEqual([]);
     const screenshot = process.env.PLANTS_PAGE_SCREENSHOT;
-    if (screenshot !== undefined) await page.screenshot({ path: screenshot, fullPage: true });
+    if (screenshot !== undefined) {
+      await page.setViewportSize({ width: 1280, height: 1700 });
+      await page.evaluate('window.scrollTo(0, 0)');
+      await page.screenshot({ path: screenshot });
+    }
+  });
+});
+
+describe.runIf(enabled && postgresAdminUrl() !== undefined)('the page of a plants serve on PostgreSQL', () => {
+  it('says the log and the controls are this instance’s, and lists the shared store', async () => {
+    const location = await postgresBackend.create();
+    const serve = await startServeProcess(['--port', '0', '--database', location.database, '--token', TOKEN]);
+    const browser = await launchChromium();
+    try {
+      expect(
+        (
+          await runCli(['add', '--id', '3', '--name', 'Shared'], {
+            env: { PLANTS_BASE_URL: serve.url, PLANTS_TOKEN: TOKEN },
+          })
+        ).code,
+      ).toBe(0);
+      const page = await browser.newPage();
+      await page.goto(`${serve.url}/_serve/`);
+      await page.locator('#token').fill(TOKEN);
+      await page.keyboard.press('Enter');
+      await page.locator('#plants tr[data-id="3"]').waitFor(WAIT);
+      const note = await page.locator('#instance-note').textContent();
+      expect(note).toContain("The request log, the chart and the controls are this instance's");
+      expect(note).toContain('other plants serve instances on the same database keep their own');
+      expect(await page.locator('#server-info').textContent()).toContain('plants kept in PostgreSQL');
+      await page
+        .locator('#controls-mode', { hasText: 'Read-only: start plants serve with --allow-reset' })
+        .waitFor(WAIT);
+      expect(await page.locator('#fault-503').isDisabled()).toBe(true);
+      expect(await page.locator('#reset-store').isDisabled()).toBe(true);
+    } finally {
+      await browser.close();
+      await serve.stop();
+      await location.remove();
+    }
   });
 });

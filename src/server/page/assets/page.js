@@ -309,6 +309,7 @@ function drawChart(rates) {
     polyline.setAttribute('fill', 'none');
     polyline.setAttribute('stroke', colour);
     polyline.setAttribute('stroke-width', '1.5');
+    polyline.setAttribute('vector-effect', 'non-scaling-stroke');
     svg.append(polyline);
   };
   line((b) => b[1], maxRate, '#2d6a2d');
