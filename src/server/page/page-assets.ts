@@ -1,4 +1,6 @@
 import { readFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
 
 /** The page's files, beside this module in assets/ (copied to dist/ by the build), by the name they are served under. */
 export const PAGE_ASSETS = {
@@ -8,16 +10,26 @@ export const PAGE_ASSETS = {
 } as const;
 export type PageAssetName = keyof typeof PAGE_ASSETS;
 
-const cache = new Map<PageAssetName, Promise<Buffer>>();
+/** A file as it is, and gzipped: the three gzipped fit TCP's initial window, one round trip. */
+export interface PageAsset {
+  raw: Buffer;
+  gzipped: Buffer;
+}
 
-/** The file's bytes, read once (the page is static: no build step, nothing to template). */
-export function readPageAsset(name: PageAssetName): Promise<Buffer> {
-  let bytes = cache.get(name);
-  if (bytes === undefined) {
-    bytes = readFile(new URL(`./assets/${name}`, import.meta.url));
+const cache = new Map<PageAssetName, Promise<PageAsset>>();
+const gzipAsync = promisify(gzip);
+
+/** The file's bytes, read and compressed once (the page is static: no build step, nothing to template). */
+export function readPageAsset(name: PageAssetName): Promise<PageAsset> {
+  let asset = cache.get(name);
+  if (asset === undefined) {
+    asset = readFile(new URL(`./assets/${name}`, import.meta.url)).then(async (raw) => ({
+      raw,
+      gzipped: await gzipAsync(raw, { level: 9 }),
+    }));
     // A failed read is tried again next time, not remembered.
-    bytes.catch(() => cache.delete(name));
-    cache.set(name, bytes);
+    asset.catch(() => cache.delete(name));
+    cache.set(name, asset);
   }
-  return bytes;
+  return asset;
 }

@@ -50,8 +50,15 @@ export function createPageRoutes(options: PageRouteOptions): Record<string, Reco
     (name: PageAssetName): RouteHandler =>
     (req, res, fail) => {
       setPageHeaders(res);
-      readPageAsset(name).then((bytes) => {
-        res.writeHead(200, { 'content-type': PAGE_ASSETS[name], 'content-length': bytes.length });
+      readPageAsset(name).then((asset) => {
+        const gzipped = acceptsGzip(req.headers['accept-encoding']);
+        const bytes = gzipped ? asset.gzipped : asset.raw;
+        res.writeHead(200, {
+          'content-type': PAGE_ASSETS[name],
+          'content-length': bytes.length,
+          vary: 'accept-encoding',
+          ...(gzipped ? { 'content-encoding': 'gzip' } : {}),
+        });
         res.end(req.method === 'HEAD' ? undefined : bytes);
       }, fail);
     };
@@ -116,6 +123,15 @@ function afterOf(req: IncomingMessage): number {
     after = Number(value);
   }
   return after;
+}
+
+/** `gzip` among the codings, not refused with q=0 (RFC 9110 §12.5.3); browsers always send it. */
+function acceptsGzip(header: string | undefined): boolean {
+  if (header === undefined) return false;
+  return header.split(',').some((part) => {
+    const [coding = '', ...parameters] = part.split(';').map((piece) => piece.trim().toLowerCase());
+    return coding === 'gzip' && !parameters.some((parameter) => /^q=0(\.0*)?$/.test(parameter));
+  });
 }
 
 function parseJson(body: Buffer): unknown {

@@ -54,6 +54,18 @@ describe('the page of plants serve', () => {
     expect(answer.headers['referrer-policy']).toBe('no-referrer');
   });
 
+  it('sends the page gzipped to a client that takes gzip, and as it is otherwise', async () => {
+    const { gunzipSync } = await import('node:zlib');
+    const plain = await send(`${server.url}/_serve/page.js`, { headers: { 'accept-encoding': 'gzip;q=0, br' } });
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    const zipped = await request(`${server.url}/_serve/page.js`, { headers: { 'accept-encoding': 'gzip, deflate' } });
+    expect(zipped.headers['content-encoding']).toBe('gzip');
+    expect(zipped.headers.vary).toBe('accept-encoding');
+    const body = Buffer.from(await zipped.body.arrayBuffer());
+    expect(Number(zipped.headers['content-length'])).toBe(body.length);
+    expect(gunzipSync(body).toString('utf8')).toBe(plain.text);
+  });
+
   it('has no inline script or style and names no other origin in its markup', async () => {
     const html = (await send(`${server.url}/_serve/`)).text;
     expect(html).not.toMatch(/<script(?![^>]*\bsrc=)/);

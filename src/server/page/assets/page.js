@@ -71,7 +71,7 @@ async function openStore(candidate) {
   $('login').hidden = true;
   $('app').hidden = false;
   showServer(answer.json);
-  for (const entry of answer.json.requests) addLogRow(entry);
+  showLog(answer.json.requests);
   void loadPlants();
   void loadControls();
   void loadRates();
@@ -195,9 +195,20 @@ async function addPlant(event) {
 
 // ---- request log ----
 
-function addLogRow(entry) {
+/** Shows entries (oldest first), newest on top; under load only the newest LOG_ROWS are drawn at all. */
+function showLog(entries) {
   // A reconnected stream starts after the last entry shown: nothing twice.
-  if (entry.seq <= lastSeq) return;
+  const fresh = entries.filter((entry) => entry.seq > lastSeq).slice(-LOG_ROWS);
+  if (fresh.length === 0) return;
+  const rows = document.createDocumentFragment();
+  for (let i = fresh.length - 1; i >= 0; i -= 1) rows.append(logRow(fresh[i]));
+  const log = $('log');
+  log.prepend(rows);
+  while (log.childElementCount > LOG_ROWS) log.lastElementChild.remove();
+  lastSeq = fresh[fresh.length - 1].seq;
+}
+
+function logRow(entry) {
   const row = document.createElement('tr');
   row.dataset.seq = String(entry.seq);
   cell(row, entry.time.slice(11, 23));
@@ -207,10 +218,7 @@ function addLogRow(entry) {
   cell(row, String(entry.durationMs));
   cell(row, entry.requestId, 'request-id');
   cell(row, entry.fault ?? '', entry.fault ? 'fault' : '');
-  const log = $('log');
-  log.prepend(row);
-  while (log.childElementCount > LOG_ROWS) log.lastElementChild.remove();
-  if (entry.seq > lastSeq) lastSeq = entry.seq;
+  return row;
 }
 
 /** A change to the plants by any client reloads the list (a burst of adds, once). */
@@ -249,12 +257,14 @@ async function streamLog() {
         const { value, done } = await reader.read();
         if (done) break;
         buffer += value;
+        const entries = [];
         let end = buffer.indexOf('\n\n');
         while (end !== -1) {
-          handleEvent(buffer.slice(0, end));
+          handleEvent(buffer.slice(0, end), entries);
           buffer = buffer.slice(end + 2);
           end = buffer.indexOf('\n\n');
         }
+        showLog(entries);
       }
     } catch {
       // The server went away: try again shortly.
@@ -264,7 +274,7 @@ async function streamLog() {
   }
 }
 
-function handleEvent(block) {
+function handleEvent(block, entries) {
   let event = 'message';
   let data = '';
   for (const line of block.split('\n')) {
@@ -273,7 +283,7 @@ function handleEvent(block) {
   }
   if (event === 'request') {
     const entry = JSON.parse(data);
-    addLogRow(entry);
+    entries.push(entry);
     noticeChange(entry);
   } else if (event === 'gap') {
     $('log-status').textContent = `Live; ${JSON.parse(data).missed} requests were too many to show.`;
