@@ -2,7 +2,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestJournal } from './request-journal.js';
 
 /** Events are gathered and written this often, not one write per request: a load test stays a load test. */
-const FLUSH_MS = 100;
+const FLUSH_MS = 250;
+/**
+ * At most this many events go out in one flush, the newest (the page shows the last 100): under
+ * load the tab is not made to parse thousands a second. The rest are counted in a `gap` event;
+ * GET /_serve/journal has them all.
+ */
+const MAX_EVENTS_PER_FLUSH = 100;
 /** A comment line this often keeps proxies and the browser from timing out an idle stream. */
 const HEARTBEAT_MS = 15_000;
 /** A reader this far behind (bytes not yet taken by its socket) misses events, told by a `gap` event. */
@@ -37,24 +43,35 @@ export function createEventStreams(journal: RequestJournal): EventStreams {
         .since(after)
         .map((json) => `id: ${seqOf(json)}\nevent: request\ndata: ${json}\n\n`)
         .join('')}`;
+      // The newest events not yet written, a ring of MAX_EVENTS_PER_FLUSH; older ones are counted.
+      const events: string[] = [];
+      let next = 0;
       let missed = 0;
       let timer: NodeJS.Timeout | undefined;
       const flush = () => {
         timer = undefined;
-        if (res.destroyed || pending === '') return;
-        res.write(pending);
+        if (res.destroyed) return;
+        if (missed > 0) pending += `event: gap\ndata: {"missed":${missed}}\n\n`;
+        const count = events.length;
+        for (let i = 0; i < count; i += 1) pending += events[(next + i) % count];
+        events.length = 0;
+        next = 0;
+        // A reader this far behind misses what it cannot take, told by the next gap event.
+        if (res.writableLength > MAX_BACKLOG_BYTES) missed += count;
+        else {
+          missed = 0;
+          if (pending !== '') res.write(pending);
+        }
         pending = '';
       };
       const unsubscribe = journal.subscribe((seq, json) => {
-        if (res.writableLength > MAX_BACKLOG_BYTES) {
+        const event = `id: ${seq}\nevent: request\ndata: ${json}\n\n`;
+        if (events.length < MAX_EVENTS_PER_FLUSH) events.push(event);
+        else {
+          events[next] = event;
+          next = (next + 1) % MAX_EVENTS_PER_FLUSH;
           missed += 1;
-          return;
         }
-        if (missed > 0) {
-          pending += `event: gap\ndata: {"missed":${missed}}\n\n`;
-          missed = 0;
-        }
-        pending += `id: ${seq}\nevent: request\ndata: ${json}\n\n`;
         timer ??= setTimeout(flush, FLUSH_MS);
       });
       const heartbeat = setInterval(() => {

@@ -227,7 +227,11 @@ function noticeChange(entry) {
     (entry.method === 'POST' && entry.path === '/plants' && entry.status === 200) ||
     (entry.method === 'DELETE' && entry.status === 204) ||
     (entry.method === 'POST' && entry.path === '/reset' && entry.status === 200);
-  if (!changed || reloadTimer !== undefined) return;
+  if (changed) scheduleReload();
+}
+
+function scheduleReload() {
+  if (reloadTimer !== undefined) return;
   reloadTimer = setTimeout(() => {
     reloadTimer = undefined;
     void loadPlants();
@@ -286,7 +290,10 @@ function handleEvent(block, entries) {
     entries.push(entry);
     noticeChange(entry);
   } else if (event === 'gap') {
-    $('log-status').textContent = `Live; ${JSON.parse(data).missed} requests were too many to show.`;
+    // Too many to draw: skipped by the server, which still journals them. Any may have been an add.
+    $('log-status').textContent =
+      `Live; ${JSON.parse(data).missed} requests in between were too many to draw (GET /_serve/journal has them).`;
+    scheduleReload();
   }
 }
 
