@@ -82,7 +82,7 @@ export function createPageRoutes(options: PageRouteOptions): Record<string, Reco
   const readControls = guarded((_req, res) => sendJson(res, JSON.stringify(controls.state())));
   const changeControls = guarded((req, res, fail) => {
     // Refused before the body is read, as POST /reset is without --allow-reset.
-    if (!controls.state().editable) controls.update(undefined);
+    controls.checkEditable();
     checkContentType(req.headers['content-type']);
     readBody(req, res, MAX_CONTROLS_BYTES, (error, body) => {
       if (error !== undefined) return fail(error);

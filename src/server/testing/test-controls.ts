@@ -61,6 +61,8 @@ export interface TestControls {
    */
   readonly interceptor: PlantRequestInterceptor | undefined;
   state(): ControlsState;
+  /** Throws the 403 of a server started without --allow-reset, before anything else is looked at. */
+  checkEditable(): void;
   /** Validates and applies an update (400 when it is not one, 403 when not editable); returns the new state. */
   update(body: unknown): ControlsState;
   /** Drops the stalled requests of every setting there was (at a stop). */
@@ -104,15 +106,19 @@ export function createTestControls(options: {
         return undefined;
       }
     : current;
+  const checkEditable = () => {
+    if (!options.editable) {
+      throw new ForbiddenError(
+        'the controls are read-only on this server: start plants serve with --allow-reset to change them',
+      );
+    }
+  };
   return {
     interceptor,
     state,
+    checkEditable,
     update(body) {
-      if (!options.editable) {
-        throw new ForbiddenError(
-          'the controls are read-only on this server: start plants serve with --allow-reset to change them',
-        );
-      }
+      checkEditable();
       const parsed = ControlsUpdate.safeParse(body);
       if (!parsed.success) throw new BadRequestError(`invalid controls: ${describeIssue(parsed.error)}`);
       const update = parsed.data;

@@ -21,7 +21,8 @@ const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/
 
 const enabled = browserTestsEnabled();
 
-describe.runIf(enabled)('the page of plants serve in a real browser', () => {
+// A loaded CI machine is slow to start chromium and the CLI: each test gets a minute.
+describe.runIf(enabled)('the page of plants serve in a real browser', { timeout: 60_000 }, () => {
   const temp = makeTempDir('plants-page-');
   let serve: ServeProcess;
   let browser: Browser;
@@ -252,37 +253,41 @@ describe.runIf(enabled)('the page of plants serve in a real browser', () => {
   });
 });
 
-describe.runIf(enabled && postgresAdminUrl() !== undefined)('the page of a plants serve on PostgreSQL', () => {
-  it('says the log and the controls are this instance’s, and lists the shared store', async () => {
-    const location = await postgresBackend.create();
-    const serve = await startServeProcess(['--port', '0', '--database', location.database, '--token', TOKEN]);
-    const browser = await launchChromium();
-    try {
-      expect(
-        (
-          await runCli(['add', '--id', '3', '--name', 'Shared'], {
-            env: { PLANTS_BASE_URL: serve.url, PLANTS_TOKEN: TOKEN },
-          })
-        ).code,
-      ).toBe(0);
-      const page = await browser.newPage();
-      await page.goto(`${serve.url}/_serve/`);
-      await page.locator('#token').fill(TOKEN);
-      await page.keyboard.press('Enter');
-      await page.locator('#plants tr[data-id="3"]').waitFor(WAIT);
-      const note = await page.locator('#instance-note').textContent();
-      expect(note).toContain("The request log, the chart and the controls are this instance's");
-      expect(note).toContain('other plants serve instances on the same database keep their own');
-      expect(await page.locator('#server-info').textContent()).toContain('plants kept in PostgreSQL');
-      await page
-        .locator('#controls-mode', { hasText: 'Read-only: start plants serve with --allow-reset' })
-        .waitFor(WAIT);
-      expect(await page.locator('#fault-503').isDisabled()).toBe(true);
-      expect(await page.locator('#reset-store').isDisabled()).toBe(true);
-    } finally {
-      await browser.close();
-      await serve.stop();
-      await location.remove();
-    }
-  });
-});
+describe.runIf(enabled && postgresAdminUrl() !== undefined)(
+  'the page of a plants serve on PostgreSQL',
+  { timeout: 60_000 },
+  () => {
+    it('says the log and the controls are this instance’s, and lists the shared store', async () => {
+      const location = await postgresBackend.create();
+      const serve = await startServeProcess(['--port', '0', '--database', location.database, '--token', TOKEN]);
+      const browser = await launchChromium();
+      try {
+        expect(
+          (
+            await runCli(['add', '--id', '3', '--name', 'Shared'], {
+              env: { PLANTS_BASE_URL: serve.url, PLANTS_TOKEN: TOKEN },
+            })
+          ).code,
+        ).toBe(0);
+        const page = await browser.newPage();
+        await page.goto(`${serve.url}/_serve/`);
+        await page.locator('#token').fill(TOKEN);
+        await page.keyboard.press('Enter');
+        await page.locator('#plants tr[data-id="3"]').waitFor(WAIT);
+        const note = await page.locator('#instance-note').textContent();
+        expect(note).toContain("The request log, the chart and the controls are this instance's");
+        expect(note).toContain('other plants serve instances on the same database keep their own');
+        expect(await page.locator('#server-info').textContent()).toContain('plants kept in PostgreSQL');
+        await page
+          .locator('#controls-mode', { hasText: 'Read-only: start plants serve with --allow-reset' })
+          .waitFor(WAIT);
+        expect(await page.locator('#fault-503').isDisabled()).toBe(true);
+        expect(await page.locator('#reset-store').isDisabled()).toBe(true);
+      } finally {
+        await browser.close();
+        await serve.stop();
+        await location.remove();
+      }
+    });
+  },
+);

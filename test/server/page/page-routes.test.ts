@@ -207,6 +207,24 @@ describe('the page of plants serve', () => {
     expect((await postPlant(server.url, server.token, '{"id":777,"name":"Now"}')).status).toBe(200);
   });
 
+  it('starts the fault draws afresh at each change: the same change, the same requests, the same faults', async () => {
+    const statuses = async () => {
+      const seen: number[] = [];
+      for (let i = 0; i < 20; i += 1)
+        seen.push((await send(`${server.url}/plants?limit=1`, { headers: auth(server.token) })).status);
+      return seen;
+    };
+    const change = '{"faults":[{"kind":"503","rate":0.5}],"faultSeed":42}';
+    expect((await putControls(server, change)).status).toBe(200);
+    const first = await statuses();
+    expect((await putControls(server, change)).status).toBe(200);
+    const second = await statuses();
+    expect((await putControls(server, '{"faults":[]}')).status).toBe(200);
+    expect(first).toEqual(second);
+    expect(first).toContain(503);
+    expect(first).toContain(200);
+  });
+
   it.each([
     ['not json', 'request body is not valid JSON'],
     ['[]', 'invalid controls: the body must be a JSON object with delay, faults or faultSeed'],

@@ -93,6 +93,12 @@ function showServer(info) {
 
 // ---- plants ----
 
+/** The list as the user moves through it: an earlier add or delete's message goes. */
+function browsePlants() {
+  $('plants-message').textContent = '';
+  void loadPlants();
+}
+
 async function loadPlants() {
   const status = $('plants-status');
   if (filterId !== undefined) {
@@ -422,22 +428,22 @@ document.addEventListener('DOMContentLoaded', () => {
       }
       filterId = text;
     }
-    void loadPlants();
+    browsePlants();
   });
   $('show-all').addEventListener('click', () => {
     filterId = undefined;
     $('filter-id').value = '';
     pageStarts = [undefined];
-    void loadPlants();
+    browsePlants();
   });
   $('first-page').addEventListener('click', () => {
     pageStarts = [undefined];
-    void loadPlants();
+    browsePlants();
   });
   $('next-page').addEventListener('click', () => {
     if (nextAfter === undefined) return;
     pageStarts.push(nextAfter);
-    void loadPlants();
+    browsePlants();
   });
   $('add-form').addEventListener('submit', addPlant);
   $('controls-form').addEventListener('submit', applyControls);
