@@ -56,6 +56,7 @@ export function createRequestJournal(options: RequestJournalOptions = {}): Reque
     throw new RangeError('the journal needs maxEntries and maxBytes above 0');
   }
   const now = options.now ?? Date.now;
+  const isoTime = createIsoClock();
   const { skip } = options;
   // A ring: slots[(head + i) % maxEntries] for i < count, oldest first.
   const texts: string[] = new Array(maxEntries);
@@ -82,17 +83,13 @@ export function createRequestJournal(options: RequestJournalOptions = {}): Reque
     record(record) {
       if (skip?.(record) === true) return;
       lastSeq += 1;
-      const entry: JournalEntry = {
-        seq: lastSeq,
-        time: new Date(now()).toISOString(),
-        method: record.method,
-        path: record.path,
-        status: record.status,
-        durationMs: Math.round(record.durationMs * 10) / 10,
-        requestId: record.requestId,
-      };
-      if (record.fault !== undefined) entry.fault = record.fault;
-      const json = JSON.stringify(entry);
+      // A JournalEntry, written out by hand: this runs for every request, and JSON.stringify of
+      // an object, with a Date's toISOString, cost about 2 µs of the ~60 a request takes.
+      const json =
+        `{"seq":${lastSeq},"time":"${isoTime(now())}","method":${JSON.stringify(record.method)},` +
+        `"path":${JSON.stringify(record.path)},"status":${record.status},` +
+        `"durationMs":${Math.round(record.durationMs * 10) / 10},"requestId":${JSON.stringify(record.requestId)}` +
+        `${record.fault === undefined ? '' : `,"fault":${JSON.stringify(record.fault)}`}}`;
       const size = Buffer.byteLength(json);
       // An entry alone over the byte cap is not kept (paths are cut at 200 characters and request
       // ids at 128, so only a tiny cap meets this); it still goes to the listeners.
@@ -124,5 +121,19 @@ export function createRequestJournal(options: RequestJournalOptions = {}): Reque
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
+  };
+}
+
+/** `new Date(ms).toISOString()`, with the part up to the second made once a second. */
+function createIsoClock(): (ms: number) => string {
+  let second = Number.NaN;
+  let prefix = '';
+  return (ms) => {
+    const at = Math.floor(ms / 1000);
+    if (at !== second) {
+      second = at;
+      prefix = new Date(at * 1000).toISOString().slice(0, 20);
+    }
+    return `${prefix}${String(ms - at * 1000).padStart(3, '0')}Z`;
   };
 }

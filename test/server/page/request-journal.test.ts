@@ -38,6 +38,36 @@ describe('the request journal', () => {
     ]);
   });
 
+  it('writes each entry as JSON.stringify would, its time as toISOString would', () => {
+    let now = Date.UTC(2026, 10, 26, 23, 59, 59, 999);
+    const journal = createRequestJournal({ now: () => now });
+    const odd = record('/plants/"quoted"\\back\u0001€', { requestId: 'a/b+c=d', durationMs: 0.04, status: 499 });
+    journal.record(odd);
+    now += 1;
+    journal.record(record('/plants', { durationMs: 12345.678, fault: 'truncate' }));
+    now += 1001;
+    journal.record(record('/plants'));
+    const texts = journal.since();
+    const expected = [
+      { seq: 1, time: '2026-11-26T23:59:59.999Z', path: odd.path, status: 499, durationMs: 0, requestId: 'a/b+c=d' },
+      {
+        seq: 2,
+        time: '2026-11-27T00:00:00.000Z',
+        path: '/plants',
+        status: 200,
+        durationMs: 12345.7,
+        fault: 'truncate',
+      },
+      { seq: 3, time: '2026-11-27T00:00:01.001Z', path: '/plants', status: 200, durationMs: 1.2 },
+    ];
+    texts.forEach((text, index) => {
+      const entry = JSON.parse(text) as JournalEntry;
+      const want = { method: 'POST', requestId: 'req-1', ...expected[index] };
+      expect(entry).toEqual(want);
+      expect(text).toBe(JSON.stringify(entry));
+    });
+  });
+
   it('overflowed by entries, keeps the newest maxEntries and counts the dropped', () => {
     const journal = createRequestJournal({ maxEntries: 5, maxBytes: 1024 * 1024 });
     for (let i = 1; i <= 23; i += 1) journal.record(record(`/plants/${i}`));
