@@ -94,7 +94,14 @@ export function createPageRoutes(options: PageRouteOptions): Record<string, Reco
     });
   });
   const page = asset('index.html');
+  // `/_serve` as typed: the page's relative links need the slash.
+  const toPage: RouteHandler = (_req, res) => {
+    setPageHeaders(res);
+    res.writeHead(308, { location: PAGE_PREFIX, 'content-length': 0 });
+    res.end();
+  };
   return {
+    [PAGE_PREFIX.slice(0, -1)]: { GET: toPage, HEAD: toPage },
     [PAGE_PREFIX]: { GET: page, HEAD: page },
     [`${PAGE_PREFIX}page.js`]: { GET: asset('page.js'), HEAD: asset('page.js') },
     [`${PAGE_PREFIX}page.css`]: { GET: asset('page.css'), HEAD: asset('page.css') },

@@ -66,6 +66,12 @@ describe('the page of plants serve', () => {
     expect(gunzipSync(body).toString('utf8')).toBe(plain.text);
   });
 
+  it('sends /_serve on to /_serve/', async () => {
+    const answer = await send(`${server.url}/_serve`);
+    expect(answer.status).toBe(308);
+    expect(answer.headers.location).toBe('/_serve/');
+  });
+
   it('has no inline script or style and names no other origin in its markup', async () => {
     const html = (await send(`${server.url}/_serve/`)).text;
     expect(html).not.toMatch(/<script(?![^>]*\bsrc=)/);
