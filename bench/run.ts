@@ -11,7 +11,7 @@
  *
  * BENCH_QUICK=1: a smoke run of a few minutes with valgrind, about 30 s without (fewer runs, smaller files, shorter loads, no peers, three callgrind counts).
  * BENCH_PIN=0: do not pin the server under test and its load generator to separate cores.
- * BENCH_ROWS=a,c: only these groups of rows (a start-up, b bulk, c server, d listing, e postgres, f re-run, g Node versions, h postgres failover); default all.
+ * BENCH_ROWS=a,c: only these groups of rows (a start-up, b bulk, c server, d listing, e postgres, f re-run, g Node versions, h postgres failover, i the page of serve); default all.
  */
 import { existsSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -23,6 +23,7 @@ import { stopAll } from './lib/processes.js';
 import { bulk } from './rows/bulk.js';
 import { failover } from './rows/failover.js';
 import { listing } from './rows/listing.js';
+import { page } from './rows/page.js';
 import { postgres } from './rows/postgres.js';
 import { rerun } from './rows/rerun.js';
 import { server } from './rows/server.js';
@@ -30,7 +31,7 @@ import { startup } from './rows/startup.js';
 import { nodeVersions } from './rows/versions.js';
 
 /** The groups of rows, in the order they run and print. */
-const groups: readonly RowGroup[] = [startup, bulk, server, listing, postgres, rerun, nodeVersions, failover];
+const groups: readonly RowGroup[] = [startup, bulk, server, listing, postgres, rerun, nodeVersions, failover, page];
 const chosen = new Set(
   (process.env.BENCH_ROWS ?? groups.map((group) => group.key).join(',')).split(',').map((key) => key.trim()),
 );

@@ -13,6 +13,8 @@ One line per request goes to stderr (method, path, status, milliseconds), unless
 
 For a test suite: --seed FILE puts plants in the store before it listens, --allow-reset serves POST /reset (plants reset) to put them back, --delay holds each plant answer, and --fault KIND=RATE injects 503s, dropped connections (reset), stalls and truncated answers into a fraction of plant requests, reproducibly with --fault-seed.
 
+A browser gets a page at /_serve/ (the banner prints its address; --open opens it): the plants, a live request log, requests per second and latency, and the delay and faults in force, changeable there and over PUT /_serve/controls when started with --allow-reset. It asks for the token and keeps it for the tab only.
+
 With --detach it runs in the background instead: the command prints the URL once the server listens and exits 0 (or exits 2 with the reason when it cannot start), so URL=$(plants serve --detach …) returns. The background server keeps no log; stop it with kill and its process id (--pid-file, or the banner).`;
   static override examples = [
     '<%= config.bin %> serve',
@@ -22,7 +24,7 @@ With --detach it runs in the background instead: the command prints the URL once
     '<%= config.bin %> serve --cors http://localhost:5173',
     '<%= config.bin %> serve --host 0.0.0.0 --tls-cert cert.pem --tls-key key.pem',
     '<%= config.bin %> serve --log-format json --metrics --metrics-token "$SCRAPE_TOKEN"',
-    '<%= config.bin %> serve --memory --seed plants.ndjson --allow-reset',
+    '<%= config.bin %> serve --memory --seed plants.ndjson --allow-reset --open',
     '<%= config.bin %> serve --memory --delay 50-200 --fault 503=0.1 --fault reset=0.05 --fault-seed 42',
   ];
   static override flags = {
@@ -128,6 +130,10 @@ With --detach it runs in the background instead: the command prints the URL once
         helpValue: 'N',
       },
     ),
+    open: Flags.boolean({
+      summary: "Open the store's page (plants, live request log, test-double controls) in your browser.",
+      default: false,
+    }),
     // Internal: the background server that --detach starts (its plan comes over IPC).
     'detached-child': Flags.boolean({ hidden: true, default: false, exclusive: ['detach'] }),
   };

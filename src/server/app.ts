@@ -65,12 +65,17 @@ export interface PlantAppOptions {
   reset?: () => Promise<void>;
   /** serve --delay/--fault (src/server/testing/): runs each plant request. Absent: not on the request path at all. */
   interceptPlantRequest?: PlantRequestInterceptor;
+  /** More routes, by path and method: the page's (src/server/page/). They never replace the store's. */
+  extraRoutes?: Readonly<Record<string, Readonly<Record<string, RouteHandler>>>>;
 }
 
 export type PlantRequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
 /** Answers, or throws (synchronously) for the one error handler; later failures go to it by callback. */
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** A handler of another module: answers, or throws (synchronously), or hands a later failure to `fail`. */
+export type RouteHandler = (req: IncomingMessage, res: ServerResponse, fail: (error: unknown) => void) => void;
 
 /**
  * Logged for a request the client gave up on before it was answered (nginx's convention):
@@ -267,6 +272,15 @@ export function createPlantApp(options: PlantAppOptions): PlantRequestHandler {
     '/reset': { POST: resetStore },
   };
   if (metrics !== undefined) routes['/metrics'] = { GET: scrape, HEAD: scrape };
+  for (const [path, methods] of Object.entries(options.extraRoutes ?? {})) {
+    if (Object.hasOwn(routes, path)) continue;
+    routes[path] = Object.fromEntries(
+      Object.entries(methods).map(([method, handler]) => [
+        method,
+        (req: IncomingMessage, res: ServerResponse) => handler(req, res, (error) => fail(req, res, error)),
+      ]),
+    );
+  }
 
   const onePlantRoute: Record<string, Handler> = { GET: getPlant, DELETE: deletePlant };
   const intercept = options.interceptPlantRequest;
@@ -448,7 +462,7 @@ function checkContentEncoding(header: string | undefined): void {
   );
 }
 
-function checkContentType(header: string | undefined): void {
+export function checkContentType(header: string | undefined): void {
   if (header === 'application/json') return;
   if (header === undefined || header.trim() === '') {
     throw new UnsupportedMediaTypeError('content-type must be application/json');
@@ -476,7 +490,7 @@ function checkContentType(header: string | undefined): void {
  * or as soon as a chunked body grows past it, without keeping what comes after. Calls `done`
  * exactly once.
  */
-function readBody(
+export function readBody(
   req: IncomingMessage,
   res: ServerResponse,
   limit: number,

@@ -39,6 +39,13 @@ export class UnauthorizedError extends HttpError {
   }
 }
 
+/** 403: the token is good, but this server does not allow what was asked (controls read-only, a foreign origin). */
+export class ForbiddenError extends HttpError {
+  constructor(message: string) {
+    super(403, message);
+  }
+}
+
 /** 404: an unknown path, or (with a message of its own) a plant that is not there. */
 export class NotFoundError extends HttpError {
   constructor(path: string, message = `no such path: ${path}`) {

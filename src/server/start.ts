@@ -16,10 +16,13 @@ import {
   type LogLevel,
 } from './observability/server-log.js';
 import type { ServerMetrics } from './observability/server-metrics.js';
+import { PAGE_PREFIX } from './page/page-path.js';
+import { createServePage, isPageOrProbe } from './page/serve-page.js';
 import { openPlantStore } from './stores/open-store.js';
 import type { PostgresEnv } from './stores/postgres/connection-settings.js';
 import type { Durability } from './stores/sqlite/sqlite-plant-store.js';
 import type { Seed } from './testing/seed.js';
+import { createTestControls } from './testing/test-controls.js';
 import type { DelayRange, FaultRate } from './testing/testing-options.js';
 
 export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
@@ -96,11 +99,15 @@ export interface PlantServerOptions {
   faults?: readonly FaultRate[];
   /** Seeds the fault and delay draws (serve --fault-seed). Default 0. */
   faultSeed?: number;
+  /** Bounds of the page's request journal (docs/serve-page.md). Default 1000 entries, 256 KiB. */
+  journal?: { maxEntries?: number; maxBytes?: number };
 }
 
 export interface RunningPlantServer {
   /** Base URL of the store, e.g. `http://127.0.0.1:4010` (no trailing slash). */
   url: string;
+  /** The page's address, e.g. `http://127.0.0.1:4010/_serve/`. */
+  pageUrl: string;
   port: number;
   /**
    * Stops accepting connections, lets requests in flight finish (at most closeTimeoutMs),
@@ -225,19 +232,26 @@ export async function startPlantServer(options: PlantServerOptions): Promise<Run
     }
   }
   const seedPlants = options.seed?.plants ?? [];
-  const testing =
-    options.delay === undefined && (options.faults ?? []).length === 0
-      ? undefined
-      : (await import('./testing/plant-faults.js')).createPlantInterceptor({
-          delay: options.delay,
-          faults: options.faults,
-          faultSeed: options.faultSeed ?? 0,
-        });
+  // --allow-reset marks a store for tests: its delay and faults may then change while it serves.
+  const testing = createTestControls({
+    delay: options.delay,
+    faults: options.faults,
+    faultSeed: options.faultSeed ?? 0,
+    editable: options.allowReset === true,
+  });
+  const page = createServePage({
+    tokens: options.tokens,
+    info: { instance: options.instance ?? defaultInstanceName(), store: storeKind(options.database) },
+    controls: testing,
+    journal: options.journal,
+  });
+  // The page's own requests (a stream, a poll every few seconds) are logged as probes are: at debug.
+  const logRequest = log === undefined ? undefined : quietPageRequests(log.request);
   checkStore = () => store.check();
   app = createPlantApp({
     store,
     tokens: options.tokens,
-    observe: observerOf(log?.request, metrics?.request),
+    observe: observerOf(logRequest, metrics?.request, page.observe),
     onStoreError: metrics?.storeError,
     metrics,
     metricsToken: options.metricsToken,
@@ -245,7 +259,8 @@ export async function startPlantServer(options: PlantServerOptions): Promise<Run
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     corsOrigins: options.corsOrigins,
     reset: options.allowReset === true ? () => store.replaceAll(seedPlants) : undefined,
-    interceptPlantRequest: testing,
+    interceptPlantRequest: testing.interceptor,
+    extraRoutes: page.routes,
   });
 
   // After listening, a server 'error' is an accept failure (EMFILE when out of file
@@ -260,11 +275,14 @@ export async function startPlantServer(options: PlantServerOptions): Promise<Run
 
   return {
     url: `${scheme}://${host}:${port}`,
+    pageUrl: `${scheme}://${host}:${port}${PAGE_PREFIX}`,
     port,
     close() {
       closing = true;
       // serve --fault stall: requests that will never be answered are not waited for.
-      testing?.dropStalled();
+      testing.dropStalled();
+      // Open tabs' event streams would otherwise hold the stop for closeTimeoutMs.
+      page.close();
       for (const socket of connections) closeAfterAnswer(socket);
       closed ??= new Promise<void>((resolve, reject) => {
         // server.close() closes idle keep-alive connections once; those that finish their
@@ -291,6 +309,16 @@ function isTlsFailure(error: Error & { code?: string; library?: string }): boole
     error.code?.startsWith('ERR_TLS_') === true ||
     error.code?.startsWith('ERR_SSL_') === true
   );
+}
+
+/** `memory`, `postgres` or `sqlite`: the page says whether its journal and controls are this instance's alone. */
+function storeKind(database: string): 'sqlite' | 'memory' | 'postgres' {
+  if (database === ':memory:') return 'memory';
+  return /^postgres(ql)?:\/\//i.test(database) ? 'postgres' : 'sqlite';
+}
+
+function quietPageRequests(request: (record: RequestRecord) => void): (record: RequestRecord) => void {
+  return (record) => request(!record.probe && isPageOrProbe(record) ? { ...record, probe: true } : record);
 }
 
 /** One observer for the log and the metrics, or none: with neither, the app skips the bookkeeping. */

@@ -54,6 +54,8 @@ const ALLOWED = [
   /^dist\/fast\/run-command\.cjs$/,
   /^dist\/entry\/routes\.json$/,
   /^dist\/entry\/help\.json$/,
+  // plants serve's page (src/server/page/assets), served as it is.
+  /^dist\/server\/page\/assets\/(index\.html|page\.js|page\.css)$/,
 ];
 
 describe('the package as users install it (npm pack, npm install -g --prefix, npx)', () => {
@@ -111,6 +113,8 @@ describe('the package as users install it (npm pack, npm install -g --prefix, np
     }
     expect(files.some((file) => file.startsWith('dist/commands/'))).toBe(true);
     expect(files.some((file) => file.startsWith('dist/fast/'))).toBe(true);
+    for (const asset of ['index.html', 'page.js', 'page.css'])
+      expect(files).toContain(`dist/server/page/assets/${asset}`);
   });
 
   it(
@@ -130,6 +134,18 @@ describe('the package as users install it (npm pack, npm install -g --prefix, np
           { executable: plants },
         );
         const env = userEnv({ PLANTS_BASE_URL: server.url });
+        // serve's page, from the installed files, as this checkout has them.
+        for (const [asset, served] of [
+          ['index.html', ''],
+          ['page.js', 'page.js'],
+          ['page.css', 'page.css'],
+        ] as const) {
+          const answer = await fetch(`${server.url}/_serve/${served}`);
+          expect(answer.status).toBe(200);
+          expect(await answer.text()).toBe(
+            readFileSync(path.join(projectRoot, 'src', 'server', 'page', 'assets', asset), 'utf8'),
+          );
+        }
         const login = await run(plants, ['login', '--with-token'], { env, input: `${token}\n` });
         expect(login.code, login.stderr).toBe(0);
 

@@ -17,6 +17,8 @@ export interface ServeBanner {
   pid?: number | undefined;
   /** The test-double options that are on (--seed, --allow-reset, --delay, --fault), a line each. */
   testing?: readonly string[];
+  /** The page's address (docs/serve-page.md). */
+  pageUrl?: string | undefined;
 }
 
 /** What `plants serve` tells the person who started it, on stderr: where, what, and what to try next. */
@@ -30,6 +32,7 @@ export function renderServeBanner(banner: ServeBanner, c: Colors): string {
         : `${banner.database}, durability: ${banner.durability}`;
   const lines = [`${c.green('✓')} Plant store listening on ${c.bold(banner.url)}`, `  store: ${store}`];
   for (const line of banner.testing ?? []) lines.push(`  ${line}`);
+  if (banner.pageUrl !== undefined) lines.push(`  page: ${banner.pageUrl} (in a browser; it asks for the token)`);
   if (banner.clearTextWarning) {
     lines.push(
       c.yellow(`  warning: tokens travel in clear text on ${banner.url}; anyone on the network can read them.`),

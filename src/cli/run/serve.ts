@@ -1,4 +1,5 @@
 import type { Serve } from '../../commands/serve.js';
+import { PAGE_PREFIX } from '../../server/page/page-path.js';
 import type { CommandRun } from '../command-run.js';
 
 export const run: CommandRun<typeof Serve> = async ({ flags }, { factory, output }) => {
@@ -25,6 +26,7 @@ export const run: CommandRun<typeof Serve> = async ({ flags }, { factory, output
         command: setup.invocationName(process.argv[1], process.cwd()),
         pid,
         testing: setup.describeTesting(plan, seed?.plants.length),
+        pageUrl: `${url}${PAGE_PREFIX}`,
       },
       c,
     );
@@ -41,6 +43,7 @@ export const run: CommandRun<typeof Serve> = async ({ flags }, { factory, output
     }
     output.data(started.url);
     output.info(banner(started.url, started.pid));
+    if (flags.open) await openPage(started.url, (why) => output.info(c.yellow(`  note: ${why}`)));
     return;
   }
   const tls = plan.tls === undefined ? undefined : setup.readTlsFiles(plan.tls.certPath, plan.tls.keyPath);
@@ -77,12 +80,19 @@ export const run: CommandRun<typeof Serve> = async ({ flags }, { factory, output
   } else {
     output.data(server.url);
     output.info(banner(server.url));
+    if (flags.open) await openPage(server.url, (why) => output.info(c.yellow(`  note: ${why}`)));
   }
   await stopped;
   output.info('Stopping: finishing requests in flight…');
   await server.close();
   output.info('Stopped.');
 };
+
+/** serve --open: the page in the user's browser, or a note saying why not (serve goes on either way). */
+async function openPage(url: string, onFailure: (why: string) => void): Promise<void> {
+  const { openInBrowser } = await import('../actions/open-browser.js');
+  openInBrowser(`${url}${PAGE_PREFIX}`, onFailure);
+}
 
 /** Resolves on the first SIGINT or SIGTERM; a second one ends the process at once. */
 function untilStopped(): Promise<void> {

@@ -1,0 +1,102 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RequestJournal } from './request-journal.js';
+
+/** Events are gathered and written this often, not one write per request: a load test stays a load test. */
+const FLUSH_MS = 250;
+/**
+ * At most this many events go out in one flush, the newest (the page shows the last 100): under
+ * load the tab is not made to parse thousands a second. The rest are counted in a `gap` event;
+ * GET /_serve/journal has them all.
+ */
+const MAX_EVENTS_PER_FLUSH = 100;
+/** A comment line this often keeps proxies and the browser from timing out an idle stream. */
+const HEARTBEAT_MS = 15_000;
+/** A reader this far behind (bytes not yet taken by its socket) misses events, told by a `gap` event. */
+const MAX_BACKLOG_BYTES = 1024 * 1024;
+
+export interface EventStreams {
+  /** Answers GET /_serve/events: the journal after `after`, then every new entry, as text/event-stream. */
+  open(req: IncomingMessage, res: ServerResponse, after: number, headers: Record<string, string>): void;
+  /** Ends every stream, so that a graceful stop does not wait for open tabs. */
+  closeAll(): void;
+  /** Streams open now. */
+  readonly size: number;
+}
+
+/**
+ * The live request log as Server-Sent Events: `event: request` with an entry of the journal as
+ * its data and its seq as the event id. The page reads it with fetch (EventSource cannot send the
+ * bearer token, and the token never goes in a URL).
+ */
+export function createEventStreams(journal: RequestJournal): EventStreams {
+  const open = new Set<ServerResponse>();
+  return {
+    open(req, res, after, headers) {
+      res.writeHead(200, {
+        ...headers,
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-store',
+        'x-accel-buffering': 'no',
+      });
+      open.add(res);
+      let pending = `retry: 2000\n\n${journal
+        .since(after)
+        .map((json) => `id: ${seqOf(json)}\nevent: request\ndata: ${json}\n\n`)
+        .join('')}`;
+      // The newest events not yet written, a ring of MAX_EVENTS_PER_FLUSH; older ones are counted.
+      const events: string[] = [];
+      let next = 0;
+      let missed = 0;
+      let timer: NodeJS.Timeout | undefined;
+      const flush = () => {
+        timer = undefined;
+        if (res.destroyed) return;
+        if (missed > 0) pending += `event: gap\ndata: {"missed":${missed}}\n\n`;
+        const count = events.length;
+        for (let i = 0; i < count; i += 1) pending += events[(next + i) % count];
+        events.length = 0;
+        next = 0;
+        // A reader this far behind misses what it cannot take, told by the next gap event.
+        if (res.writableLength > MAX_BACKLOG_BYTES) missed += count;
+        else {
+          missed = 0;
+          if (pending !== '') res.write(pending);
+        }
+        pending = '';
+      };
+      const unsubscribe = journal.subscribe((seq, json) => {
+        const event = `id: ${seq}\nevent: request\ndata: ${json}\n\n`;
+        if (events.length < MAX_EVENTS_PER_FLUSH) events.push(event);
+        else {
+          events[next] = event;
+          next = (next + 1) % MAX_EVENTS_PER_FLUSH;
+          missed += 1;
+        }
+        timer ??= setTimeout(flush, FLUSH_MS);
+      });
+      const heartbeat = setInterval(() => {
+        if (!res.destroyed) res.write(': keep-alive\n\n');
+      }, HEARTBEAT_MS);
+      heartbeat.unref();
+      flush();
+      res.once('close', () => {
+        open.delete(res);
+        unsubscribe();
+        clearInterval(heartbeat);
+        if (timer !== undefined) clearTimeout(timer);
+      });
+      req.socket.setNoDelay(true);
+    },
+    closeAll() {
+      for (const res of open) res.end();
+    },
+    get size() {
+      return open.size;
+    },
+  };
+}
+
+/** The seq of an entry's JSON text, which starts `{"seq":N,`. */
+function seqOf(json: string): string {
+  return json.slice(7, json.indexOf(',', 7));
+}

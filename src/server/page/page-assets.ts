@@ -1,0 +1,35 @@
+import { readFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
+
+/** The page's files, beside this module in assets/ (copied to dist/ by the build), by the name they are served under. */
+export const PAGE_ASSETS = {
+  'index.html': 'text/html; charset=utf-8',
+  'page.js': 'text/javascript; charset=utf-8',
+  'page.css': 'text/css; charset=utf-8',
+} as const;
+export type PageAssetName = keyof typeof PAGE_ASSETS;
+
+/** A file as it is, and gzipped: the three gzipped fit TCP's initial window, one round trip. */
+export interface PageAsset {
+  raw: Buffer;
+  gzipped: Buffer;
+}
+
+const cache = new Map<PageAssetName, Promise<PageAsset>>();
+const gzipAsync = promisify(gzip);
+
+/** The file's bytes, read and compressed once (the page is static: no build step, nothing to template). */
+export function readPageAsset(name: PageAssetName): Promise<PageAsset> {
+  let asset = cache.get(name);
+  if (asset === undefined) {
+    asset = readFile(new URL(`./assets/${name}`, import.meta.url)).then(async (raw) => ({
+      raw,
+      gzipped: await gzipAsync(raw, { level: 9 }),
+    }));
+    // A failed read is tried again next time, not remembered.
+    asset.catch(() => cache.delete(name));
+    cache.set(name, asset);
+  }
+  return asset;
+}

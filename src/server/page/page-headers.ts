@@ -1,0 +1,47 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { TLSSocket } from 'node:tls';
+import { ForbiddenError } from '../errors.js';
+
+/**
+ * The page's Content-Security-Policy: its own script and style only (no inline script, no other
+ * origin), requests to this server only, and never inside a frame.
+ */
+export const PAGE_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; " +
+  "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+/** Headers every answer of the page's routes carries, errors included. */
+export const PAGE_HEADERS: Readonly<Record<string, string>> = {
+  'content-security-policy': PAGE_CSP,
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+  'cross-origin-opener-policy': 'same-origin',
+  'cross-origin-resource-policy': 'same-origin',
+  'cache-control': 'no-store',
+};
+
+/** Puts PAGE_HEADERS on the answer and takes off what --cors may have added: the page's routes are same-origin only. */
+export function setPageHeaders(res: ServerResponse): void {
+  res.removeHeader('access-control-allow-origin');
+  res.removeHeader('access-control-expose-headers');
+  for (const [name, value] of Object.entries(PAGE_HEADERS)) res.setHeader(name, value);
+}
+
+/**
+ * Refuses (403) a request a browser marks as coming from another site or origin: the page's
+ * endpoints are for the page, which this server serves. Clients that are not browsers send
+ * neither header and are judged by their token alone.
+ */
+export function checkSameOrigin(req: IncomingMessage): void {
+  const site = req.headers['sec-fetch-site'];
+  if (site !== undefined && site !== 'same-origin' && site !== 'none') {
+    throw new ForbiddenError(`cross-origin requests to the page's endpoints are refused (Sec-Fetch-Site: ${site})`);
+  }
+  const origin = req.headers.origin;
+  if (origin === undefined) return;
+  const scheme = (req.socket as TLSSocket).encrypted === true ? 'https' : 'http';
+  if (origin !== `${scheme}://${req.headers.host ?? ''}`) {
+    throw new ForbiddenError("cross-origin requests to the page's endpoints are refused");
+  }
+}

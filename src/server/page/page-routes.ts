@@ -1,0 +1,155 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { checkContentType, type RouteHandler, readBody } from '../app.js';
+import { createBearerAuth } from '../auth.js';
+import { BadRequestError } from '../errors.js';
+import type { TestControls } from '../testing/test-controls.js';
+import type { EventStreams } from './event-stream.js';
+import { PAGE_ASSETS, type PageAssetName, readPageAsset } from './page-assets.js';
+import { checkSameOrigin, setPageHeaders } from './page-headers.js';
+import { PAGE_PREFIX } from './page-path.js';
+import type { RequestJournal } from './request-journal.js';
+import type { RequestRates } from './request-rates.js';
+
+/** What the page shows of the server: which instance, on which kind of store. */
+export interface PageServerInfo {
+  /** `host:pid`, as the JSON log names it. */
+  instance: string;
+  store: 'sqlite' | 'memory' | 'postgres';
+}
+
+export interface PageRouteOptions {
+  tokens: readonly string[];
+  info: PageServerInfo;
+  journal: RequestJournal;
+  rates: RequestRates;
+  streams: EventStreams;
+  controls: TestControls;
+}
+
+/** PUT /_serve/controls bodies are a few hundred bytes. */
+const MAX_CONTROLS_BYTES = 16 * 1024;
+
+/**
+ * The page's routes (docs/serve-page.md): its three files without a token (they hold no data),
+ * and the endpoints it reads and steers with, each behind the store's bearer token and refused
+ * to other origins. Handlers are thin: the journal, the stream and the controls do the work.
+ */
+export function createPageRoutes(options: PageRouteOptions): Record<string, Record<string, RouteHandler>> {
+  const authorize = createBearerAuth(options.tokens);
+  const { journal, rates, streams, controls, info } = options;
+  // Every data endpoint: the page's headers first (errors carry them too), then origin, then token.
+  const guarded =
+    (handler: RouteHandler): RouteHandler =>
+    (req, res, fail) => {
+      setPageHeaders(res);
+      checkSameOrigin(req);
+      authorize(req.headers.authorization);
+      handler(req, res, fail);
+    };
+  const asset =
+    (name: PageAssetName): RouteHandler =>
+    (req, res, fail) => {
+      setPageHeaders(res);
+      readPageAsset(name).then((asset) => {
+        const gzipped = acceptsGzip(req.headers['accept-encoding']);
+        const bytes = gzipped ? asset.gzipped : asset.raw;
+        res.writeHead(200, {
+          'content-type': PAGE_ASSETS[name],
+          'content-length': bytes.length,
+          vary: 'accept-encoding',
+          ...(gzipped ? { 'content-encoding': 'gzip' } : {}),
+        });
+        res.end(req.method === 'HEAD' ? undefined : bytes);
+      }, fail);
+    };
+  const journalRoute = guarded((req, res) => {
+    const after = afterOf(req);
+    const stats = journal.stats();
+    const head = JSON.stringify({
+      instance: info.instance,
+      store: info.store,
+      maxEntries: journal.maxEntries,
+      maxBytes: journal.maxBytes,
+      ...stats,
+    });
+    sendJson(res, `${head.slice(0, -1)},"requests":[${journal.since(after).join(',')}]}`);
+  });
+  const eventsRoute = guarded((req, res) => {
+    const after = afterOf(req);
+    streams.open(req, res, after, {});
+  });
+  const ratesRoute = guarded((_req, res) => sendJson(res, JSON.stringify(rates.window())));
+  const readControls = guarded((_req, res) => sendJson(res, JSON.stringify(controls.state())));
+  const changeControls = guarded((req, res, fail) => {
+    // Refused before the body is read, as POST /reset is without --allow-reset.
+    controls.checkEditable();
+    checkContentType(req.headers['content-type']);
+    readBody(req, res, MAX_CONTROLS_BYTES, (error, body) => {
+      if (error !== undefined) return fail(error);
+      try {
+        sendJson(res, JSON.stringify(controls.update(parseJson(body))));
+      } catch (updateError) {
+        fail(updateError);
+      }
+    });
+  });
+  const page = asset('index.html');
+  // `/_serve` as typed: the page's relative links need the slash.
+  const toPage: RouteHandler = (_req, res) => {
+    setPageHeaders(res);
+    res.writeHead(308, { location: PAGE_PREFIX, 'content-length': 0 });
+    res.end();
+  };
+  return {
+    [PAGE_PREFIX.slice(0, -1)]: { GET: toPage, HEAD: toPage },
+    [PAGE_PREFIX]: { GET: page, HEAD: page },
+    [`${PAGE_PREFIX}page.js`]: { GET: asset('page.js'), HEAD: asset('page.js') },
+    [`${PAGE_PREFIX}page.css`]: { GET: asset('page.css'), HEAD: asset('page.css') },
+    [`${PAGE_PREFIX}journal`]: { GET: journalRoute },
+    [`${PAGE_PREFIX}events`]: { GET: eventsRoute },
+    [`${PAGE_PREFIX}rates`]: { GET: ratesRoute },
+    [`${PAGE_PREFIX}controls`]: { GET: readControls, PUT: changeControls },
+  };
+}
+
+/** `?after=SEQ`: only entries after that one. Any other query is a 400 that says what is taken. */
+function afterOf(req: IncomingMessage): number {
+  const url = req.url ?? '';
+  const start = url.indexOf('?');
+  if (start === -1) return 0;
+  const params = new URLSearchParams(url.slice(start + 1));
+  let after = 0;
+  for (const [key, value] of params) {
+    if (key !== 'after')
+      throw new BadRequestError(`unknown query parameter ${JSON.stringify(key.slice(0, 40))}; only after is taken`);
+    if (!/^\d{1,15}$/.test(value)) {
+      throw new BadRequestError(
+        `after must be a whole number from 0, the seq of a journal entry (got ${JSON.stringify(value.slice(0, 40))})`,
+      );
+    }
+    after = Number(value);
+  }
+  return after;
+}
+
+/** `gzip` among the codings, not refused with q=0 (RFC 9110 §12.5.3); browsers always send it. */
+function acceptsGzip(header: string | undefined): boolean {
+  if (header === undefined) return false;
+  return header.split(',').some((part) => {
+    const [coding = '', ...parameters] = part.split(';').map((piece) => piece.trim().toLowerCase());
+    return coding === 'gzip' && !parameters.some((parameter) => /^q=0(\.0*)?$/.test(parameter));
+  });
+}
+
+function parseJson(body: Buffer): unknown {
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch (error) {
+    throw new BadRequestError('request body is not valid JSON', { cause: error });
+  }
+}
+
+function sendJson(res: ServerResponse, body: string): void {
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}

@@ -1,0 +1,139 @@
+import type { RequestRecord } from '../observability/request-record.js';
+
+/** Default bounds of the journal: whichever is reached first drops the oldest entries. */
+export const DEFAULT_JOURNAL_MAX_ENTRIES = 1000;
+export const DEFAULT_JOURNAL_MAX_BYTES = 256 * 1024;
+
+/** One answered request as the page and GET /_serve/journal show it. */
+export interface JournalEntry {
+  /** 1, 2, 3…: the order requests were answered in, never reused while the server runs. */
+  seq: number;
+  /** When the answer ended (or the client went), ISO 8601 in UTC. */
+  time: string;
+  method: string;
+  path: string;
+  status: number;
+  durationMs: number;
+  requestId: string;
+  /** The fault serve injected, if any. */
+  fault?: string;
+}
+
+export interface RequestJournalOptions {
+  /** At most this many entries are kept. Default DEFAULT_JOURNAL_MAX_ENTRIES. */
+  maxEntries?: number;
+  /** At most this many bytes of entries (each counted as its JSON, UTF-8) are kept. Default DEFAULT_JOURNAL_MAX_BYTES. */
+  maxBytes?: number;
+  /** Requests left out (the page's own). Default: none. */
+  skip?: (record: RequestRecord) => boolean;
+  /** The clock, for tests. Default Date.now. */
+  now?: () => number;
+}
+
+export interface RequestJournal {
+  readonly maxEntries: number;
+  readonly maxBytes: number;
+  /** The observer that feeds it: the app tells it of every request once answered. */
+  record(record: RequestRecord): void;
+  /** The entries kept with a seq above `after`, oldest first, each as its JSON text. */
+  since(after?: number): string[];
+  /** How many entries are kept, their bytes, and how many were dropped to stay in bounds. */
+  stats(): { entries: number; bytes: number; dropped: number; lastSeq: number };
+  /** Called with each new entry's JSON text; returns the unsubscribe. */
+  subscribe(listener: (seq: number, json: string) => void): () => void;
+}
+
+/**
+ * The bounded request journal of plants serve: a ring of the last requests, capped both in
+ * entries and in bytes, so a long test run never grows it (WireMock's unbounded journal ran out
+ * of memory in long tests). Entries are kept as JSON text, serialised once: the JSON endpoint
+ * and the event stream send them as they are, and their bytes are exactly what the cap counts.
+ */
+export function createRequestJournal(options: RequestJournalOptions = {}): RequestJournal {
+  const maxEntries = options.maxEntries ?? DEFAULT_JOURNAL_MAX_ENTRIES;
+  const maxBytes = options.maxBytes ?? DEFAULT_JOURNAL_MAX_BYTES;
+  if (!(Number.isInteger(maxEntries) && maxEntries > 0) || !(Number.isInteger(maxBytes) && maxBytes > 0)) {
+    throw new RangeError('the journal needs maxEntries and maxBytes above 0');
+  }
+  const now = options.now ?? Date.now;
+  const isoTime = createIsoClock();
+  const { skip } = options;
+  // A ring: slots[(head + i) % maxEntries] for i < count, oldest first.
+  const texts: string[] = new Array(maxEntries);
+  const seqs = new Float64Array(maxEntries);
+  const sizes = new Float64Array(maxEntries);
+  let head = 0;
+  let count = 0;
+  let bytes = 0;
+  let dropped = 0;
+  let lastSeq = 0;
+  const listeners = new Set<(seq: number, json: string) => void>();
+
+  const dropOldest = () => {
+    bytes -= sizes[head] as number;
+    texts[head] = '';
+    head = (head + 1) % maxEntries;
+    count -= 1;
+    dropped += 1;
+  };
+
+  return {
+    maxEntries,
+    maxBytes,
+    record(record) {
+      if (skip?.(record) === true) return;
+      lastSeq += 1;
+      // A JournalEntry, written out by hand: this runs for every request, where JSON.stringify
+      // of an object and a Date's toISOString would cost more than the rest of the journal.
+      const json =
+        `{"seq":${lastSeq},"time":"${isoTime(now())}","method":${JSON.stringify(record.method)},` +
+        `"path":${JSON.stringify(record.path)},"status":${record.status},` +
+        `"durationMs":${Math.round(record.durationMs * 10) / 10},"requestId":${JSON.stringify(record.requestId)}` +
+        `${record.fault === undefined ? '' : `,"fault":${JSON.stringify(record.fault)}`}}`;
+      const size = Buffer.byteLength(json);
+      // An entry alone over the byte cap is not kept (paths are cut at 200 characters and request
+      // ids at 128, so only a tiny cap meets this); it still goes to the listeners.
+      if (size <= maxBytes) {
+        while (count > 0 && (count === maxEntries || bytes + size > maxBytes)) dropOldest();
+        const slot = (head + count) % maxEntries;
+        texts[slot] = json;
+        seqs[slot] = lastSeq;
+        sizes[slot] = size;
+        count += 1;
+        bytes += size;
+      } else {
+        dropped += 1;
+      }
+      for (const listener of listeners) listener(lastSeq, json);
+    },
+    since(after = 0) {
+      const out: string[] = [];
+      for (let i = 0; i < count; i += 1) {
+        const slot = (head + i) % maxEntries;
+        if ((seqs[slot] as number) > after) out.push(texts[slot] as string);
+      }
+      return out;
+    },
+    stats() {
+      return { entries: count, bytes, dropped, lastSeq };
+    },
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+}
+
+/** `new Date(ms).toISOString()`, with the part up to the second made once a second. */
+function createIsoClock(): (ms: number) => string {
+  let second = Number.NaN;
+  let prefix = '';
+  return (ms) => {
+    const at = Math.floor(ms / 1000);
+    if (at !== second) {
+      second = at;
+      prefix = new Date(at * 1000).toISOString().slice(0, 20);
+    }
+    return `${prefix}${String(ms - at * 1000).padStart(3, '0')}Z`;
+  };
+}

@@ -1,0 +1,48 @@
+import type { RequestObserver, RequestRecord } from '../observability/request-record.js';
+import type { TestControls } from '../testing/test-controls.js';
+import { createEventStreams } from './event-stream.js';
+import { PAGE_PREFIX } from './page-path.js';
+import { createPageRoutes, type PageServerInfo } from './page-routes.js';
+import { createRequestJournal, type RequestJournalOptions } from './request-journal.js';
+import { createRequestRates } from './request-rates.js';
+
+export interface ServePage {
+  /** The routes to add to the app's table. */
+  routes: ReturnType<typeof createPageRoutes>;
+  /** Feeds the journal and the chart; the app calls it for every request answered. */
+  observe: RequestObserver;
+  /** Ends the open event streams (at a stop). */
+  close(): void;
+}
+
+/** The page's own requests, and probes, are left out of its journal and chart (and logged as probes). */
+export function isPageOrProbe(record: RequestRecord): boolean {
+  return record.probe || record.path.startsWith(PAGE_PREFIX);
+}
+
+/** The page of plants serve (docs/serve-page.md): its journal, chart, event stream and routes, for one instance. */
+export function createServePage(options: {
+  tokens: readonly string[];
+  info: PageServerInfo;
+  controls: TestControls;
+  journal?: Omit<RequestJournalOptions, 'skip'>;
+}): ServePage {
+  const journal = createRequestJournal({ ...options.journal, skip: isPageOrProbe });
+  const rates = createRequestRates({ skip: isPageOrProbe });
+  const streams = createEventStreams(journal);
+  return {
+    routes: createPageRoutes({
+      tokens: options.tokens,
+      info: options.info,
+      journal,
+      rates,
+      streams,
+      controls: options.controls,
+    }),
+    observe(record) {
+      journal.record(record);
+      rates.record(record);
+    },
+    close: () => streams.closeAll(),
+  };
+}

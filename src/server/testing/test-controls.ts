@@ -1,0 +1,145 @@
+import * as z from 'zod';
+import { BadRequestError, ForbiddenError } from '../errors.js';
+import { createPlantInterceptor, type PlantRequestInterceptor } from './plant-faults.js';
+import { MAX_FAULT_SEED } from './prng.js';
+import { type DelayRange, FAULT_KINDS, type FaultRate, MAX_DELAY_MS } from './testing-options.js';
+
+/** The delay and faults in force, as GET /_serve/controls answers and PUT /_serve/controls takes them. */
+export interface ControlsState {
+  /** May they be changed while serving (serve --allow-reset)? */
+  editable: boolean;
+  /** Is POST /reset served (serve --allow-reset)? */
+  reset: boolean;
+  delay: DelayRange | null;
+  faults: FaultRate[];
+  faultSeed: number;
+}
+
+const MS = `must be a whole number of milliseconds from 0 to ${MAX_DELAY_MS}`;
+const Delay = z
+  .strictObject(
+    { minMs: z.int(MS).min(0, MS).max(MAX_DELAY_MS, MS), maxMs: z.int(MS).min(0, MS).max(MAX_DELAY_MS, MS) },
+    'must be null (no delay) or an object {"minMs": …, "maxMs": …}',
+  )
+  .refine((delay) => delay.minMs <= delay.maxMs, { message: 'minMs must not be more than maxMs' });
+
+/** PUT /_serve/controls: each field given replaces the one in force; a field left out stays as it is. */
+const RATE = 'must be a number from 0 to 1 (the fraction of plant requests it meets)';
+const SEED = `must be a whole number from 0 to ${MAX_FAULT_SEED}`;
+export const ControlsUpdate = z.strictObject(
+  {
+    delay: Delay.nullable().optional(),
+    faults: z
+      .array(
+        z.strictObject({
+          kind: z.enum(FAULT_KINDS, `must be one of ${FAULT_KINDS.join(', ')}`),
+          rate: z.number(RATE).min(0, RATE).max(1, RATE),
+        }),
+      )
+      .refine((faults) => new Set(faults.map((fault) => fault.kind)).size === faults.length, {
+        message: 'give each kind once',
+      })
+      .refine((faults) => faults.reduce((sum, fault) => sum + fault.rate, 0) <= 1 + 1e-9, {
+        message: 'the rates add up to more than 1 (a request meets one fault at most)',
+      })
+      .optional(),
+    faultSeed: z.int(SEED).min(0, SEED).max(MAX_FAULT_SEED, SEED).optional(),
+  },
+  {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys'
+        ? `unknown field ${issue.keys.map((key) => JSON.stringify(key)).join(', ')}; the fields are delay, faults and faultSeed`
+        : 'the body must be a JSON object with delay, faults or faultSeed',
+  },
+);
+export type ControlsUpdate = z.output<typeof ControlsUpdate>;
+
+export interface TestControls {
+  /**
+   * What the app runs plant requests through, or undefined when nothing can ever be injected
+   * (no --delay or --fault, and not editable): then none of this is on the request path.
+   */
+  readonly interceptor: PlantRequestInterceptor | undefined;
+  state(): ControlsState;
+  /** Throws the 403 of a server started without --allow-reset, before anything else is looked at. */
+  checkEditable(): void;
+  /** Validates and applies an update (400 when it is not one, 403 when not editable); returns the new state. */
+  update(body: unknown): ControlsState;
+  /** Drops the stalled requests of every setting there was (at a stop). */
+  dropStalled(): void;
+}
+
+/**
+ * serve's delay and faults, changeable while serving when started with --allow-reset (the flag
+ * that already says "this store is for tests"), read-only otherwise. Each change starts the
+ * fault and delay draws afresh from the seed, so the same change and the same requests after it
+ * meet the same faults.
+ */
+export function createTestControls(options: {
+  delay?: DelayRange | undefined;
+  faults?: readonly FaultRate[] | undefined;
+  faultSeed: number;
+  editable: boolean;
+}): TestControls {
+  let delay: DelayRange | null = options.delay ?? null;
+  let faults: FaultRate[] = [...(options.faults ?? [])];
+  let faultSeed = options.faultSeed;
+  const made: Array<{ dropStalled(): void }> = [];
+  const build = () => {
+    const interceptor = createPlantInterceptor({ delay: delay ?? undefined, faults, faultSeed });
+    if (interceptor !== undefined) made.push(interceptor);
+    return interceptor;
+  };
+  let current = build();
+  const state = (): ControlsState => ({
+    editable: options.editable,
+    reset: options.editable,
+    delay: delay === null ? null : { ...delay },
+    faults: faults.map((fault) => ({ ...fault })),
+    faultSeed,
+  });
+  // Editable: always on the path (one call), since a fault may be switched on at any time.
+  const interceptor: PlantRequestInterceptor | undefined = options.editable
+    ? (req, res, handle, fail) => {
+        if (current !== undefined) return current(req, res, handle, fail);
+        handle(req, res);
+        return undefined;
+      }
+    : current;
+  const checkEditable = () => {
+    if (!options.editable) {
+      throw new ForbiddenError(
+        'the controls are read-only on this server: start plants serve with --allow-reset to change them',
+      );
+    }
+  };
+  return {
+    interceptor,
+    state,
+    checkEditable,
+    update(body) {
+      checkEditable();
+      const parsed = ControlsUpdate.safeParse(body);
+      if (!parsed.success) throw new BadRequestError(`invalid controls: ${describeIssue(parsed.error)}`);
+      const update = parsed.data;
+      if (update.delay !== undefined) delay = update.delay;
+      if (update.faults !== undefined) faults = update.faults.filter((fault) => fault.rate > 0);
+      if (update.faultSeed !== undefined) faultSeed = update.faultSeed;
+      current = build();
+      return state();
+    },
+    dropStalled() {
+      for (const each of made) each.dropStalled();
+    },
+  };
+}
+
+/** `faults[0].rate: Too big: expected number to be <=1`: the first issue, where it is. */
+function describeIssue(error: z.ZodError): string {
+  const issue = error.issues[0];
+  if (issue === undefined) return 'not an object of delay, faults and faultSeed';
+  const where = issue.path
+    .map((key, index) => (typeof key === 'number' ? `[${key}]` : index === 0 ? String(key) : `.${String(key)}`))
+    .join('');
+  return where === '' ? issue.message : `${where}: ${issue.message}`;
+}
