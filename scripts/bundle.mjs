@@ -3,7 +3,6 @@
 // then the entry's route table and help pages (src/entry/build/write-entry-data.ts).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import * as esbuild from 'esbuild';
 
@@ -39,27 +38,34 @@ module.exports = function lazyConnectH2(...args) {
  * loaded on its first use instead, unchanged: a stand-in module whose every export is a getter
  * that requires the real one.
  */
-const LAZY_IN_CONF = ['ajv/dist/2020.js', 'ajv-formats', 'semver', 'node:crypto', 'node:assert'];
+const LAZY_IN_CONF = {
+  // module: the names conf imports from it by name (the rest it takes as a default import)
+  'ajv/dist/2020.js': ['Ajv2020'],
+  'ajv-formats': [],
+  semver: [],
+  'node:crypto': [],
+  'node:assert': [],
+};
 const lazyConfImports = {
   name: 'lazy-conf-imports',
   setup(build) {
     const confDir = `${path.sep}node_modules${path.sep}conf${path.sep}`;
     build.onResolve({ filter: /.*/ }, (args) =>
-      args.namespace !== 'lazy-conf' && args.importer.includes(confDir) && LAZY_IN_CONF.includes(args.path)
+      args.namespace !== 'lazy-conf' && args.importer.includes(confDir) && Object.hasOwn(LAZY_IN_CONF, args.path)
         ? { path: args.path, namespace: 'lazy-conf', pluginData: { resolveDir: args.resolveDir } }
         : undefined,
     );
-    build.onLoad({ filter: /.*/, namespace: 'lazy-conf' }, (args) => {
-      const requireFromConf = createRequire(path.join(args.pluginData.resolveDir, 'index.js'));
-      const keys = Object.keys(requireFromConf(args.path));
-      return {
-        contents: `let real;
+    // A default import is the module object itself, read through a Proxy; a named import needs an
+    // own property (esbuild copies those), so each of those is a getter.
+    build.onLoad({ filter: /.*/, namespace: 'lazy-conf' }, (args) => ({
+      contents: `let real;
 const load = () => (real ??= require(${JSON.stringify(args.path)}));
-for (const key of ${JSON.stringify(keys)}) Object.defineProperty(exports, key, { enumerable: true, get: () => load()[key] });`,
-        loader: 'js',
-        resolveDir: args.pluginData.resolveDir,
-      };
-    });
+const named = {};
+for (const key of ${JSON.stringify(LAZY_IN_CONF[args.path])}) Object.defineProperty(named, key, { enumerable: true, get: () => load()[key] });
+module.exports = new Proxy(named, { get: (target, key) => (Object.hasOwn(target, key) ? target[key] : load()[key]) });`,
+      loader: 'js',
+      resolveDir: args.pluginData.resolveDir,
+    }));
   },
 };
 
@@ -132,18 +138,20 @@ if (bundle === undefined || /\bimport\(/.test(bundle.text)) {
 mkdirSync(path.dirname(bundle.path), { recursive: true });
 writeFileSync(bundle.path, bundle.contents);
 
-// The entry (src/entry/main.ts, what bin/run.js runs) as one ES module: every module file Node
-// resolves and loads at start-up costs every command. What it imports only on some routes (oclif,
-// the fast route's bundle, the build's route table code) stays outside, loaded from dist/ as needed.
+// The entry (src/entry/main.ts, what bin/run.js runs) as one CommonJS file: every module file Node
+// resolves and loads at start-up costs every command, and so does every Node module an ES module
+// imports (Node builds it an ES module facade of all its exports). What the entry imports only on
+// some routes (oclif, the fast route's runner from dist/, the build's route table code) stays
+// outside, imported from dist/ as needed.
 await esbuild.build({
   entryPoints: ['dist/entry/main.js'],
   bundle: true,
   platform: 'node',
-  format: 'esm',
+  format: 'cjs',
   target: 'node20',
   minify: true,
   logLevel: 'warning',
-  outfile: 'dist/fast/entry.js',
+  outfile: 'dist/fast/entry.cjs',
   external: ['@oclif/core'],
   plugins: [fromDist],
 });

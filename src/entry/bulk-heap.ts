@@ -32,7 +32,7 @@ export async function sizeHeapForBulkAdd(argv: readonly string[], script: URL): 
     ]);
   }
   // The young generation stays at the size it starts with, and the old one grows by a set share.
-  const { default: v8 } = await import('node:v8');
+  const v8 = process.getBuiltinModule('node:v8');
   v8.setFlagsFromString('--semi-space-growth-factor=1');
   v8.setFlagsFromString(`--heap-growing-percent=${OLD_GROWTH_PERCENT_WHILE_RUNNING}`);
 }

@@ -13,7 +13,8 @@ const nodeCompileCache = (module as { enableCompileCache?: (folder: string) => u
  */
 export async function enableCompileCache(): Promise<string | undefined> {
   if (process.env.NODE_DISABLE_COMPILE_CACHE === '1') return undefined;
-  const [{ default: envPaths }, { isAbsolute }] = await Promise.all([import('env-paths'), import('node:path')]);
+  const { default: envPaths } = await import('env-paths');
+  const { isAbsolute } = process.getBuiltinModule('node:path');
   const cache = envPaths('plants', { suffix: '' }).cache;
   // With HOME empty it comes out relative: never the current folder (a git checkout, say).
   if (!isAbsolute(cache)) return undefined;
@@ -43,11 +44,9 @@ export async function loadBundle<T>(
   if (nodeCompileCache !== undefined || cacheFolder === undefined) {
     return { exports: require(file) as T, saveCodeCache() {} };
   }
-  const [{ mkdirSync, readFileSync, renameSync, statSync, writeFileSync }, vm, path] = await Promise.all([
-    import('node:fs'),
-    import('node:vm'),
-    import('node:path'),
-  ]);
+  const { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } = process.getBuiltinModule('node:fs');
+  const vm = process.getBuiltinModule('node:vm');
+  const path = process.getBuiltinModule('node:path');
   const source = readFileSync(file, 'utf8');
   const { size, mtimeMs } = statSync(file);
   // A bulk add runs with other V8 flags (bulk-heap.ts), whose cache V8 would refuse here.

@@ -20,8 +20,8 @@ export interface HelpPages {
 
 /** What oclif renders help from that can change after the build: the manifest, package.json (its plugins). */
 export async function helpInputsHash(packageRoot: URL): Promise<string> {
-  // Imported here: node:crypto costs whatever loads it, and only help pages need it.
-  const { createHash } = await import('node:crypto');
+  // Loaded here: node:crypto costs whatever loads it, and only help pages need it.
+  const { createHash } = process.getBuiltinModule('node:crypto');
   const hash = createHash('sha256');
   hash.update(readFileSync(new URL('oclif.manifest.json', packageRoot)));
   hash.update(readFileSync(new URL('package.json', packageRoot)));
