@@ -10,6 +10,7 @@
  * bench/rows/ (add a group there and list it in `groups`); what rows share is in bench/lib/.
  *
  * BENCH_QUICK=1: a smoke run of a few minutes with valgrind, about 30 s without (fewer runs, smaller files, shorter loads, no peers, three callgrind counts).
+ * BENCH_CALLGRIND_RUNS=N: callgrind medians of N counts (3; 1 with BENCH_QUICK).
  * BENCH_PIN=0: do not pin the server under test and its load generator to separate cores.
  * BENCH_ROWS=a,c: only these groups of rows (a start-up, b bulk, c server, d listing, e postgres, f re-run, g Node versions, h postgres failover, i the page of serve); default all.
  */

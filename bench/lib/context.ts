@@ -53,6 +53,10 @@ export const plan = quick
       peers: true,
     };
 
+// BENCH_CALLGRIND_RUNS: how many callgrind counts each median is of (3 by default, 1 quick).
+const callgrindRuns = Number.parseInt(process.env.BENCH_CALLGRIND_RUNS ?? '', 10);
+if (callgrindRuns > 0) plan.callgrindRuns = callgrindRuns;
+
 export const cores = os.cpus().length;
 /** Pin the server under test to cpu 0 and its load generator or client to cpu 1 (taskset). */
 export const pin = process.env.BENCH_PIN !== '0' && cores >= 2 && hasCommand('taskset');

@@ -49,9 +49,9 @@ const ALLOWED = [
   /^bin\/run\.js$/,
   /^oclif\.manifest\.json$/,
   /^dist\/.+\.js$/,
-  // The fast route's bundle (one CommonJS file), and the route table and help pages derived from
-  // the commands at build time.
-  /^dist\/fast\/run-command\.cjs$/,
+  // The entry and the fast route's bundle (a CommonJS file each), and the route table and help
+  // pages derived from the commands at build time.
+  /^dist\/fast\/(entry|run-command)\.cjs$/,
   /^dist\/entry\/routes\.json$/,
   /^dist\/entry\/help\.json$/,
   // plants serve's page (src/server/page/assets), served as it is.
