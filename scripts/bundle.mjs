@@ -115,18 +115,22 @@ const fromDist = {
   },
 };
 
-const result = await esbuild.build({
-  entryPoints: ['dist/cli/run-command.js'],
+/** Both bundles: one CommonJS file each, for every Node plants supports. */
+const commonJsForNode = {
   bundle: true,
   platform: 'node',
   format: 'cjs',
   target: 'node20',
   minify: true,
   logLevel: 'warning',
+};
+
+const result = await esbuild.build({
+  ...commonJsForNode,
+  entryPoints: ['dist/cli/run-command.js'],
   outfile: 'dist/fast/run-command.cjs',
   // Loaded by import() where needed, from node_modules: a spinner on terminals; oclif and SQLite never.
   external: ['ora', '@oclif/core', 'better-sqlite3'],
-  metafile: true,
   supported: { 'dynamic-import': false },
   plugins: [lazyHttp2, lazyConfImports, oraThroughBin, unbundled],
   write: false,
@@ -144,13 +148,8 @@ writeFileSync(bundle.path, bundle.contents);
 // some routes (oclif, the fast route's runner from dist/, the build's route table code) stays
 // outside, imported from dist/ as needed.
 await esbuild.build({
+  ...commonJsForNode,
   entryPoints: ['dist/entry/main.js'],
-  bundle: true,
-  platform: 'node',
-  format: 'cjs',
-  target: 'node20',
-  minify: true,
-  logLevel: 'warning',
   outfile: 'dist/fast/entry.cjs',
   external: ['@oclif/core'],
   plugins: [fromDist],

@@ -62,15 +62,14 @@ export interface PostgresCluster {
 }
 
 /**
- * Starts a real PostgreSQL (initdb + pg_ctl) on a free loopback port in a temporary folder.
- * initdb refuses to run as root: then every server command runs as the `postgres` user
- * (runuser), in a folder chowned to it. synchronous_commit stays on: with it off an
- * acknowledged commit may be lost by design, and the crash tests would prove nothing.
+ * A temporary folder for PostgreSQL servers, with a password file for initdb, and how to run a
+ * server command there: initdb refuses to run as root, so as root every server command runs as
+ * the `postgres` user (runuser), in a folder chowned to it.
  */
-export async function startPostgresCluster(): Promise<PostgresCluster> {
+function serverFolder(prefix: string) {
   const bin = postgresBin;
   if (bin === undefined) throw new Error('PostgreSQL binaries not found under /usr/lib/postgresql');
-  const dir = mkdtempSync(path.join(tmpdir(), 'plants-pg-'));
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
   const asRoot = userInfo().uid === 0;
   const password = randomBytes(12).toString('hex');
   const user = 'plants';
@@ -86,6 +85,17 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
     asRoot
       ? run('runuser', ['-u', 'postgres', '--', path.join(bin, command), ...args], { cwd: dir })
       : run(path.join(bin, command), args, { cwd: dir });
+  return { dir, password, user, pwfile, server };
+}
+
+/**
+ * Starts a real PostgreSQL (initdb + pg_ctl) on a free loopback port in a temporary folder.
+ * initdb refuses to run as root: then every server command runs as the `postgres` user
+ * (runuser), in a folder chowned to it. synchronous_commit stays on: with it off an
+ * acknowledged commit may be lost by design, and the crash tests would prove nothing.
+ */
+export async function startPostgresCluster(): Promise<PostgresCluster> {
+  const { dir, password, user, pwfile, server } = serverFolder('plants-pg-');
   const data = path.join(dir, 'data');
   let started = false;
   try {
@@ -283,24 +293,7 @@ export interface PostgresPair {
  * waits for a standby, as it would in production.
  */
 export async function startPostgresPair(): Promise<PostgresPair> {
-  const bin = postgresBin;
-  if (bin === undefined) throw new Error('PostgreSQL binaries not found under /usr/lib/postgresql');
-  const dir = mkdtempSync(path.join(tmpdir(), 'plants-pg-pair-'));
-  const asRoot = userInfo().uid === 0;
-  const password = randomBytes(12).toString('hex');
-  const user = 'plants';
-  const pwfile = path.join(dir, 'pwfile');
-  writeFileSync(pwfile, `${password}\n`);
-  if (asRoot) {
-    const { uid, gid } = postgresIds();
-    chownSync(dir, uid, gid);
-    chownSync(pwfile, uid, gid);
-  }
-  chmodSync(pwfile, 0o600);
-  const server = (command: string, args: string[]) =>
-    asRoot
-      ? run('runuser', ['-u', 'postgres', '--', path.join(bin, command), ...args], { cwd: dir })
-      : run(path.join(bin, command), args, { cwd: dir });
+  const { dir, password, user, pwfile, server } = serverFolder('plants-pg-pair-');
   const nodes: Array<PostgresNode & { data: string; started: boolean }> = [];
   const makeNode = async (name: string): Promise<(typeof nodes)[number]> => {
     const port = await freePort();
