@@ -336,6 +336,50 @@ describe.skipIf(!enabled)(
       }
     });
 
+    it('answers "may or may not be stored" when a batch cut off on the wire then fails inside the database when sent again', async () => {
+      const location = await createPostgresDatabase(cluster.url('postgres'));
+      let serve: ServeProcess | undefined;
+      const locker = new pg.Client({ connectionString: location.database });
+      const watcher = new pg.Client({ connectionString: location.database });
+      locker.on('error', () => undefined);
+      try {
+        serve = await startServeProcess(['--port', '0', '--quiet', '--token', TOKEN, '--database', location.database]);
+        await locker.connect();
+        await watcher.connect();
+        await locker.query('BEGIN');
+        await locker.query('LOCK TABLE plants IN EXCLUSIVE MODE');
+        const add = postPlant(serve.url, TOKEN, '{"id":5,"name":"cut off"}');
+        let pid: number | undefined;
+        await eventually(
+          async () => {
+            const { rows } = await watcher.query<{ pid: number }>(
+              "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO plants%'",
+            );
+            pid = rows[0]?.pid;
+            return pid !== undefined;
+          },
+          20_000,
+          'the INSERT to wait on the lock',
+        );
+        // The INSERT was sent: its connection is cut (it may have committed, as far as the store
+        // can tell), and the table it is sent again to is gone, a failure inside the database.
+        await locker.query('ALTER TABLE plants RENAME TO plants_moved');
+        await watcher.query('SELECT pg_terminate_backend($1)', [pid]);
+        await locker.query('COMMIT');
+        const answer = await unlessHung(add, 25_000, 'the add cut off');
+        expect([answer.status, answer.headers['retry-after'], (answer.json as { message?: string }).message]).toEqual([
+          503,
+          '1',
+          MAYBE_STORED,
+        ]);
+      } finally {
+        await locker.end().catch(() => undefined);
+        await watcher.end().catch(() => undefined);
+        await serve?.stop();
+        await location.remove();
+      }
+    });
+
     // Every crash lands in the middle of a burst: adds in flight are answered 200 (committed), or
     // 503 with Retry-After and sent again by the CLI (see the test above for the 503s).
     it(`finishes bulk adds across ${CYCLES} crash-restarts with every record stored once, as the NDJSON says`, async () => {
