@@ -121,6 +121,9 @@ export function renderBulkSummary(summary: BulkSummary, c: Colors): string {
       lines.push(`  ${where(failure)}: ${sanitizeForTerminal(describeFailure(failure))}`);
       if (failure.kind === 'rejected' && summary.fatal === undefined)
         for (const hint of failure.error.hints) hints.add(hint);
+      // How to look for a plant sent with no answer, unless the stop below says it already.
+      if (failure.kind === 'unknown' && failure.error !== summary.fatal)
+        for (const hint of failure.error.hints) hints.add(hint);
     }
     for (const hint of hints) lines.push(c.dim(`  ${hint}`));
   }
