@@ -53,7 +53,8 @@ export async function showStatus(options: StatusOptions, factory: Factory, outpu
     return;
   }
   if (!status.authenticated) {
-    if (!options.json) {
+    // (A refused request already said that no token is stored.)
+    if (!options.json && !(failure instanceof AuthRejectedError)) {
       const { value } = await factory.baseUrl(options.flagBaseUrl);
       output.info(`No token for ${status.defaultOrigin}: run \`${loginCommand(value)}\` or set PLANTS_TOKEN.`);
     }

@@ -1,5 +1,5 @@
 import type { BulkSummary, RecordOutcome } from '../../bulk/bulk-add.js';
-import { ConflictError, type ResponseError } from '../../client/errors.js';
+import { ConflictError, NoAnswerError, type ResponseError } from '../../client/errors.js';
 import { parseJsonExact, stringifyJsonExact } from '../../schema/exact-json.js';
 import type { Colors } from './colors.js';
 import { sanitizeForTerminal } from './output.js';
@@ -122,7 +122,7 @@ export function renderBulkSummary(summary: BulkSummary, c: Colors): string {
       if (failure.kind === 'rejected' && summary.fatal === undefined)
         for (const hint of failure.error.hints) hints.add(hint);
       // How to look for a plant sent with no answer, unless the stop below says it already.
-      if (failure.kind === 'unknown' && failure.error !== summary.fatal)
+      if (failure.kind === 'unknown' && !(summary.fatal instanceof NoAnswerError))
         for (const hint of failure.error.hints) hints.add(hint);
     }
     for (const hint of hints) lines.push(c.dim(`  ${hint}`));
