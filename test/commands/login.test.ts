@@ -147,6 +147,16 @@ describe('plants login checks the token with the store, as gh auth login does', 
 });
 
 describe('plants logout', () => {
+  it('of the default origin puts the default back to the local store, and says so', async () => {
+    await runCli(['login', '--token', 'other-token', '--base-url', 'https://plants.example.com'], { env });
+    expect(readConfig().defaultBaseUrl).toBe('https://plants.example.com');
+    const result = await runCli(['logout'], { env });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain('Logged out of https://plants.example.com');
+    expect(result.stderr).toContain('The default store is the local one again: http://127.0.0.1:4010');
+    expect(readConfig().defaultBaseUrl).toBeUndefined();
+  });
+
   it('forgets only the token of the given origin', async () => {
     await runCli(['login', '--token', token], { env: offline });
     await runCli(['login', '--token', 'other-token', '--base-url', 'https://plants.example.com'], { env });
