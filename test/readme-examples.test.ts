@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parseFaults } from '../src/server/testing/testing-options.js';
 import { binPath, makeTempDir, projectRoot } from './helpers/cli.js';
 import { isRunning, stopDetachedServer } from './helpers/serve-process.js';
 import { completeInBash, shellTestsRun } from './helpers/shells.js';
@@ -46,6 +47,8 @@ interface Example {
   check?: (run: Run, shell: Shell) => void | Promise<void>;
   /** Why this test does not run it, and what does. */
   notRunHere?: string;
+  /** Run against a store of its own started with these faults (serve --fault, --fault-seed), not the default one. */
+  faultyStore?: { faults: string[]; faultSeed: number };
 }
 
 // A free port instead of 4010, which the `npm start` the README has people run may hold.
@@ -228,6 +231,19 @@ const examples: Record<string, Example> = {
     rewrite: serveOnFreePort,
     check: servedFrom(/faults: reset 10%, stall 1%, truncate 5% of plant requests \(--fault-seed \d+ gives/),
   },
+  // Against the store of the line before it, plants serve --fault 503=0.3 --fault-seed 42.
+  'plants add --file plants.ndjson --retries 10': {
+    faultyStore: { faults: ['503=0.3'], faultSeed: 42 },
+    // 400 records, so that a record whose every try meets a 503 would be seen (3 expected with
+    // the default retries), yet done within the 20 s an example may take.
+    before: 'for id in $(seq 1 400); do echo "{\\"id\\": $id, \\"name\\": \\"p$id\\"}"; done > plants.ndjson',
+    check: (run, shell) => {
+      const lines = run.stdout.trim().split('\n');
+      expect(lines).toHaveLength(400);
+      expect(lines.filter((line) => !line.includes('"outcome":"added"'))).toEqual([]);
+      expect(readStoredPlants(shell.store.dbPath)).toHaveLength(400);
+    },
+  },
   'plants list': {
     before: 'plants add --id 5 --name Fern >/dev/null 2>&1',
     check: (run) => expect(run.stdout).toBe('{"id":5,"name":"Fern"}\n'),
@@ -386,13 +402,26 @@ describe('README examples', () => {
     const skip = example.notRunHere !== undefined || (language === 'fish' && !shellTestsRun('fish'));
     it.skipIf(skip)(`${line}${example.rewrite === undefined ? '' : ' (adapted)'}`, async () => {
       const command = example.rewrite?.(line, shell) ?? line;
+      let exampleShell = shell;
+      if (example.faultyStore !== undefined) {
+        const faulty = await startStoreServer({
+          faults: parseFaults(example.faultyStore.faults),
+          faultSeed: example.faultyStore.faultSeed,
+        });
+        cleanups.push(() => faulty.close());
+        exampleShell = {
+          ...shell,
+          store: faulty,
+          env: { ...shell.env, PLANTS_BASE_URL: faulty.url, PLANTS_TOKEN: TEST_TOKEN },
+        };
+      }
       if (!example.loggedOut) {
         const login = await run(['plants', 'login', '--token', TEST_TOKEN], shell.dir, shell.env);
         expect(login.code, login.stderr).toBe(0);
       }
-      const result = await runExample(language, command, example, shell);
+      const result = await runExample(language, command, example, exampleShell);
       expect(result.code, `${command}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`).toBe(example.code ?? 0);
-      await example.check?.(result, shell);
+      await example.check?.(result, exampleShell);
     });
   }
 });

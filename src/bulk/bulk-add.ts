@@ -55,6 +55,8 @@ export interface BulkSummary {
   inputEnded: boolean;
   /** The failure that stopped a run (a refused token, a server that cannot be reached). */
   fatal: PlantsError | undefined;
+  /** Set when a store that answered nothing stopped the run: for how long it had answered nothing. */
+  silentForMs?: number | undefined;
   /** The first few failures, for a person to read. */
   firstFailures: RecordOutcome[];
   elapsedMs: number;
@@ -89,6 +91,12 @@ export interface BulkAddOptions {
    * input order as far as possible), those still in flight as unknown, and the summary returned.
    */
   signalNow?: AbortSignal;
+  /**
+   * A record sent with no answer stops the run only when the store has answered nothing (no
+   * record settled by an answer) for at least this long: one silent request among answered ones
+   * is reported and the run goes on. Default 0: the first such record stops it.
+   */
+  silenceMs?: number;
   /** How many first failures the summary keeps. Default 5. */
   keepFailures?: number;
   /** Kept up to date with the number of requests in flight, for a person to be told. */
@@ -136,7 +144,16 @@ export async function runBulkAdd(options: BulkAddOptions): Promise<BulkSummary> 
   const stop = (reason: NonNullable<BulkSummary['stopped']>) => {
     summary.stopped ??= reason;
   };
+  /** When the store last answered a record (the start, until one is). */
+  let lastAnswer = started;
+  let anyAnswered = false;
+  /** The first record sent with no answer that did not stop the run. */
+  let firstSilence: PlantsError | undefined;
   const settle = (index: number, outcome: RecordOutcome) => {
+    if (answered(outcome)) {
+      lastAnswer = performance.now();
+      anyAnswered = true;
+    }
     waiting.set(index, outcome);
     for (let ready = waiting.get(nextToReport); ready !== undefined; ready = waiting.get(nextToReport)) {
       waiting.delete(nextToReport);
@@ -147,9 +164,13 @@ export async function runBulkAdd(options: BulkAddOptions): Promise<BulkSummary> 
     if (!succeeded(outcome)) {
       if (options.failFast) stop('fail-fast');
       const fatal = fatalError(outcome);
-      if (fatal !== undefined) {
+      const silentForMs = performance.now() - lastAnswer;
+      if (fatal !== undefined && (outcome.kind !== 'unknown' || silentForMs >= (options.silenceMs ?? 0))) {
+        if (outcome.kind === 'unknown' && summary.stopped === undefined) summary.silentForMs = silentForMs;
         summary.fatal ??= fatal;
         stop('fatal');
+      } else if (fatal !== undefined) {
+        firstSilence ??= fatal;
       }
     }
     wakeUp();
@@ -254,6 +275,8 @@ export async function runBulkAdd(options: BulkAddOptions): Promise<BulkSummary> 
       options.onOutcome(ready);
     }
   }
+  // A store that never answered a record whole is what ended every one: its exit code is the run's.
+  if (summary.fatal === undefined && !anyAnswered) summary.fatal = firstSilence;
   summary.elapsedMs = performance.now() - started;
   return summary;
 }
@@ -290,6 +313,10 @@ function interruptedBeforeAnswer(id: bigint): NoAnswerError {
   const cause = new UnreachableError('interrupted before its answer arrived', { url: '' });
   return new NoAnswerError(id, cause);
 }
+
+/** An outcome the store's answer settled: the store is there, whatever it said. */
+const answered = (outcome: RecordOutcome) =>
+  outcome.kind !== 'unknown' && outcome.kind !== 'unreachable' && outcome.kind !== 'invalid';
 
 const succeeded = (outcome: RecordOutcome) =>
   outcome.kind === 'added' || outcome.kind === 'confirmed' || outcome.kind === 'existing';

@@ -14,7 +14,7 @@ export interface ReadBackPlant {
 /**
  * What became of an add that did not fail:
  * - `added`: answered 200 (or 201);
- * - `confirmed`: a 409 met on a retry, or no whole answer, and the store holds the plant exactly
+ * - `confirmed`: a 409 met on any attempt after the first, or no whole answer, and the store holds the plant exactly
  *   as sent: most likely our own earlier attempt added it;
  * - `existing`: a 409 on the first attempt (with skipExisting) for a plant stored exactly as sent.
  */
@@ -45,7 +45,7 @@ export const NO_READ_BACK_MESSAGE =
 
 /**
  * Adds plants so that a run can be repeated, and a missing answer is never taken for a failure:
- * a 409 after a retry (and with skipExisting any 409) and a POST with no whole answer are
+ * a 409 on a second or later attempt (and with skipExisting any 409) and a POST with no whole answer are
  * settled by the stored plant the 409 carries, or else by reading it back (GET /plants/{id}),
  * through the same client and retry policy. A plant stored exactly as sent (id digit for digit,
  * name, tag) is ours; one stored with other data is a conflict (ConflictError, both versions); a
@@ -97,8 +97,10 @@ export class ConfirmingAdder {
     if (error instanceof ResponseError) error.attempts += state.earlierAttempts;
     if (error instanceof UnreachableError) error.attempts += state.earlierAttempts;
     if (error instanceof ResponseError && !(error instanceof AuthRejectedError) && error.status === 409) {
-      // After a resend, a 409 may be the first (unanswered) POST's doing, as after a retry.
-      const afterRetry = error.afterRetry || state.resent;
+      // After a resend, a 409 may be the first (unanswered) POST's doing, as after a retry; so it
+      // may after any earlier attempt, whatever that attempt was answered (a 503 sent while the
+      // database was committing it): the stored plant settles it.
+      const afterRetry = error.afterRetry || state.resent || error.attempts > 1;
       if (!afterRetry && !this.#options.skipExisting) throw error;
       return this.#settleConflict(plant, error, afterRetry);
     }

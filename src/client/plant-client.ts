@@ -41,7 +41,8 @@ export interface AddedPlant {
 /**
  * When a failed POST is sent again. Only where it cannot have been applied (the connection
  * was refused; the server answered 429 or 503 with Retry-After), or where a repeat is harmless
- * because the store refuses a duplicate id with 409 (the connection dropped before any answer):
+ * because the store refuses a duplicate id with 409 (the connection dropped before any answer,
+ * or no answer came within the time-out):
  * a 409 after such a retry is reported as possibly the first attempt's doing.
  */
 export interface RetryPolicy {
@@ -193,7 +194,8 @@ export class PlantClient {
       await this.listPage({ limit: 1 });
       return 'accepted';
     } catch (error) {
-      if (error instanceof ResponseError && error.status === 405) return 'not-checked';
+      // A store with the interface's one operation (POST /plants) alone answers 404 or 405 here.
+      if (error instanceof ResponseError && (error.status === 404 || error.status === 405)) return 'not-checked';
       throw error;
     }
   }
@@ -376,7 +378,8 @@ export class PlantClient {
     // Written at least once: a request undici was to write again after its pipelined connection
     // dropped may then fail to connect (refused), yet its first write may have been applied.
     const written = collector.sends > 0;
-    const failure = timedOut || answered ? false : retryableFailure(error);
+    // No answer in time is a drop that has not happened yet: what a drop allows, it allows.
+    const failure = answered ? false : timedOut ? 'maybe-applied' : retryableFailure(error);
     const retryable = failure === 'not-applied' && written ? 'maybe-applied' : failure;
     // Sent and then no whole answer: cut mid-answer, timed out waiting, or dropped before any answer.
     const sent = timedOut || answered || written || retryable === 'maybe-applied';

@@ -102,6 +102,19 @@ export class ConfigStore {
     return true;
   }
 
+  /** Forgets the default base URL: the built-in default (the local store) applies again. */
+  async clearDefaultBaseUrl(): Promise<void> {
+    try {
+      ensurePrivateDir(this.#dir);
+      this.#conf ??= await this.#openConf();
+      this.#conf.delete('defaultBaseUrl');
+    } catch (error) {
+      throw this.#unusableDir(error);
+    }
+    const { defaultBaseUrl: _gone, ...rest } = this.#data;
+    this.#data = rest;
+  }
+
   /** The CA certificate file `login --ca-cert` kept for an origin. */
   caCertFor(origin: string): string | undefined {
     const files = this.#data.caCerts ?? {};

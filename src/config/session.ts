@@ -1,4 +1,4 @@
-import { formatBaseUrl } from '../client/base-url.js';
+import { DEFAULT_BASE_URL, formatBaseUrl } from '../client/base-url.js';
 import { InvalidInputError } from '../errors.js';
 import { describeBadToken, isBearerToken } from '../schema/token.js';
 import type { ConfigStore } from './config-store.js';
@@ -24,10 +24,29 @@ export async function login(
   return { origin, baseUrl, madeDefault: options.explicitBaseUrl };
 }
 
-/** Forgets the token of the origin of `baseUrl`; `removed` is false when none was stored. */
-export async function logout(config: ConfigStore, baseUrl: URL): Promise<{ origin: string; removed: boolean }> {
+/**
+ * Forgets the token of the origin of `baseUrl`; `removed` is false when none was stored. The
+ * default base URL the config holds goes too when it is of that origin: a default left with no
+ * token would only fail (`defaultRestored` is then the default that applies again).
+ */
+export async function logout(
+  config: ConfigStore,
+  baseUrl: URL,
+): Promise<{ origin: string; removed: boolean; defaultRestored?: string }> {
   const origin = baseUrl.origin;
-  return { origin, removed: await config.deleteToken(origin) };
+  const removed = await config.deleteToken(origin);
+  const stored = config.defaultBaseUrl;
+  if (stored === undefined || originOf(stored) !== origin) return { origin, removed };
+  await config.clearDefaultBaseUrl();
+  return { origin, removed, defaultRestored: DEFAULT_BASE_URL };
+}
+
+function originOf(url: string): string | undefined {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Shows at most the last 4 characters, and never more than a quarter of the token. */

@@ -179,6 +179,10 @@ const failures: FailureRow[] = [
     message: /^the server answered 404: no such plant$/,
     hint: undefined,
     json: 404,
+    notFor: {
+      status:
+        'a 404 to GET /plants is a store with no list: status says the token was not checked, exit 0, as login (test/commands/login.test.ts)',
+    },
   },
   {
     name: '409',

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
-import { closeSync, openSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { binPath, type CliProcess, type CliResult, makeTempDir, runCli, spawnCli } from '../helpers/cli.js';
 import { expectOneLineError, rssKb } from '../helpers/reliability.js';
@@ -245,5 +246,68 @@ describe('plants add: bytes that are not UTF-8 are refused, not changed', () => 
     const result = await runCli(['add', '--id', String(id), '--name', 'odd \ufffd name'], { env });
     expect(result.code, result.stderr).toBe(0);
     expect(stored().get(id)?.name).toBe('odd \ufffd name');
+  });
+});
+
+describe('plants add: input that is not text is refused before the first record', () => {
+  const ndjson = '{"id":1,"name":"Fern"}\n{"id":2,"name":"Ivy"}\n';
+  // Random bytes drawn from a fixed seed (mulberry32), so the case is the same every run.
+  const seededBytes = (count: number) => {
+    let state = 28;
+    return Buffer.from(
+      Array.from({ length: count }, () => {
+        state = (state + 0x6d2b79f5) | 0;
+        let t = Math.imul(state ^ (state >>> 15), 1 | state);
+        t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+        return ((t ^ (t >>> 14)) >>> 0) & 0xff;
+      }),
+    );
+  };
+  it.each([
+    [
+      'the node executable',
+      () => readFileSync(process.execPath),
+      /is a program \(ELF\), not text; nothing was sent: plants reads JSON text/,
+    ],
+    [
+      'random bytes',
+      () => seededBytes(65_536),
+      /is binary data, not text \(a control byte 0x[0-9a-f]{2} at byte \d+\); nothing was sent: plants reads JSON text/,
+    ],
+    [
+      'UTF-16 with a BOM',
+      () => Buffer.from(`\ufeff${ndjson}`, 'utf16le'),
+      /is UTF-16 text \(it starts with a UTF-16 byte-order mark\); nothing was sent: convert it first: iconv -f UTF-16 -t UTF-8 \S+ \| plants add --file -$/,
+    ],
+    [
+      'gzip',
+      () => gzipSync(ndjson),
+      /is gzip-compressed; nothing was sent: decompress it first: gunzip -c \S+ \| plants add --file -$/,
+    ],
+    [
+      'CSV',
+      () => Buffer.from('id,name,tag\n1,Fern,herb\n2,Ivy,\n'),
+      /is CSV \(comma- or tab-separated values\), not JSON; nothing was sent: plants reads JSON text: a NewPlant object, a JSON array of them, or NDJSON \(one per line\)$/,
+    ],
+  ])('%s: exit 2, one line saying what it is and what to do, nothing sent', async (_name, bytes, said) => {
+    const file = path.join(temp.dir, 'input');
+    writeFileSync(file, bytes());
+    const before = store.logLines.length;
+    const result = await runCli(['add', '--file', file], { env });
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stdout).toBe('');
+    const [line] = expectOneLineError(result.stderr);
+    expect(line).toMatch(new RegExp(`^plants: ${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} ${said.source}`));
+    expect(store.logLines.slice(before)).toEqual([]);
+  });
+
+  it('gzip on stdin: refused the same way, naming stdin', async () => {
+    const running = spawnCli(['add', '--file', '-'], { env });
+    running.child.stdin.end(gzipSync(ndjson));
+    const result = await running.exited;
+    expect(result.code, result.stderr).toBe(2);
+    expect(expectOneLineError(result.stderr)[0]).toBe(
+      'plants: stdin is gzip-compressed; nothing was sent: decompress it first: gunzip -c FILE | plants add --file -',
+    );
   });
 });

@@ -2,6 +2,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { makeTempDir, runCli } from '../helpers/cli.js';
+import { reply, startFixtureServer } from '../helpers/fixture-server.js';
 import { freePort } from '../helpers/postgres.js';
 import { type StoreServer, startStoreServer } from '../helpers/store-server.js';
 
@@ -146,6 +147,16 @@ describe('plants login checks the token with the store, as gh auth login does', 
 });
 
 describe('plants logout', () => {
+  it('of the default origin puts the default back to the local store, and says so', async () => {
+    await runCli(['login', '--token', 'other-token', '--base-url', 'https://plants.example.com'], { env });
+    expect(readConfig().defaultBaseUrl).toBe('https://plants.example.com');
+    const result = await runCli(['logout'], { env });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain('Logged out of https://plants.example.com');
+    expect(result.stderr).toContain('The default store is the local one again: http://127.0.0.1:4010');
+    expect(readConfig().defaultBaseUrl).toBeUndefined();
+  });
+
   it('forgets only the token of the given origin', async () => {
     await runCli(['login', '--token', token], { env: offline });
     await runCli(['login', '--token', 'other-token', '--base-url', 'https://plants.example.com'], { env });
@@ -304,5 +315,52 @@ describe('a token typed wrong', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`token refused: ${reason}`);
     expect(result.stderr).not.toMatch(/sek|rit9/);
+  });
+});
+
+describe('plants status against a store with POST /plants alone, with no token, with a refused one', () => {
+  it.each([404, 405])(
+    'a store answering %i to GET /plants: the token not checked, said plainly, exit 0 (as login)',
+    async (status) => {
+      const only = await startFixtureServer(reply(status, `{"error":${status},"message":"no"}`));
+      try {
+        const withToken = { ...env, PLANTS_BASE_URL: only.url, PLANTS_TOKEN: token };
+        const human = await runCli(['status'], { env: withToken });
+        expect(human.code, human.stderr).toBe(0);
+        expect(human.stdout).toContain('the token was not checked');
+        expect(human.stderr).toBe('');
+        const json = await runCli(['status', '--json'], { env: withToken });
+        expect(json.code, json.stderr).toBe(0);
+        expect(JSON.parse(json.stdout).store).toEqual({ answered: true, token: 'not checked' });
+        const login = await runCli(['login', '--token', token, '--base-url', only.url], { env });
+        expect(login.code, login.stderr).toBe(0);
+        expect(login.stderr).toContain('Token not checked: the store does not list plants');
+      } finally {
+        await only.close();
+      }
+    },
+  );
+
+  it('exits 4 with no token whether or not a store listens there', async () => {
+    const human = await runCli(['status'], { env: offline });
+    expect(human.code, human.stderr).toBe(4);
+    expect(human.stderr).toContain(`No token for ${home}`);
+    const json = await runCli(['status', '--json'], { env: offline });
+    expect(json.code, json.stderr).toBe(4);
+    expect(JSON.parse(json.stdout)).toMatchObject({ authenticated: false, store: { answered: false } });
+  });
+
+  it('never marks with a green ✓ a token the store has just refused', async () => {
+    const store = await startStoreServer();
+    try {
+      const result = await runCli(['status'], {
+        env: { ...env, PLANTS_BASE_URL: store.url, PLANTS_TOKEN: 'not-the-token-0123' },
+      });
+      expect(result.code).toBe(4);
+      const line = result.stdout.split('\n').find((text) => text.includes(store.url) && text.includes('token'));
+      expect(line).toMatch(/^✗ .*refused by the store/);
+    } finally {
+      await store.close();
+    }
   });
 });

@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import path from 'node:path';
@@ -226,6 +227,19 @@ describe('serve --tls-cert and --tls-key that cannot be used', () => {
     [
       'a key that is no key',
       () => [cert, cert, `--tls-key ${cert} holds no PEM private key (-----BEGIN PRIVATE KEY-----)`],
+    ],
+    [
+      'a key of another certificate',
+      () => {
+        const other = path.join(temp.dir, 'other-key.pem');
+        const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+        writeFileSync(other, privateKey.export({ type: 'pkcs8', format: 'pem' }));
+        return [
+          cert,
+          other,
+          `--tls-cert ${cert} and --tls-key ${other} do not belong together: the key is not the certificate's private key`,
+        ];
+      },
     ],
   ])('%s: exit 2 naming the flag and the file, no OpenSSL codes', async (_what, files) => {
     const [certFile, keyFile, message] = files();

@@ -46,6 +46,22 @@ describe('on a terminal', () => {
     expect(config.tokens[home]).toBe(token);
   });
 
+  it('login --with-token on a terminal (as the serve banner says) prompts and echoes only stars', async () => {
+    const token = 'pasted-secret-token-43';
+    const home = `http://127.0.0.1:${await freePort()}`;
+    const session = runCliInTty(['login', '--with-token'], {
+      PLANTS_CONFIG_DIR: env.PLANTS_CONFIG_DIR as string,
+      PLANTS_BASE_URL: home,
+    });
+    await session.waitFor('Paste your token: ');
+    session.type(`${token}\r`);
+    expect(await session.exited).toBe(0);
+    expect(session.screen).toContain('*'.repeat(token.length));
+    expect(session.screen).not.toContain(token);
+    const config = JSON.parse(readFileSync(path.join(env.PLANTS_CONFIG_DIR as string, 'config.json'), 'utf8'));
+    expect(config.tokens[home]).toBe(token);
+  });
+
   it('Ctrl-C at the prompt cancels with exit 130 and stores nothing', async () => {
     const session = runCliInTty(['login'], { PLANTS_CONFIG_DIR: env.PLANTS_CONFIG_DIR as string });
     await session.waitFor('Paste your token: ');

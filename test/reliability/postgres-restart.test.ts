@@ -293,6 +293,93 @@ describe.skipIf(!enabled)(
       }
     });
 
+    it('reports a record added when its first attempt was answered "may or may not be stored" and a retry meets 409 with the plant as sent', async () => {
+      const location = await createPostgresDatabase(cluster.url('postgres'));
+      let serve: ServeProcess | undefined;
+      // Holds the table locked: the add's INSERT waits on the wire until the store's patience
+      // ends and it answers 503 "may or may not be stored"; released, the INSERT commits.
+      const locker = new pg.Client({ connectionString: location.database });
+      locker.on('error', () => undefined);
+      try {
+        serve = await startServeProcess(['--port', '0', '--token', TOKEN, '--database', location.database]);
+        await locker.connect();
+        await locker.query('BEGIN');
+        await locker.query('LOCK TABLE plants IN EXCLUSIVE MODE');
+        const file = path.join(temp.dir, 'maybe-stored.ndjson');
+        // Two records: a bulk add, whose NDJSON says what became of each.
+        writeFileSync(file, '{"id":9007199254740993,"name":"maybe stored"}\n{"id":-7,"name":"also"}\n');
+        const bulk = spawnCli(['add', '--file', file, '--base-url', serve.url, '--retries', '10'], {
+          env: { PLANTS_TOKEN: TOKEN },
+        });
+        bulk.child.stdin.end();
+        await serve.waitForStderr('POST /plants 503');
+        await locker.query('ROLLBACK');
+        const result = await bulk.exited;
+        const lines = parseResults(result.stdout);
+        expect(await location.readPlants()).toEqual([
+          { id: -7n, name: 'also', tag: null },
+          { id: 9007199254740993n, name: 'maybe stored', tag: null },
+        ]);
+        // Both were answered 503 "may or may not be stored" while the lock held, then met 409.
+        expect(
+          lines.map((line) => ({ id: line.id, outcome: line.outcome, confirmed: line.confirmed })),
+          result.stdout + result.stderr,
+        ).toEqual([
+          { id: 9007199254740993n, outcome: 'added', confirmed: 'by reading back' },
+          { id: -7n, outcome: 'added', confirmed: 'by reading back' },
+        ]);
+        expect(result.code, result.stderr).toBe(0);
+      } finally {
+        await locker.end().catch(() => undefined);
+        await serve?.stop();
+        await location.remove();
+      }
+    });
+
+    it('answers "may or may not be stored" when a batch cut off on the wire then fails inside the database when sent again', async () => {
+      const location = await createPostgresDatabase(cluster.url('postgres'));
+      let serve: ServeProcess | undefined;
+      const locker = new pg.Client({ connectionString: location.database });
+      const watcher = new pg.Client({ connectionString: location.database });
+      locker.on('error', () => undefined);
+      try {
+        serve = await startServeProcess(['--port', '0', '--quiet', '--token', TOKEN, '--database', location.database]);
+        await locker.connect();
+        await watcher.connect();
+        await locker.query('BEGIN');
+        await locker.query('LOCK TABLE plants IN EXCLUSIVE MODE');
+        const add = postPlant(serve.url, TOKEN, '{"id":5,"name":"cut off"}');
+        let pid: number | undefined;
+        await eventually(
+          async () => {
+            const { rows } = await watcher.query<{ pid: number }>(
+              "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO plants%'",
+            );
+            pid = rows[0]?.pid;
+            return pid !== undefined;
+          },
+          20_000,
+          'the INSERT to wait on the lock',
+        );
+        // The INSERT was sent: its connection is cut (it may have committed, as far as the store
+        // can tell), and the table it is sent again to is gone, a failure inside the database.
+        await locker.query('ALTER TABLE plants RENAME TO plants_moved');
+        await watcher.query('SELECT pg_terminate_backend($1)', [pid]);
+        await locker.query('COMMIT');
+        const answer = await unlessHung(add, 25_000, 'the add cut off');
+        expect([answer.status, answer.headers['retry-after'], (answer.json as { message?: string }).message]).toEqual([
+          503,
+          '1',
+          MAYBE_STORED,
+        ]);
+      } finally {
+        await locker.end().catch(() => undefined);
+        await watcher.end().catch(() => undefined);
+        await serve?.stop();
+        await location.remove();
+      }
+    });
+
     // Every crash lands in the middle of a burst: adds in flight are answered 200 (committed), or
     // 503 with Retry-After and sent again by the CLI (see the test above for the 503s).
     it(`finishes bulk adds across ${CYCLES} crash-restarts with every record stored once, as the NDJSON says`, async () => {

@@ -45,6 +45,8 @@ export async function addPlants(options: AddPlantsOptions, factory: Factory, out
     concurrency: options.concurrency,
     failFast: options.failFast,
     skipExisting: options.skipExisting,
+    // As long as one request may wait for its answer: a store silent that long is not there.
+    silenceMs: options.timeoutSeconds * 1000,
   });
   // Stopped before the end of stdin (Ctrl-C, --fail-fast): a producer still writing must not keep us.
   if (options.plant.file === '-') process.stdin.destroy();

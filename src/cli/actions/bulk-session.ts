@@ -16,6 +16,8 @@ export interface BulkSessionOptions {
   retry: RetryPolicy;
   /** Read back on every 409: a record stored exactly as sent is `existing`, not a failure. */
   skipExisting: boolean;
+  /** How long the store may answer nothing before a record sent with no answer stops the run. */
+  silenceMs: number;
 }
 
 /**
@@ -69,6 +71,7 @@ export async function addPlantsInBulk(options: BulkSessionOptions): Promise<Exit
       live,
       concurrency: options.concurrency,
       failFast: options.failFast,
+      silenceMs: options.silenceMs,
       signal: interrupt.signal,
       signalNow: interruptNow.signal,
       onInputEnd: (records) => {

@@ -82,7 +82,7 @@ async function checkToken(token: string, options: LogInOptions, factory: Factory
     const access = await output.withSpinner(`Checking the token with ${base.value.origin}`, () => client.checkAccess());
     return access === 'accepted'
       ? { checked: true, how: 'the store took the token (GET /plants)' }
-      : { checked: false, why: 'the store does not list plants (405), so it could not be tried' };
+      : { checked: false, why: 'the store does not list plants (GET /plants: 404 or 405), so it could not be tried' };
   } catch (error) {
     if (error instanceof AuthRejectedError) {
       throw new PlantsError(

@@ -1,4 +1,4 @@
-import { randomBytes, randomInt } from 'node:crypto';
+import { createPrivateKey, type KeyObject, randomBytes, randomInt, X509Certificate } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { isLoopbackHost } from '../../client/base-url.js';
@@ -208,7 +208,28 @@ export function readTlsFiles(certPath: string, keyPath: string): { cert: Buffer;
   if (!keyText.includes('PRIVATE KEY-----')) {
     throw new InvalidInputError(`--tls-key ${keyPath} holds no PEM private key (-----BEGIN PRIVATE KEY-----)`);
   }
+  if (!keyMatches(cert, key)) {
+    throw new InvalidInputError(
+      `--tls-cert ${certPath} and --tls-key ${keyPath} do not belong together: the key is not the certificate's private key`,
+    );
+  }
   return { cert, key };
+}
+
+/**
+ * Whether the first certificate of the chain is the key's: false only when both could be read and
+ * do not match (what else is wrong with them, TLS reports when it starts).
+ */
+function keyMatches(cert: Buffer, key: Buffer): boolean {
+  let certificate: X509Certificate;
+  let privateKey: KeyObject;
+  try {
+    certificate = new X509Certificate(cert);
+    privateKey = createPrivateKey(key);
+  } catch {
+    return true;
+  }
+  return certificate.checkPrivateKey(privateKey);
 }
 
 function readPem(flag: string, file: string): Buffer {

@@ -1,4 +1,4 @@
-import { ResponseError } from '../../client/errors.js';
+import { AuthRejectedError, ResponseError } from '../../client/errors.js';
 import { loginCommand } from '../../client/plant-client.js';
 import { ExitCode } from '../../errors.js';
 import type { Factory } from '../factory.js';
@@ -42,16 +42,19 @@ export async function showStatus(options: StatusOptions, factory: Factory, outpu
     output.data(JSON.stringify({ ...status, store }, null, 2));
   } else {
     const { renderStatus } = await import('../render/render-status.js');
-    output.data(renderStatus(status, output.color));
+    const refused = failure !== undefined && failure instanceof AuthRejectedError && status.authenticated;
+    output.data(renderStatus(status, output.color, refused ? status.defaultOrigin : undefined));
     if (store.token !== undefined) output.data(renderStoreCheck(store.token, output));
   }
-  if (failure !== undefined) {
-    output.error(failure);
+  if (failure !== undefined) output.error(failure);
+  // No token is exit 4 whatever the store did: a script can test for a login offline.
+  if (failure !== undefined && status.authenticated) {
     process.exitCode = failure.exitCode;
     return;
   }
   if (!status.authenticated) {
-    if (!options.json) {
+    // (A refused request already said that no token is stored.)
+    if (!options.json && !(failure instanceof AuthRejectedError)) {
       const { value } = await factory.baseUrl(options.flagBaseUrl);
       output.info(`No token for ${status.defaultOrigin}: run \`${loginCommand(value)}\` or set PLANTS_TOKEN.`);
     }
@@ -63,5 +66,5 @@ function renderStoreCheck(token: 'accepted' | 'not checked', output: Output): st
   const c = output.color;
   return token === 'accepted'
     ? `${c.green('✓')} The store answers${c.dim(' (GET /plants)')}`
-    : `${c.green('✓')} The store answers ${c.dim('(it does not list plants, so the token was not checked)')}`;
+    : `${c.yellow('!')} The store answers, but the token was not checked ${c.dim('(it does not list plants: GET /plants answered 404 or 405)')}`;
 }

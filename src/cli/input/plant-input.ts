@@ -145,17 +145,46 @@ async function* noRecords(): AsyncGenerator<InputRecord> {}
 /** The text of --file PATH (or stdin for `-`), as a stream of strings; bytes that are not UTF-8 are marked, not replaced. */
 async function openText(file: string, stdin: NodeJS.ReadableStream): Promise<AsyncIterable<string>> {
   const { decodeUtf8Strictly } = await import('../../bulk/utf8-text.js');
-  if (file === '-') return decodeUtf8Strictly(stdin as AsyncIterable<Buffer>);
+  if (file === '-') return decodeUtf8Strictly(await sniffed(stdin as AsyncIterable<Buffer>, file));
   // Open first, so that a missing or unreadable file is reported before anything else happens.
+  let handle: Awaited<ReturnType<typeof open>>;
   try {
-    const handle = await open(file, 'r');
+    handle = await open(file, 'r');
     if ((await handle.stat()).isDirectory()) {
       await handle.close();
       throw Object.assign(new Error('is a folder'), { code: 'EISDIR' });
     }
-    return decodeUtf8Strictly(handle.createReadStream({ highWaterMark: 256 * 1024 }));
   } catch (error) {
     const why = whyUnreadable(error);
     throw new InvalidInputError(`cannot read ${file}: ${why}`, { cause: error });
   }
+  return decodeUtf8Strictly(await sniffed(handle.createReadStream({ highWaterMark: 256 * 1024 }), file));
+}
+
+/**
+ * The input's chunks, once its first one (at most SNIFF_BYTES of it) was found to be text; else
+ * InvalidInputError saying what it is. Only the first chunk: a producer writing a record at a
+ * time is never waited for.
+ */
+async function sniffed(chunks: AsyncIterable<Buffer>, file: string): Promise<AsyncIterable<Buffer>> {
+  const { sniffInput } = await import('../../bulk/input-sniff.js');
+  const iterator = chunks[Symbol.asyncIterator]();
+  const first = await iterator.next();
+  if (first.done !== true) {
+    const head = typeof first.value === 'string' ? Buffer.from(first.value) : first.value;
+    const notText = sniffInput(head, file);
+    if (notText !== undefined) {
+      await iterator.return?.();
+      throw new InvalidInputError(
+        `${file === '-' ? 'stdin' : file} is ${notText.what}; nothing was sent: ${notText.todo}`,
+      );
+    }
+  }
+  return {
+    async *[Symbol.asyncIterator]() {
+      if (first.done === true) return;
+      yield first.value;
+      for (let next = await iterator.next(); next.done !== true; next = await iterator.next()) yield next.value;
+    },
+  };
 }

@@ -1,5 +1,5 @@
 import type { BulkSummary, RecordOutcome } from '../../bulk/bulk-add.js';
-import { ConflictError, type ResponseError } from '../../client/errors.js';
+import { ConflictError, NoAnswerError, type ResponseError } from '../../client/errors.js';
 import { parseJsonExact, stringifyJsonExact } from '../../schema/exact-json.js';
 import type { Colors } from './colors.js';
 import { sanitizeForTerminal } from './output.js';
@@ -107,7 +107,13 @@ export function renderBulkSummary(summary: BulkSummary, c: Colors): string {
   // A stop that came once the whole input had been read left nothing unsent: every record is counted above.
   if (summary.stopped === 'fail-fast' && !summary.inputEnded)
     lines.push(c.yellow('Stopped at the first failure (--fail-fast): the rest was not sent.'));
-  if (summary.stopped === 'fatal' && !summary.inputEnded) lines.push(c.yellow('Stopped: the rest was not sent.'));
+  if (summary.stopped === 'fatal' && !summary.inputEnded) {
+    const silent =
+      summary.silentForMs === undefined
+        ? ''
+        : ` the store answered nothing for ${Math.round(summary.silentForMs / 1000)} s;`;
+    lines.push(c.yellow(`Stopped:${silent} the rest was not sent.`));
+  }
   if (summary.firstFailures.length > 0) {
     lines.push('First failures:');
     const hints = new Set<string>();
@@ -115,10 +121,14 @@ export function renderBulkSummary(summary: BulkSummary, c: Colors): string {
       lines.push(`  ${where(failure)}: ${sanitizeForTerminal(describeFailure(failure))}`);
       if (failure.kind === 'rejected' && summary.fatal === undefined)
         for (const hint of failure.error.hints) hints.add(hint);
+      // How to look for a plant sent with no answer, unless the stop below says it already.
+      if (failure.kind === 'unknown' && !(summary.fatal instanceof NoAnswerError))
+        for (const hint of failure.error.hints) hints.add(hint);
     }
     for (const hint of hints) lines.push(c.dim(`  ${hint}`));
   }
-  if (summary.stopped === 'fatal' && summary.fatal !== undefined) {
+  // (A run not stopped has a fatal failure only when the store answered no record at all.)
+  if (summary.fatal !== undefined && (summary.stopped === 'fatal' || summary.stopped === undefined)) {
     // What stopped the run, in the words (and with the hints) any other command uses for it.
     lines.push(`${c.red('plants:')} ${sanitizeForTerminal(summary.fatal.message)}`);
     for (const hint of summary.fatal.hints) lines.push(c.dim(`  ${hint}`));

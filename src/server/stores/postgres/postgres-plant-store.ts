@@ -302,8 +302,9 @@ export class PostgresPlantStore implements PlantStore {
           // A connection that failed is not given back for reuse (and a lost server is searched for).
           lease?.release(error);
           if (!isRetryable(error)) {
-            // The statement failed inside the database: it rolled back, nothing was stored.
-            for (const pending of batch) pending.reject(error);
+            // The statement failed inside the database: it rolled back, nothing was stored by it.
+            // An earlier attempt, cut off on the wire, may have committed: that outcome is unknown.
+            for (const pending of batch) pending.reject(attempt > 1 ? new AddOutcomeUnknownError(error) : error);
             return;
           }
           // Told to retry (serialization, deadlock): the database is there, only this statement lost.

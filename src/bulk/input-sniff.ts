@@ -1,0 +1,93 @@
+/** How many bytes at the start of an input are looked at before any record is read. */
+export const SNIFF_BYTES = 4096;
+
+/** Input that is not JSON text: what it looks like, and what to do instead. */
+export interface NotText {
+  what: string;
+  todo: string;
+}
+
+const READS_JSON = 'plants reads JSON text: a NewPlant object, a JSON array of them, or NDJSON (one per line)';
+
+/** Leading bytes of formats that are never JSON text, with what to say of each. */
+const MAGIC: ReadonlyArray<{ bytes: readonly number[]; what: string; todo: (source: string) => string }> = [
+  {
+    bytes: [0x1f, 0x8b],
+    what: 'gzip-compressed',
+    todo: (source) => `decompress it first: gunzip -c ${source} | plants add --file -`,
+  },
+  {
+    bytes: [0xff, 0xfe],
+    what: 'UTF-16 text (it starts with a UTF-16 byte-order mark)',
+    todo: (source) => `convert it first: iconv -f UTF-16 -t UTF-8 ${source} | plants add --file -`,
+  },
+  {
+    bytes: [0xfe, 0xff],
+    what: 'UTF-16 text (it starts with a UTF-16 byte-order mark)',
+    todo: (source) => `convert it first: iconv -f UTF-16 -t UTF-8 ${source} | plants add --file -`,
+  },
+  {
+    bytes: [0x50, 0x4b, 0x03, 0x04],
+    what: 'a zip archive',
+    todo: (source) => `extract it first: unzip -p ${source} | plants add --file -`,
+  },
+  {
+    bytes: [0x42, 0x5a, 0x68],
+    what: 'bzip2-compressed',
+    todo: (source) => `decompress it first: bzip2 -dc ${source} | plants add --file -`,
+  },
+  {
+    bytes: [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00],
+    what: 'xz-compressed',
+    todo: (source) => `decompress it first: xz -dc ${source} | plants add --file -`,
+  },
+  {
+    bytes: [0x28, 0xb5, 0x2f, 0xfd],
+    what: 'zstd-compressed',
+    todo: (source) => `decompress it first: zstd -dc ${source} | plants add --file -`,
+  },
+  { bytes: [0x7f, 0x45, 0x4c, 0x46], what: 'a program (ELF), not text', todo: () => READS_JSON },
+];
+
+/**
+ * Looks at the first bytes of an input (at most SNIFF_BYTES) for what is certainly not JSON
+ * text: a known binary format by its leading bytes, a control character that text never holds
+ * (U+0001 to U+0008, U+000E to U+001A, U+001C to U+001F; NUL is left to the record reader, which
+ * refuses a first record longer than any NewPlant), or a first line of comma- or tab-separated
+ * values that does not start as JSON. `source` names the file in what to do (`-` for stdin).
+ */
+export function sniffInput(head: Uint8Array, source: string): NotText | undefined {
+  const named = source === '-' ? 'FILE' : source;
+  for (const magic of MAGIC) {
+    if (magic.bytes.every((byte, at) => head[at] === byte)) return { what: magic.what, todo: magic.todo(named) };
+  }
+  const look = head.subarray(0, SNIFF_BYTES);
+  const control = look.findIndex(
+    (byte) => (byte >= 0x01 && byte <= 0x08) || (byte >= 0x0e && byte <= 0x1f && byte !== 0x1b),
+  );
+  if (control !== -1) {
+    return {
+      what: `binary data, not text (a control byte 0x${hex(look[control] as number)} at byte ${control + 1})`,
+      todo: READS_JSON,
+    };
+  }
+  const text = Buffer.from(look).toString('latin1');
+  const firstLine = text.replace(/^\uFEFF?[\s]*/, '').split(/\r?\n/, 1)[0] ?? '';
+  if (!/^[[{]/.test(firstLine) && /[,\t]/.test(firstLine) && !isJson(firstLine)) {
+    return { what: 'CSV (comma- or tab-separated values), not JSON', todo: READS_JSON };
+  }
+  return undefined;
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function hex(byte: number): string {
+  return byte.toString(16).padStart(2, '0');
+}

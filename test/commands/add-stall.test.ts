@@ -1,0 +1,77 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { type ServeProcess, startServeProcess } from '../helpers/serve-process.js';
+import { type StoreLocation, sqliteBackend } from '../helpers/store-backends.js';
+
+// A request that plants serve --fault stall leaves without an answer, met by a bulk add: sent
+// again like a dropped one, and a run stopped only by a store that answers nothing at all.
+
+const TOKEN = 'add-stall-token-0123456789abcdef';
+const running: ServeProcess[] = [];
+const locations: StoreLocation[] = [];
+afterEach(async () => {
+  for (const serve of running.splice(0)) if (serve.child.exitCode === null) await serve.stop('SIGKILL');
+  for (const location of locations.splice(0)) await location.remove();
+});
+
+async function stallingStore(
+  faults: readonly string[],
+  extra: readonly string[] = [],
+): Promise<{ url: string; location: StoreLocation }> {
+  const location = await sqliteBackend.create();
+  locations.push(location);
+  const serve = await startServeProcess([
+    '--port',
+    '0',
+    '--quiet',
+    '--db',
+    location.database,
+    '--durability',
+    'normal',
+    '--token',
+    TOKEN,
+    ...faults.flatMap((fault) => ['--fault', fault]),
+    ...extra,
+  ]);
+  running.push(serve);
+  return { url: serve.url, location };
+}
+
+const records = (count: number) =>
+  Array.from({ length: count }, (_, index) => `{"id":${index + 1},"name":"plant ${index + 1}"}`).join('\n');
+
+describe('plants add --file through plants serve --fault stall', () => {
+  it('sends a request left without an answer again, and adds every record', async () => {
+    const { url, location } = await stallingStore(['stall=0.05'], ['--fault-seed', '7']);
+    const result = await runCli(['add', '--file', '-', '--timeout', '1'], {
+      env: { PLANTS_BASE_URL: url, PLANTS_TOKEN: TOKEN },
+      input: `${records(200)}\n`,
+      timeoutMs: 120_000,
+    });
+    const lines = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { line: number; outcome: string; attempts?: number });
+    expect(
+      lines.filter((line) => line.outcome !== 'added'),
+      result.stderr,
+    ).toEqual([]);
+    expect(lines).toHaveLength(200);
+    // Some were met by a stall, and sent again.
+    expect(lines.some((line) => (line.attempts ?? 1) > 1)).toBe(true);
+    expect(result.code, result.stderr).toBe(0);
+    expect((await location.readPlants()).length).toBe(200);
+  }, 120_000);
+
+  it('stops only a store that answers nothing, and says for how long', async () => {
+    const { url } = await stallingStore(['stall=1']);
+    const result = await runCli(['add', '--file', '-', '--timeout', '1', '--retries', '0', '--concurrency', '1'], {
+      env: { PLANTS_BASE_URL: url, PLANTS_TOKEN: TOKEN },
+      input: `${records(5)}\n`,
+      timeoutMs: 60_000,
+    });
+    expect(result.code, result.stderr).toBe(3);
+    expect(result.stderr).toMatch(/^Stopped: the store answered nothing for \d+ s; the rest was not sent\.$/m);
+    expect(result.stderr).not.toMatch(/at .*\.js:\d+/);
+  }, 60_000);
+});
