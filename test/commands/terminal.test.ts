@@ -29,27 +29,12 @@ const slowPlant = (delayMs: number) =>
   });
 
 describe('on a terminal', () => {
-  it('login asks for the token and echoes only stars', async () => {
+  // `login --with-token` too: the serve banner tells people to run it, on a terminal.
+  it.each([[['login']], [['login', '--with-token']]])('%j asks for the token and echoes only stars', async (args) => {
     const token = 'typed-secret-token-42';
     // Nobody listens there: login tries the token on the store, and 4010 may hold `npm start`.
     const home = `http://127.0.0.1:${await freePort()}`;
-    const session = runCliInTty(['login'], {
-      PLANTS_CONFIG_DIR: env.PLANTS_CONFIG_DIR as string,
-      PLANTS_BASE_URL: home,
-    });
-    await session.waitFor('Paste your token: ');
-    session.type(`${token}\r`);
-    expect(await session.exited).toBe(0);
-    expect(session.screen).toContain('*'.repeat(token.length));
-    expect(session.screen).not.toContain(token);
-    const config = JSON.parse(readFileSync(path.join(env.PLANTS_CONFIG_DIR as string, 'config.json'), 'utf8'));
-    expect(config.tokens[home]).toBe(token);
-  });
-
-  it('login --with-token on a terminal (as the serve banner says) prompts and echoes only stars', async () => {
-    const token = 'pasted-secret-token-43';
-    const home = `http://127.0.0.1:${await freePort()}`;
-    const session = runCliInTty(['login', '--with-token'], {
+    const session = runCliInTty(args, {
       PLANTS_CONFIG_DIR: env.PLANTS_CONFIG_DIR as string,
       PLANTS_BASE_URL: home,
     });

@@ -85,21 +85,9 @@ function serverFolder(prefix: string) {
     asRoot
       ? run('runuser', ['-u', 'postgres', '--', path.join(bin, command), ...args], { cwd: dir })
       : run(path.join(bin, command), args, { cwd: dir });
-  return { dir, password, user, pwfile, server };
-}
-
-/**
- * Starts a real PostgreSQL (initdb + pg_ctl) on a free loopback port in a temporary folder.
- * initdb refuses to run as root: then every server command runs as the `postgres` user
- * (runuser), in a folder chowned to it. synchronous_commit stays on: with it off an
- * acknowledged commit may be lost by design, and the crash tests would prove nothing.
- */
-export async function startPostgresCluster(): Promise<PostgresCluster> {
-  const { dir, password, user, pwfile, server } = serverFolder('plants-pg-');
-  const data = path.join(dir, 'data');
-  let started = false;
-  try {
-    await server('initdb', [
+  /** A new cluster in `data`, owned by `user` with the password, reached over TCP with it. */
+  const initdb = (data: string) =>
+    server('initdb', [
       '-D',
       data,
       '-U',
@@ -112,6 +100,21 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
       '--no-locale',
       '--no-sync',
     ]);
+  return { dir, password, user, server, initdb };
+}
+
+/**
+ * Starts a real PostgreSQL (initdb + pg_ctl) on a free loopback port in a temporary folder.
+ * initdb refuses to run as root: then every server command runs as the `postgres` user
+ * (runuser), in a folder chowned to it. synchronous_commit stays on: with it off an
+ * acknowledged commit may be lost by design, and the crash tests would prove nothing.
+ */
+export async function startPostgresCluster(): Promise<PostgresCluster> {
+  const { dir, password, user, server, initdb } = serverFolder('plants-pg-');
+  const data = path.join(dir, 'data');
+  let started = false;
+  try {
+    await initdb(data);
     const port = await freePort();
     const start = async () => {
       await server('pg_ctl', [
@@ -293,7 +296,7 @@ export interface PostgresPair {
  * waits for a standby, as it would in production.
  */
 export async function startPostgresPair(): Promise<PostgresPair> {
-  const { dir, password, user, pwfile, server } = serverFolder('plants-pg-pair-');
+  const { dir, password, user, server, initdb } = serverFolder('plants-pg-pair-');
   const nodes: Array<PostgresNode & { data: string; started: boolean }> = [];
   const makeNode = async (name: string): Promise<(typeof nodes)[number]> => {
     const port = await freePort();
@@ -361,19 +364,7 @@ export async function startPostgresPair(): Promise<PostgresPair> {
     const a = await makeNode('a');
     const b = await makeNode('b');
     nodes.push(a, b);
-    await server('initdb', [
-      '-D',
-      a.data,
-      '-U',
-      user,
-      `--pwfile=${pwfile}`,
-      '--auth-local=trust',
-      '--auth-host=scram-sha-256',
-      '-E',
-      'UTF8',
-      '--no-locale',
-      '--no-sync',
-    ]);
+    await initdb(a.data);
     await a.start();
     await baseBackup(a, b);
     await makeSynchronous(a);
