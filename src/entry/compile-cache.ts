@@ -7,9 +7,9 @@ const nodeCompileCache = (module as { enableCompileCache?: (folder: string) => u
 /**
  * Keeps V8's compiled code of plants between runs, in the user's cache folder (never in the
  * package, which may be read-only); NODE_DISABLE_COMPILE_CACHE=1 turns it off. Node 22.1+ keeps
- * every module's itself. Node 20 has no such cache: there the fast route's bundle, where
- * compiling is a large share of a short command's cost, is compiled with the code V8 produced
- * the last time (loadBundle).
+ * every module's itself (oclif's and serve's); the fast route's bundle, where compiling is a large
+ * share of a short command's cost, is compiled with the code V8 produced the last time on every
+ * Node (loadBundle).
  */
 export async function enableCompileCache(): Promise<string | undefined> {
   if (process.env.NODE_DISABLE_COMPILE_CACHE === '1') return undefined;
@@ -23,17 +23,20 @@ export async function enableCompileCache(): Promise<string | undefined> {
   return folder;
 }
 
-/** A CommonJS bundle's exports, and saveCodeCache to call once it has run (Node 20 only). */
+/** A CommonJS bundle's exports, and saveCodeCache to call once it has run. */
 export interface LoadedBundle<T> {
   exports: T;
   saveCodeCache(): void;
 }
 
 /**
- * A CommonJS bundle. On Node 20, with a cache folder, it is compiled as a vm.Script with the code
- * V8 produced the last time (`cachedData`), one file per command (V8 reads a whole cache, and one
- * command's code would cost another to read): the file name holds the bundle's size and time, so
- * a reinstalled bundle never meets an old cache, and V8 refuses one of another V8 or other flags.
+ * A CommonJS bundle. With a cache folder, it is compiled as a vm.Script with the code V8 produced
+ * the last time (`cachedData`), one file per command (V8 reads a whole cache, and one command's
+ * code would cost another to read): the file name holds the bundle's size and time, so a
+ * reinstalled bundle never meets an old cache, and V8 refuses one of another V8 or other flags.
+ * Node 22+'s own module cache is written when a module is compiled, before it runs, so it lacks
+ * every function compiled lazily on first call; this one is written after the command ran. It is
+ * written once a command: making it again costs more than the compiling it would spare.
  */
 export async function loadBundle<T>(
   file: string,
@@ -41,7 +44,7 @@ export async function loadBundle<T>(
   argv: readonly string[],
 ): Promise<LoadedBundle<T>> {
   const require = module.createRequire(file);
-  if (nodeCompileCache !== undefined || cacheFolder === undefined) {
+  if (cacheFolder === undefined) {
     return { exports: require(file) as T, saveCodeCache() {} };
   }
   const { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } = process.getBuiltinModule('node:fs');
