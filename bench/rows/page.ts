@@ -9,7 +9,7 @@ import type { Browser } from 'playwright-core';
 import { browserTestsEnabled, CHROMIUM, launchChromium } from '../../test/helpers/browser.js';
 import { bench, clientCpu, plan, root, serverCpu, token, work } from '../lib/context.js';
 import { format, median, noteRow, progress, type Row, type RowGroup, verdict } from '../lib/format.js';
-import { cpuSeconds, run } from '../lib/processes.js';
+import { childPids, cpuSeconds, timed, treeCpuSeconds } from '../lib/processes.js';
 import { type Server, startPlantsServe } from '../lib/servers.js';
 import { hasCommand } from '../lib/system.js';
 
@@ -33,13 +33,25 @@ function sizeRow(): Row {
   };
 }
 
+interface Load {
+  rps: number;
+  /** The server's CPU time per request (less swayed by a busy machine). */
+  cpuUs: number | undefined;
+  /** wrk's CPU time per second of load: how much of its core the load generator used. */
+  wrkCpu: number | undefined;
+  /** The browser's CPU time (all its processes) per second of load. */
+  browserCpu: number | undefined;
+}
+
 /**
  * wrk posting new plants for plan.serverSeconds: requests per second, every one answered 200,
- * and the server's CPU time per request (less swayed by a busy machine).
+ * and the CPU time the server, wrk and the browser (pid, when there is one) spent on it.
  */
-async function wrkPosts(server: Server, firstId: number): Promise<{ rps: number; cpuUs: number | undefined }> {
+async function wrkPosts(server: Server, firstId: number, browserPid: number | undefined): Promise<Load> {
   const before = cpuSeconds(server.child.pid);
-  const result = await run(
+  const browserBefore = treeCpuSeconds(browserPid);
+  const started = performance.now();
+  const result = await timed(
     'wrk',
     [
       '-t1',
@@ -63,20 +75,27 @@ async function wrkPosts(server: Server, firstId: number): Promise<{ rps: number;
       `wrk failed (exit ${result.code ?? result.signal}):\n${result.stdout}${result.stderr}`.slice(-2000),
     );
   }
+  const seconds = (performance.now() - started) / 1000;
   const after = cpuSeconds(server.child.pid);
+  const browserAfter = treeCpuSeconds(browserPid);
   const requests = Number(/(\d+) requests in/.exec(result.stdout)?.[1]);
   const cpuUs =
     before === undefined || after === undefined || !(requests > 0) ? undefined : ((after - before) / requests) * 1e6;
-  return { rps, cpuUs };
+  const wrkCpu = result.cpuSeconds === undefined ? undefined : result.cpuSeconds / seconds;
+  const browserCpu =
+    browserBefore === undefined || browserAfter === undefined ? undefined : (browserAfter - browserBefore) / seconds;
+  return { rps, cpuUs, wrkCpu, browserCpu };
 }
 
-/** A tab of the page with the token entered, once its live log is streaming. */
+/** A tab of the page with the token entered, once its live log is streaming, scrolled to the log. */
 async function openTab(browser: Browser, server: Server) {
   const page = await browser.newPage();
   await page.goto(`${server.url}/_serve/`);
   await page.locator('#token').fill(token);
   await page.keyboard.press('Enter');
   await page.locator('#log-status', { hasText: 'Live.' }).waitFor({ timeout: 30_000 });
+  // In view, as someone watching it would have it: drawn and painted, not only laid out below the fold.
+  await page.locator('#log-title').scrollIntoViewIfNeeded();
   return page;
 }
 
@@ -95,6 +114,9 @@ async function pageRows(): Promise<Row[]> {
   const ratios: number[] = [];
   const cpuWithout: number[] = [];
   const cpuWithTab: number[] = [];
+  const browserWithout: number[] = [];
+  const browserWithTab: number[] = [];
+  const percent = (share: number | undefined) => (share === undefined ? '?' : `${(share * 100).toFixed(1)}%`);
   const cpu = (values: number[]) => (values.length === 0 ? '' : `${median(values).toFixed(1)} µs`);
   // The tab is a client: on the load generator's core, never the server's.
   let executablePath: string | undefined;
@@ -102,7 +124,10 @@ async function pageRows(): Promise<Row[]> {
     executablePath = path.join(work, 'chromium-pinned');
     writeFileSync(executablePath, `#!/bin/sh\nexec taskset -c ${clientCpu} ${CHROMIUM} "$@"\n`, { mode: 0o755 });
   }
+  const before = new Set(childPids(process.pid));
   const browser = await launchChromium({ executablePath });
+  // The browser's own process: the child this launch started (the pinning wrapper execs it).
+  const browserPid = childPids(process.pid).find((pid) => !before.has(pid));
   try {
     for (let round = 0; round < plan.serverRuns; round++) {
       for (const tab of [false, true]) {
@@ -112,9 +137,14 @@ async function pageRows(): Promise<Row[]> {
         const server = await startPlantsServe('memory', 'normal', serverCpu);
         const page = tab ? await openTab(browser, server) : undefined;
         try {
-          const { rps, cpuUs } = await wrkPosts(server, 1);
+          const load = await wrkPosts(server, 1, browserPid);
+          const { rps, cpuUs, wrkCpu, browserCpu } = load;
           (tab ? withTab : without).push(rps);
           if (cpuUs !== undefined) (tab ? cpuWithTab : cpuWithout).push(cpuUs);
+          if (browserCpu !== undefined) (tab ? browserWithTab : browserWithout).push(browserCpu);
+          progress(
+            `${Math.round(rps)} req/s, server ${cpuUs?.toFixed(1)} µs/req, wrk ${percent(wrkCpu)}, chromium ${percent(browserCpu)} of a core`,
+          );
           if (page !== undefined) {
             // The tab did stream: its log shows the load's requests.
             const rowsShown = await page.locator('#log tr').count();
@@ -154,6 +184,17 @@ async function pageRows(): Promise<Row[]> {
       cpu: cpu(cpuWithTab),
     },
   );
+  if (browserWithTab.length > 0) {
+    rows.push({
+      id: 'i4',
+      what: 'chromium’s CPU during i3, all its processes, per second of load (idle browser, no tab, during i2)',
+      median: `${percent(median(browserWithTab))} of a core (${percent(median(browserWithout))})`,
+      spread: format.spread(browserWithTab, percent),
+      ratio: '',
+      goal: '',
+      result: '',
+    });
+  }
   return rows;
 }
 
