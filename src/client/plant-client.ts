@@ -440,6 +440,7 @@ export class PlantClient {
       const hint = refusedTokenHint(
         this.#options.baseUrl,
         this.#options.token === undefined ? undefined : (this.#options.tokenSource ?? 'config'),
+        status,
       );
       return new AuthRejectedError(message, { status, body, rawBody, exitCode: ExitCode.auth, hints: [hint] });
     }
@@ -564,12 +565,20 @@ function causeMessages(error: unknown): string {
 }
 
 /** What to do about a refused token, naming where it came from (PLANTS_TOKEN cannot be mended by a login). */
-export function refusedTokenHint(baseUrl: URL, source: 'environment' | 'config' | undefined): string {
+export function refusedTokenHint(
+  baseUrl: URL,
+  source: 'environment' | 'config' | undefined,
+  status: 401 | 403 = 401,
+): string {
   const login = loginCommand(baseUrl);
   if (source === 'environment') {
     return `The token sent was PLANTS_TOKEN's (it comes before any stored token): set it to a valid token, or unset it to use the one \`${login}\` stores.`;
   }
   if (source === undefined) return `No token is stored for ${baseUrl.origin}: run \`${login}\` or set PLANTS_TOKEN.`;
+  if (status === 401 && isLoopbackHost(baseUrl.hostname)) {
+    // A store on this machine is most often plants serve, restarted with a token of its own.
+    return `This store may have started with a new token since the login (plants serve makes one up each start with --memory, else keeps it beside its file, as <file>.token): its banner shows the token, and \`${login} --with-token\` stores it.`;
+  }
   return `Check the token: \`${login}\` stores a new one.`;
 }
 

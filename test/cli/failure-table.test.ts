@@ -152,7 +152,10 @@ const failures: FailureRow[] = [
     url: (s) => s.scripted('unauthorized'),
     exit: refusedToken,
     message: /^the server answered 401: invalid token$/,
-    hint: new RegExp(`^Check the token: \`plants login --base-url ${local}/unauthorized\` stores a new one\\.$`),
+    // A store on this machine is most often plants serve, which may have restarted with a new token.
+    hint: new RegExp(
+      `^This store may have started with a new token since the login \\(plants serve makes one up each start with --memory, else keeps it beside its file, as <file>\\.token\\): its banner shows the token, and \`plants login --base-url ${local}/unauthorized --with-token\` stores it\\.$`,
+    ),
     json: 401,
   },
   {
