@@ -135,9 +135,22 @@ describe('plants serve', () => {
     [['--durability', 'sometimes'], '--durability must be full or normal (got "sometimes")'],
     [['--token', 'has space'], 'bearer token'],
     [['--port', '70000'], '--port must be a whole number from 0 to 65535 (got "70000")'],
+    // It would change nothing on PostgreSQL: refused rather than ignored in silence.
+    [
+      ['--database', 'postgres://plants@127.0.0.1:9/plants', '--durability', 'normal'],
+      '--durability applies to a SQLite file only; PostgreSQL commits as its server is set up to (the store is --database)\n  Leave --durability out, or set synchronous_commit on the PostgreSQL server.\n',
+    ],
+    [
+      ['--durability', 'full', '--env', 'PLANTS_DATABASE_URL=postgres://plants@127.0.0.1:9/plants'],
+      '--durability applies to a SQLite file only; PostgreSQL commits as its server is set up to (the store comes from PLANTS_DATABASE_URL or DATABASE_URL)',
+    ],
   ])('refuses %j (exit 2)', async (args, message) => {
-    const result = await runCli(['serve', ...(args.includes('--port') ? [] : ['--port', '0']), ...args], {
-      env: dataEnv(),
+    // `--env NAME=VALUE` here is the test's own: it goes in the environment, not on the command line.
+    const at = args.indexOf('--env');
+    const extra = at === -1 ? {} : Object.fromEntries([(args[at + 1] ?? '').split(/=(.*)/s).slice(0, 2)]);
+    const argv = at === -1 ? args : [...args.slice(0, at), ...args.slice(at + 2)];
+    const result = await runCli(['serve', ...(argv.includes('--port') ? [] : ['--port', '0']), ...argv], {
+      env: { ...dataEnv(), ...extra },
     });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(message);

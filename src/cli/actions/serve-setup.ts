@@ -99,7 +99,7 @@ export async function servePlan(
     database?: string | undefined;
     memory: boolean;
     token?: string[] | undefined;
-    durability: string;
+    durability?: string | undefined;
     'tls-cert'?: string | undefined;
     'tls-key'?: string | undefined;
     'log-format': string;
@@ -118,6 +118,13 @@ export async function servePlan(
   // Checked first: a bad value is a usage error before anything is opened.
   const testing = testingPlan(flags);
   const database = await serveDatabase({ memory: flags.memory, db: flags.db, database: flags.database }, env);
+  if (flags.durability !== undefined && isPostgresUrl(database)) {
+    // As pg_dump refuses options that cannot work together: a flag that would change nothing is a mistake.
+    throw new InvalidInputError(
+      `--durability applies to a SQLite file only; PostgreSQL commits as its server is set up to (${flags.database === undefined ? 'the store comes from PLANTS_DATABASE_URL or DATABASE_URL' : 'the store is --database'})`,
+      { hints: ['Leave --durability out, or set synchronous_commit on the PostgreSQL server.'] },
+    );
+  }
   const given = serveTokens(flags.token, env);
   // A made-up token is kept beside a SQLite file: a restart offers it again, so logins hold.
   const tokenFile = given.generated ? keptTokenFile(database) : undefined;
