@@ -301,7 +301,14 @@ const examples: Record<string, Example> = {
   'BENCH_PIN=0 npm run bench': { notRunHere: 'a benchmark; tests time nothing' },
   'npm ci': { notRunHere: 'CI runs it' },
   'npm test': { notRunHere: 'CI runs it: this test is part of it' },
-  './bin/dev.js add --help': { inProject: true, check: (run) => expect(run.stdout).toContain('--file') },
+  './bin/dev.js add --help': {
+    inProject: true,
+    check: (run) => {
+      expect(run.stdout).toContain('--file');
+      // From the sources, the help class too: no warning that oclif fell back to dist/.
+      expect(run.stderr).toBe('');
+    },
+  },
   '.ci/node-matrix': {
     notRunHere: 'CI runs it (.ci/run): it downloads Node releases and runs the whole suite on each',
   },

@@ -14,6 +14,8 @@ export interface DetachedServePlan {
   port: number;
   database: string;
   tokens: string[];
+  /** Where to keep the made-up token once the server listens (serve-token.ts). */
+  tokenFile?: string | undefined;
   durability: 'full' | 'normal';
   tls: { certPath: string; keyPath: string } | undefined;
   logFormat: LogFormat;

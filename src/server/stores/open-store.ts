@@ -45,7 +45,7 @@ export async function openPlantStore(options: OpenStoreOptions): Promise<PlantSt
 }
 
 /** `file:/abs/path`, `file:///abs/path` or `file:relative` as a path; anything else as it is. */
-function sqliteFile(database: string): string {
+export function sqliteFile(database: string): string {
   if (!database.startsWith('file:')) return database;
   const rest = database.slice('file:'.length);
   return decodeURIComponent(rest.startsWith('//') ? rest.replace(/^\/\/[^/]*/, '') : rest);
