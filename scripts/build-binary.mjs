@@ -66,10 +66,8 @@ const binaryOnly = {
     });
   },
 };
-const script = path.join(work, 'plants.cjs');
-const result = await esbuild.build({
-  entryPoints: ['dist/entry/binary.js'],
-  outfile: script,
+/** The options both scripts are bundled with. */
+const common = {
   bundle: true,
   platform: 'node',
   format: 'cjs',
@@ -79,27 +77,43 @@ const result = await esbuild.build({
   external: ['pg-native'],
   supported: { 'dynamic-import': false },
   plugins: [lazyHttp2, lazyConfImports, binaryOnly],
-  metafile: true,
   logLevel: 'warning',
-});
-// Whatever the script requires must be one of Node's own modules: nothing else is there to load.
-const bundled = readFileSync(script, 'utf8');
+};
+// The main script: --version, help and the route table (small, so that those answer at once),
+// code-cached by Node (useCodeCache); the commands' bundle (every command, serve included) is an
+// asset it compiles when a command runs, with the code cache trained below.
+const script = path.join(work, 'plants.cjs');
+await esbuild.build({ ...common, entryPoints: ['dist/entry/binary.js'], outfile: script });
+const commands = path.join(work, 'commands.cjs');
+await esbuild.build({ ...common, entryPoints: ['dist/cli/run-command.js'], outfile: commands });
+// Whatever the scripts require must be one of Node's own modules: nothing else is there to load.
 const { builtinModules } = await import('node:module');
 const builtins = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]));
-// (Not a require() inside a string: ajv's generated code, which plants never has it generate.)
-const outside = [...bundled.matchAll(/(?<!["'`])\brequire\(\s*["'`]([^"'`]+)["'`]\s*\)/g)]
-  .map((match) => match[1])
-  .filter((name) => !builtins.has(name) && name !== 'pg-native' && !name.startsWith('node:'));
-if (outside.length > 0)
-  throw new Error(`the binary's script requires modules it cannot load: ${[...new Set(outside)]}`);
+for (const file of [script, commands]) {
+  const bundled = readFileSync(file, 'utf8');
+  // (Not a require() inside a string: ajv's generated code, which plants never has it generate.)
+  const outside = [...bundled.matchAll(/(?<!["'`])\brequire\(\s*["'`]([^"'`]+)["'`]\s*\)/g)]
+    .map((match) => match[1])
+    .filter((name) => !builtins.has(name) && !name.startsWith('node:') && name !== 'pg-native');
+  if (outside.length > 0) throw new Error(`${file} requires modules the binary cannot load: ${[...new Set(outside)]}`);
+  if (file === script && bundled.length > 200_000)
+    throw new Error(`${file} holds more than the route: ${bundled.length} bytes`);
+}
+
+// The commands' code cache: the commands run by the binary's own Node against a store of the npm
+// package's (`plants serve --memory` on this Node), so that V8 compiles what they use.
+const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
+const commandsCache = path.join(work, 'commands.v8cache');
+await trainCommands(stripped, commands, commandsCache, pkg.version);
 
 // 3. The single executable.
-const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
 writeFileSync(path.join(work, 'version'), pkg.version);
 const assets = {
   version: path.join(work, 'version'),
   'routes.json': 'dist/entry/routes.json',
   'help.json': 'dist/entry/help.json',
+  'commands.cjs': commands,
+  'commands.v8cache': commandsCache,
 };
 for (const file of ['index.html', 'page.js', 'page.css']) assets[`page/${file}`] = `dist/server/page/assets/${file}`;
 const output = path.join(OUT, NAME);
@@ -120,7 +134,41 @@ execFileSync(node, ['--build-sea', configFile], { stdio: ['ignore', 'ignore', 'i
 const digest = createHash('sha256').update(readFileSync(output)).digest('hex');
 writeFileSync(`${output}.sha256`, `${digest}  ${NAME}\n`);
 const mb = (file) => (statSync(file).size / 2 ** 20).toFixed(1);
-if (process.env.PLANTS_BINARY_KEEP_WORK !== '1') rmSync(work, { recursive: true, force: true });
+const kib = (file) => (statSync(file).size / 1024).toFixed(0);
+const sizes = `main script ${kib(script)} KiB, commands ${kib(commands)} KiB, their code cache ${kib(commandsCache)} KiB`;
+rmSync(work, { recursive: true, force: true });
 console.log(
-  `${output}: ${mb(output)} MiB (Node ${NODE_VERSION}, stripped from ${mb(node)} MiB; script ${(bundled.length / 1024).toFixed(0)} KiB), sha256 ${digest} in ${output}.sha256, ${((Date.now() - started) / 1000).toFixed(1)} s`,
+  `${output}: ${mb(output)} MiB (Node ${NODE_VERSION}, stripped from ${mb(node)} MiB; ${sizes}), sha256 ${digest} in ${output}.sha256, ${((Date.now() - started) / 1000).toFixed(1)} s`,
 );
+
+/** Runs scripts/train-binary-cache.mjs with `nodePath` against a `plants serve --memory` of the npm package. */
+async function trainCommands(nodePath, bundle, cacheFile, version) {
+  const { spawn } = await import('node:child_process');
+  const { mkdtempSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const home = mkdtempSync(path.join(tmpdir(), 'plants-binary-train-'));
+  const token = 'binary-build-token-0123456789';
+  const env = { ...process.env, HOME: home, PLANTS_CONFIG_DIR: home, PLANTS_DATA_DIR: home, NO_COLOR: '1' };
+  const serve = spawn(process.execPath, ['bin/run.js', 'serve', '--memory', '--port', '0', '--token', token], {
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  try {
+    const url = await new Promise((resolve, reject) => {
+      let seen = '';
+      serve.stdout.on('data', (chunk) => {
+        seen += chunk;
+        const found = /http:\/\/127\.0\.0\.1:\d+/.exec(seen);
+        if (found) resolve(found[0]);
+      });
+      serve.once('exit', (code) => reject(new Error(`plants serve for the training exited (${code}): ${seen}`)));
+    });
+    execFileSync(nodePath, ['scripts/train-binary-cache.mjs', bundle, cacheFile, url, token, version], {
+      env,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+  } finally {
+    serve.kill('SIGTERM');
+    rmSync(home, { recursive: true, force: true });
+  }
+}

@@ -11,12 +11,18 @@ export const BINARY_ASSETS = {
   version: 'version',
   routes: 'routes.json',
   help: 'help.json',
+  /** The commands' bundle, and the code cache the build trained it to. */
+  commands: 'commands.cjs',
+  commandsCache: 'commands.v8cache',
 } as const;
 
 /** One of the single executable's assets, as text. */
 export function binaryAsset(name: string): string {
-  const sea = process.getBuiltinModule('node:sea') as { getAsset(key: string, encoding: string): string };
-  return sea.getAsset(name, 'utf8');
+  return sea().getAsset(name, 'utf8');
+}
+
+function sea(): { getAsset(key: string, encoding: string): string; getAsset(key: string): ArrayBuffer } {
+  return process.getBuiltinModule('node:sea') as ReturnType<typeof sea>;
 }
 
 /**
@@ -30,10 +36,9 @@ export function binaryAsset(name: string): string {
  */
 export async function binaryMain(argv: readonly string[]): Promise<void> {
   await sizeHeapForBulkAdd(argv, undefined);
-  exitOnStdoutErrors();
   const version = binaryAsset(BINARY_ASSETS.version);
   if (argv[0] === '--version') {
-    process.stdout.write(`${userAgent(version)}\n`);
+    writeOut(`${userAgent(version)}\n`);
     return;
   }
   const subjects = helpSubjects(argv);
@@ -42,19 +47,47 @@ export async function binaryMain(argv: readonly string[]): Promise<void> {
     const help = JSON.parse(binaryAsset(BINARY_ASSETS.help)) as HelpPages;
     const page = await pageFrom(help, subjects, version, async () => true);
     if (page !== undefined) {
-      process.stdout.write(page);
+      writeOut(page);
       return;
     }
   }
+  exitOnStdoutErrors();
   const table = JSON.parse(binaryAsset(BINARY_ASSETS.routes)) as RouteTable;
   const found = findRoute(table, argv);
   const parsed = found === undefined || subjects !== undefined ? undefined : parseArgv(found.route, found.rest);
   if (parsed !== undefined) {
-    const { runCommand } = await import('../cli/run-command.js');
-    await runCommand(parsed as Parameters<typeof runCommand>[0], version);
+    const { compileCommands } = await import('./commands-bundle.js');
+    const { exports } = compileCommands(
+      binaryAsset(BINARY_ASSETS.commands),
+      Buffer.from(sea().getAsset(BINARY_ASSETS.commandsCache)),
+    );
+    await exports.runCommand(parsed as Parameters<typeof exports.runCommand>[0], version);
     return;
   }
   process.exitCode = refuse(argv, table, found?.route.id);
+}
+
+/**
+ * A quick answer, written to fd 1 at once: process.stdout is a stream Node sets up on first use,
+ * which costs more than the rest of `--version` (bench l). Where the write fails as a stream's
+ * would, it ends as exitOnStdoutErrors says (141 for a reader gone, 74 otherwise); a pipe that
+ * is full (EAGAIN) gets the rest through the stream.
+ */
+function writeOut(text: string): void {
+  const { writeSync } = process.getBuiltinModule('node:fs');
+  const bytes = Buffer.from(text);
+  let written = 0;
+  try {
+    while (written < bytes.length) written += writeSync(1, bytes, written);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') {
+      exitOnStdoutErrors();
+      process.stdout.emit('error', error);
+      return;
+    }
+    exitOnStdoutErrors();
+    process.stdout.write(bytes.subarray(written));
+  }
 }
 
 /** `plants/VERSION linux-x64 node-vN`, as oclif writes it (oclif-user-agent.ts; WSL taken as Linux here). */
