@@ -1,3 +1,4 @@
+import { inSingleExecutable } from '../../../single-executable.js';
 import { nodeSqliteDriver } from './node-sqlite-driver.js';
 import { betterSqlite3Driver } from './sqlite-driver.js';
 import type { SqliteDriver, SqliteDriverName } from './sqlite-driver-api.js';
@@ -8,8 +9,7 @@ import type { SqliteDriver, SqliteDriverName } from './sqlite-driver-api.js';
  * better-sqlite3 out of it), better-sqlite3 everywhere else (the npm package, as it always was).
  */
 export function defaultSqliteDriverName(): SqliteDriverName {
-  const sea = process.getBuiltinModule('node:sea') as { isSea?: () => boolean } | undefined;
-  return sea?.isSea?.() === true ? 'node:sqlite' : 'better-sqlite3';
+  return inSingleExecutable() ? 'node:sqlite' : 'better-sqlite3';
 }
 
 /** The driver `name` names (by default, defaultSqliteDriverName's). */
