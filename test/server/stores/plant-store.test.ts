@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { openPlantStore } from '../../../src/server/stores/open-store.js';
 import { type PlantStore, StoreClosedError } from '../../../src/server/stores/plant-store.js';
-import { hasNodeSqlite, nodeSqliteBackend, type StoreLocation, storeBackends } from '../../helpers/store-backends.js';
+import { nodeSqliteBackend, nodeSqliteRuns, type StoreLocation, storeBackends } from '../../helpers/store-backends.js';
 
 // What every store does, whichever database it is on: one suite, run on each backend, and on
-// SQLite with each driver (node:sqlite, the single executable's, on every Node that has it).
-const backends = hasNodeSqlite() ? [...storeBackends(), nodeSqliteBackend] : storeBackends();
+// SQLite with each driver (node:sqlite, the single executable's, on every Node it runs on: 24+).
+const backends = nodeSqliteRuns() ? [...storeBackends(), nodeSqliteBackend] : storeBackends();
 describe.each(backends)('PlantStore on $name', (backend) => {
   const locations: StoreLocation[] = [];
   const open: PlantStore[] = [];

@@ -176,11 +176,33 @@ export function defineNodeSqliteDatabase(
   return { Database: Database as unknown as SqliteDatabaseClass, SqliteError: SqliteError as SqliteErrorClass };
 }
 
-/** The `node:sqlite` driver, for where node:sqlite is (Node 22.13+, 24, 26). */
+let textChecked = false;
+
+/**
+ * The `node:sqlite` driver, for Node 24 and newer (the single executable's Node is 26). Node
+ * 22's node:sqlite stores text exactly but reads it back only up to its first U+0000, which the
+ * contract allows in a name or tag: there it is refused, said so, rather than losing characters.
+ */
 export function nodeSqliteDriver(): SqliteDriver {
   const sqlite = process.getBuiltinModule('node:sqlite') as NodeSqlite | undefined;
   if (sqlite === undefined) {
-    throw new Error(`this Node (${process.version}) has no node:sqlite: it needs Node 22.13 or newer`);
+    throw new Error(
+      `this Node (${process.version}) has no node:sqlite: plants' node:sqlite driver needs Node 24 or newer`,
+    );
+  }
+  if (!textChecked) {
+    const db = new sqlite.DatabaseSync(':memory:');
+    try {
+      const row = db.prepare('SELECT char(0) AS text').get() as { text: string };
+      if (row.text.length !== 1) {
+        throw new Error(
+          `node:sqlite of this Node (${process.version}) reads text only up to its first U+0000: plants' node:sqlite driver needs Node 24 or newer`,
+        );
+      }
+    } finally {
+      db.close();
+    }
+    textChecked = true;
   }
   return {
     name: 'node:sqlite',
