@@ -54,11 +54,13 @@ const binaryOnly = {
     // serve's page: from the binary's assets instead of dist/server/page/assets/.
     build.onLoad({ filter: /[\\/]dist[\\/]server[\\/]page[\\/]page-assets\.js$/ }, (args) => {
       const source = readFileSync(args.path, 'utf8');
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the source text to find, not a template.
       const read = 'readFile(new URL(`./assets/${name}`, import.meta.url))';
       if (!source.includes(read)) throw new Error(`${args.path} no longer reads its assets as ${read}`);
       return {
         contents: source.replace(
           read,
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: source text put in its place.
           "Promise.resolve().then(() => Buffer.from(process.getBuiltinModule('node:sea').getAsset(`page/${name}`)))",
         ),
         loader: 'js',
