@@ -13,7 +13,7 @@
  * BENCH_CALLGRIND_RUNS=N: callgrind medians of N counts (3; 1 with BENCH_QUICK).
  * BENCH_PIN=0: do not pin the server under test and its load generator to separate cores.
  * BENCH_DEADLINE_MINUTES=N: stop after N minutes (40; 10 with BENCH_QUICK).
- * BENCH_ROWS=a,c: only these groups of rows (a start-up, b bulk, c server, d listing, e postgres, f re-run, g Node versions, h postgres failover, i the page of serve); default all.
+ * BENCH_ROWS=a,c: only these groups of rows (a start-up, b bulk, c server, d listing, e postgres, f re-run, g Node versions, h postgres failover, i the page of serve, j the single executable, which npm run build:binary makes); default all.
  */
 import { existsSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -22,6 +22,7 @@ import { cli, cores, pin, plan, quick, root, work } from './lib/context.js';
 import { progress, type Row, type RowGroup, table } from './lib/format.js';
 import { serverLoad } from './lib/load.js';
 import { stopAll } from './lib/processes.js';
+import { binary } from './rows/binary.js';
 import { bulk } from './rows/bulk.js';
 import { failover } from './rows/failover.js';
 import { listing } from './rows/listing.js';
@@ -33,7 +34,18 @@ import { startup } from './rows/startup.js';
 import { nodeVersions } from './rows/versions.js';
 
 /** The groups of rows, in the order they run and print. */
-const groups: readonly RowGroup[] = [startup, bulk, server, listing, postgres, rerun, nodeVersions, failover, page];
+const groups: readonly RowGroup[] = [
+  startup,
+  bulk,
+  server,
+  listing,
+  postgres,
+  rerun,
+  nodeVersions,
+  failover,
+  page,
+  binary,
+];
 const chosen = new Set(
   (process.env.BENCH_ROWS ?? groups.map((group) => group.key).join(',')).split(',').map((key) => key.trim()),
 );

@@ -313,6 +313,16 @@ const examples: Record<string, Example> = {
     notRunHere: 'CI runs it (.ci/run): it downloads Node releases and runs the whole suite on each',
   },
   '.ci/node-matrix 24 26.10.0': { notRunHere: 'CI runs .ci/node-matrix: it downloads Node releases' },
+  'npm ci && npm run build && npm run build:binary': {
+    notRunHere: 'CI runs it (.ci/run) before the tests; test/binary/binary.test.ts runs what it makes, alone on PATH',
+  },
+  'cd binary && sha256sum -c plants-linux-x64.sha256': {
+    notRunHere: 'needs the binary; test/binary/binary.test.ts checks the checksum file against it',
+  },
+  'install -m 755 plants-linux-x64 ~/.local/bin/plants': {
+    notRunHere: 'installs outside the test folder; test/binary/binary.test.ts runs the binary as plants, alone on PATH',
+  },
+  '~/.local/bin/plants --version': { notRunHere: 'test/binary/binary.test.ts runs the binary --version' },
   'npm pack': { notRunHere: 'packaging: the tarball and a global install are not part of this suite yet' },
   'npm install -g plants-0.1.0.tgz': { notRunHere: 'installs globally, outside the test folder' },
   'npx --package ./plants-0.1.0.tgz plants --version': { notRunHere: 'needs the tarball of npm pack' },

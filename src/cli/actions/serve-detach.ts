@@ -46,12 +46,13 @@ interface ReadyMessage {
  */
 export async function startDetachedServer(options: {
   plan: DetachedServePlan;
-  /** The script that runs plants (process.argv[1]). */
-  script: string;
+  /** The script that runs plants (process.argv[1]); undefined for the single executable, which is plants itself. */
+  script: string | undefined;
   stderr: NodeJS.WritableStream;
   pidFile: string | undefined;
 }): Promise<{ url: string; pid: number } | { exitCode: number }> {
-  const child = spawn(process.execPath, [options.script, 'serve', '--detached-child'], {
+  const script = options.script === undefined ? [] : [options.script];
+  const child = spawn(process.execPath, [...script, 'serve', '--detached-child'], {
     detached: true,
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
   });

@@ -1,5 +1,6 @@
 import type { Serve } from '../../commands/serve.js';
 import { PAGE_PREFIX } from '../../server/page/page-path.js';
+import { inSingleExecutable } from '../../single-executable.js';
 import type { CommandRun } from '../command-run.js';
 
 export const run: CommandRun<typeof Serve> = async ({ flags }, { factory, output }) => {
@@ -35,7 +36,7 @@ export const run: CommandRun<typeof Serve> = async ({ flags }, { factory, output
   if (flags.detach) {
     const started = await detach.startDetachedServer({
       plan,
-      script: process.argv[1] ?? '',
+      script: inSingleExecutable() ? undefined : (process.argv[1] ?? ''),
       stderr: process.stderr,
       pidFile: flags['pid-file'],
     });
