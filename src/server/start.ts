@@ -3,9 +3,10 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { describeBadToken, isBearerToken } from '../schema/token.js';
-import { answerClientError, closeAfterAnswer, createPlantApp, DEFAULT_MAX_BODY_BYTES } from './app.js';
+import { createPlantApp, DEFAULT_MAX_BODY_BYTES } from './app.js';
 import { createCors } from './cors.js';
 import { ListenError, ServerOptionsError } from './errors.js';
+import { answerClientError, closeAfterAnswer } from './http/connection.js';
 import type { RequestRecord } from './observability/request-record.js';
 import {
   createServerLog,
