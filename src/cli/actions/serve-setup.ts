@@ -7,12 +7,12 @@ import { isPostgresUrl, redactUrl } from '../../server/stores/postgres/connectio
 
 export { isPostgresUrl };
 
+import { whyUnreadable } from '../../files/unreadable-file.js';
 import { MIN_SERVE_TOKEN_LENGTH } from '../../schema/token.js';
 import type { LogFormat, LogLevel } from '../../server/observability/server-log.js';
 import { MAX_FAULT_SEED } from '../../server/testing/prng.js';
 import { describeDelay, describeFaults, parseDelay, parseFaults } from '../../server/testing/testing-options.js';
 import type { PlantsEnv } from '../env.js';
-import { whyUnreadable } from '../input/unreadable-file.js';
 import type { DetachedServePlan } from './serve-detach.js';
 
 /** The tokens `plants serve` accepts: every --token, else PLANTS_TOKEN, else one made up for this run. */
