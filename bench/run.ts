@@ -12,7 +12,8 @@
  * BENCH_QUICK=1: a smoke run of a few minutes with valgrind, about 30 s without (fewer runs, smaller files, shorter loads, no peers, three callgrind counts).
  * BENCH_CALLGRIND_RUNS=N: callgrind medians of N counts (3; 1 with BENCH_QUICK).
  * BENCH_PIN=0: do not pin the server under test and its load generator to separate cores.
- * BENCH_ROWS=a,c: only these groups of rows (a start-up, b bulk, c server, d listing, e postgres, f re-run, g Node versions, h postgres failover, i the page of serve); default all.
+ * BENCH_DEADLINE_MINUTES=N: stop after N minutes (40; 10 with BENCH_QUICK).
+ * BENCH_ROWS=a,c: only these groups of rows (a start-up, b bulk, c server, d listing, e postgres, f re-run, g Node versions, h postgres failover, i the page of serve, j the single executable, which npm run build:binary makes); default all.
  */
 import { existsSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -21,6 +22,7 @@ import { cli, cores, pin, plan, quick, root, work } from './lib/context.js';
 import { progress, type Row, type RowGroup, table } from './lib/format.js';
 import { serverLoad } from './lib/load.js';
 import { stopAll } from './lib/processes.js';
+import { binary } from './rows/binary.js';
 import { bulk } from './rows/bulk.js';
 import { failover } from './rows/failover.js';
 import { listing } from './rows/listing.js';
@@ -32,7 +34,18 @@ import { startup } from './rows/startup.js';
 import { nodeVersions } from './rows/versions.js';
 
 /** The groups of rows, in the order they run and print. */
-const groups: readonly RowGroup[] = [startup, bulk, server, listing, postgres, rerun, nodeVersions, failover, page];
+const groups: readonly RowGroup[] = [
+  startup,
+  bulk,
+  server,
+  listing,
+  postgres,
+  rerun,
+  nodeVersions,
+  failover,
+  page,
+  binary,
+];
 const chosen = new Set(
   (process.env.BENCH_ROWS ?? groups.map((group) => group.key).join(',')).split(',').map((key) => key.trim()),
 );
@@ -73,8 +86,12 @@ async function main(): Promise<void> {
   process.stdout.write(`${out.join('\n')}\n`);
 }
 
-/** However the machine behaves, the whole run ends: a few minutes normally, this at most. */
-const DEADLINE_MS = (quick ? 10 : 40) * 60_000;
+/**
+ * However the machine behaves, the whole run ends: a few minutes normally, this at most
+ * (BENCH_DEADLINE_MINUTES: start-up's callgrind counts take much longer on a loaded machine).
+ */
+const deadlineMinutes = Number.parseInt(process.env.BENCH_DEADLINE_MINUTES ?? '', 10);
+const DEADLINE_MS = (deadlineMinutes > 0 ? deadlineMinutes : quick ? 10 : 40) * 60_000;
 setTimeout(() => {
   console.error(`bench: still running after ${DEADLINE_MS / 60_000} minutes; stopping`);
   void stopAll().then(() => {

@@ -301,11 +301,28 @@ const examples: Record<string, Example> = {
   'BENCH_PIN=0 npm run bench': { notRunHere: 'a benchmark; tests time nothing' },
   'npm ci': { notRunHere: 'CI runs it' },
   'npm test': { notRunHere: 'CI runs it: this test is part of it' },
-  './bin/dev.js add --help': { inProject: true, check: (run) => expect(run.stdout).toContain('--file') },
+  './bin/dev.js add --help': {
+    inProject: true,
+    check: (run) => {
+      expect(run.stdout).toContain('--file');
+      // From the sources, the help class too: no warning that oclif fell back to dist/.
+      expect(run.stderr).toBe('');
+    },
+  },
   '.ci/node-matrix': {
     notRunHere: 'CI runs it (.ci/run): it downloads Node releases and runs the whole suite on each',
   },
   '.ci/node-matrix 24 26.10.0': { notRunHere: 'CI runs .ci/node-matrix: it downloads Node releases' },
+  'npm ci && npm run build && npm run build:binary': {
+    notRunHere: 'CI runs it (.ci/run) before the tests; test/binary/binary.test.ts runs what it makes, alone on PATH',
+  },
+  'cd binary && sha256sum -c plants-linux-x64.sha256': {
+    notRunHere: 'needs the binary; test/binary/binary.test.ts checks the checksum file against it',
+  },
+  'install -m 755 plants-linux-x64 ~/.local/bin/plants': {
+    notRunHere: 'installs outside the test folder; test/binary/binary.test.ts runs the binary as plants, alone on PATH',
+  },
+  '~/.local/bin/plants --version': { notRunHere: 'test/binary/binary.test.ts runs the binary --version' },
   'npm pack': { notRunHere: 'packaging: the tarball and a global install are not part of this suite yet' },
   'npm install -g plants-0.1.0.tgz': { notRunHere: 'installs globally, outside the test folder' },
   'npx --package ./plants-0.1.0.tgz plants --version': { notRunHere: 'needs the tarball of npm pack' },

@@ -1,6 +1,6 @@
 /** Child processes of the bench: run one to its end, keep track of the live ones, read their CPU time. */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { childEnv, pin, work } from './context.js';
 
 /** Every child still running, so that a failed or interrupted run leaves none behind. */
@@ -117,4 +117,51 @@ export function cpuSeconds(pid: number | undefined): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The pids of every process, by the pid of its parent, from /proc (Linux; empty elsewhere). */
+function processTree(): Map<number, number[]> {
+  const children = new Map<number, number[]>();
+  let entries: string[] = [];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return children;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const list = children.get(parent) ?? [];
+      list.push(Number(entry));
+      children.set(parent, list);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return children;
+}
+
+/** The pids of the processes `pid` started and that still run (Linux; empty elsewhere). */
+export function childPids(pid: number): number[] {
+  return processTree().get(pid) ?? [];
+}
+
+/**
+ * User + system CPU seconds of a process and every process under it so far (a browser's renderer
+ * and GPU processes), from /proc (Linux); undefined elsewhere. Children that have exited and
+ * been waited for count in their parent's cutime/cstime, which this leaves out: read it while
+ * the tree is alive.
+ */
+export function treeCpuSeconds(pid: number | undefined): number | undefined {
+  if (pid === undefined || cpuSeconds(pid) === undefined) return undefined;
+  const children = processTree();
+  let total = 0;
+  const queue = [pid];
+  for (let next = queue.pop(); next !== undefined; next = queue.pop()) {
+    total += cpuSeconds(next) ?? 0;
+    queue.push(...(children.get(next) ?? []));
+  }
+  return total;
 }

@@ -67,7 +67,7 @@ export abstract class PlantsCommand extends Command {
       args: (this.ctor.args ?? {}) as UsageCommand['args'],
       flags: (this.ctor.flags ?? {}) as UsageCommand['flags'],
     };
-    const { message, hints } = usageSentence(error, command);
+    const { message, hints } = usageSentence(error, command, this.argv);
     return new InvalidInputError(maskArgv(message, this.argv, this.config.commands), {
       hints: [
         ...flagSuggestions(error, Object.keys(command.flags)),

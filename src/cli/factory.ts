@@ -154,6 +154,11 @@ export class Factory {
       }),
       userAgent: this.userAgent,
       timeoutMs: (request.timeoutSeconds ?? 30) * 1000,
+      storeArgs: [
+        ...(request.flagBaseUrl === undefined ? [] : ['--base-url', request.flagBaseUrl]),
+        ...(request.caCert === undefined ? [] : ['--ca-cert', request.caCert]),
+        ...(request.insecure === true ? ['--insecure'] : []),
+      ],
     });
   }
 

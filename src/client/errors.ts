@@ -39,10 +39,21 @@ export class UnreachableError extends PlantsError {
    * out, the body was cut): the server may have applied it.
    */
   sentNoAnswer = false;
-  constructor(message: string, options: { url: string; cause?: unknown; hints?: readonly string[] }) {
+  /** The flags that chose the store (PlantClientOptions.storeArgs), for a command a hint suggests. */
+  readonly storeArgs: readonly string[];
+  constructor(
+    message: string,
+    options: { url: string; cause?: unknown; hints?: readonly string[]; storeArgs?: readonly string[] | undefined },
+  ) {
     super(message, { exitCode: ExitCode.unreachable, cause: options.cause, hints: options.hints ?? [] });
     this.url = options.url;
+    this.storeArgs = options.storeArgs ?? [];
   }
+}
+
+/** An argument as a shell takes it back: as it is when it needs no quoting, else in single quotes. */
+function shellWord(arg: string): string {
+  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", "'\\''")}'`;
 }
 
 /**
@@ -51,10 +62,13 @@ export class UnreachableError extends PlantsError {
  */
 export class NoAnswerError extends UnreachableError {
   constructor(id: bigint, cause: UnreachableError, hints: readonly string[] = []) {
+    // The look-up goes to the same store: with the --base-url (and --ca-cert) the add was given.
+    const lookUp = ['plants', 'get', String(id), ...cause.storeArgs.map(shellWord)].join(' ');
     super(`sent, no answer: plant ${id} may or may not have been added (${cause.message})`, {
       url: cause.url,
       cause,
-      hints: [`\`plants get ${id}\` shows whether it is in the store.`, ...hints, ...cause.hints],
+      hints: [`\`${lookUp}\` shows whether it is in the store.`, ...hints, ...cause.hints],
+      storeArgs: cause.storeArgs,
     });
     this.attempts = cause.attempts;
     this.sentNoAnswer = true;

@@ -27,6 +27,11 @@ export interface PlantClientOptions {
   tokenSource?: 'environment' | 'config' | undefined;
   /** How reads and deletes are sent again after a transient failure (addPlant takes its own). Default: not. */
   retry?: RetryPolicy;
+  /**
+   * The flags that chose this store, as given (`--base-url URL`, `--ca-cert FILE`, `--insecure`):
+   * a command a hint suggests repeats them, so that it reaches the same store. Default: none.
+   */
+  storeArgs?: readonly string[];
 }
 
 /** A plant the server accepted: the parsed Plant and the exact text it was sent as. */
@@ -66,6 +71,8 @@ export class PlantClient {
   readonly #headers: Record<string, string>;
   /** The requests waiting for an answer, oldest first, for the one timer that ends those past the time-out. */
   readonly #pending = new Set<AnswerCollector>();
+  /** Whether the base URL's port speaks TLS, asked once (see #tlsPortInstead). */
+  #tlsProbe: Promise<boolean> | undefined;
   #sweep: NodeJS.Timeout | undefined;
   #lastContentType = '';
   #lastIsJson = false;
@@ -277,6 +284,8 @@ export class PlantClient {
         // A DELETE sent again after it may have been applied would answer 404 for its own success.
         const again = error.retryable === 'not-applied' || (error.retryable === 'maybe-applied' && method !== 'DELETE');
         if (attempt >= policy.attempts || !again) {
+          const tls = await this.#tlsPortInstead(error.reported);
+          if (tls !== undefined) throw withAttemptsOn(tls, attempt + replays);
           error.reported.sentNoAnswer = mayHaveBeenApplied;
           throw withAttemptsOn(error.reported, attempt + replays);
         }
@@ -409,6 +418,31 @@ export class PlantClient {
     this.#sweep.unref();
   }
 
+  /**
+   * An http:// request closed with no answer may have met a TLS port: a TLS server closes a
+   * connection that does not start a handshake. Asked once per client; when the port does speak
+   * TLS, the error says so and names the https:// URL, and the request was not applied (a TLS
+   * server never reads plain HTTP).
+   */
+  async #tlsPortInstead(reported: UnreachableError): Promise<UnreachableError | undefined> {
+    const baseUrl = this.#options.baseUrl;
+    if (baseUrl.protocol !== 'http:' || !isClosedConnection(reported.cause)) return undefined;
+    if (this.#tlsProbe === undefined) {
+      const { speaksTls } = await import('./tls-probe.js');
+      this.#tlsProbe = speaksTls(baseUrl.hostname, Number(baseUrl.port || 80));
+    }
+    if (!(await this.#tlsProbe)) return undefined;
+    const base = formatBaseUrl(baseUrl);
+    const secure = new URL(base);
+    secure.protocol = 'https:';
+    return new UnreachableError(`cannot reach ${base}: the server speaks TLS (HTTPS) on this port, not plain HTTP`, {
+      url: base,
+      cause: reported.cause,
+      hints: [`Use ${formatBaseUrl(secure)}`],
+      storeArgs: this.#options.storeArgs,
+    });
+  }
+
   #unreachable(error: unknown, timedOut: boolean): UnreachableError {
     const baseUrl = this.#options.baseUrl;
     const base = formatBaseUrl(baseUrl);
@@ -417,10 +451,16 @@ export class PlantClient {
         url: base,
         cause: error,
         hints: ['Raise the limit with --timeout SECONDS.'],
+        storeArgs: this.#options.storeArgs,
       });
     }
     const { reason, hints } = describeNetworkFailure(error, baseUrl);
-    return new UnreachableError(`cannot reach ${base}: ${reason}`, { url: base, cause: error, hints });
+    return new UnreachableError(`cannot reach ${base}: ${reason}`, {
+      url: base,
+      cause: error,
+      hints,
+      storeArgs: this.#options.storeArgs,
+    });
   }
 
   #errorFor(answer: Answer): ResponseError {
@@ -440,10 +480,16 @@ export class PlantClient {
       const hint = refusedTokenHint(
         this.#options.baseUrl,
         this.#options.token === undefined ? undefined : (this.#options.tokenSource ?? 'config'),
+        status,
       );
       return new AuthRejectedError(message, { status, body, rawBody, exitCode: ExitCode.auth, hints: [hint] });
     }
-    return new ResponseError(message, { status, body, rawBody, hints: busyHint(status, answer.retryAfter) });
+    return new ResponseError(message, {
+      status,
+      body,
+      rawBody,
+      hints: [...busyHint(status, answer.retryAfter), ...doubledPathHint(status, this.#options.baseUrl)],
+    });
   }
 }
 
@@ -509,13 +555,17 @@ export function describeNetworkFailure(error: unknown, baseUrl: URL): { reason: 
   const code = errorCode(error) ?? '';
   const text = causeMessages(error);
   if (code === 'ECONNREFUSED') {
+    const port = baseUrl.port || (baseUrl.protocol === 'https:' ? 443 : 80);
     const hints = !isLoopbackHost(baseUrl.hostname)
       ? []
       : formatBaseUrl(baseUrl) === DEFAULT_BASE_URL
         ? ['Is the local store running? Start it with `plants serve`.']
-        : [
-            `Is a store listening there? \`plants serve --port ${baseUrl.port || (baseUrl.protocol === 'https:' ? 443 : 80)}\` starts one.`,
-          ];
+        : isIpv6Host(baseUrl.hostname)
+          ? // serve listens on 127.0.0.1 unless told otherwise: an IPv6 address never reaches it.
+            [
+              `plants serve listens on 127.0.0.1 unless --host says otherwise: use ${formatBaseUrl(withHost(baseUrl, '127.0.0.1'))}, or start it with \`plants serve --host ::1 --port ${port}\`.`,
+            ]
+          : [`Is a store listening there? \`plants serve --port ${port}\` starts one.`];
     return { reason: 'connection refused', hints };
   }
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME' || code === 'EAI_FAIL') {
@@ -524,8 +574,12 @@ export function describeNetworkFailure(error: unknown, baseUrl: URL): { reason: 
       hints: ['Check the host in the base URL (--base-url, PLANTS_BASE_URL, or the default `plants status` shows).'],
     };
   }
-  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE' || code === 'UND_ERR_CLOSED') {
+  if (isClosedConnection(error)) {
     return { reason: 'the connection was closed before a whole answer arrived', hints: [] };
+  }
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
+    // The chain was trusted (the name is checked after it): --ca-cert would change nothing.
+    return { reason: certificateProblems[code] ?? '', hints: [hostNameHint(error, baseUrl)] };
   }
   const problem = certificateProblems[code];
   if (problem !== undefined) {
@@ -555,6 +609,49 @@ export function describeNetworkFailure(error: unknown, baseUrl: URL): { reason: 
   return { reason: code === '' ? 'the request failed' : `the request failed (${code})`, hints: [] };
 }
 
+/** A URL's host as an IPv6 address (`[::1]`, as URL keeps it). */
+function isIpv6Host(hostname: string): boolean {
+  return hostname.startsWith('[');
+}
+
+/** The same URL with another host. */
+function withHost(baseUrl: URL, host: string): URL {
+  const url = new URL(formatBaseUrl(baseUrl));
+  url.hostname = host;
+  return url;
+}
+
+/**
+ * What to do about a certificate made for other names: the names it holds (node's error
+ * carries the peer certificate), and the URL with the first of them.
+ */
+function hostNameHint(error: unknown, baseUrl: URL): string {
+  let altNames: string | undefined;
+  for (let current = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
+    const cert = (current as { cert?: { subjectaltname?: unknown } }).cert;
+    if (typeof cert?.subjectaltname === 'string') altNames = cert.subjectaltname;
+  }
+  const names = (altNames ?? '')
+    .split(/,\s*/)
+    .map((entry) => /^(?:DNS|IP Address):(.+)$/.exec(entry)?.[1]?.trim())
+    .filter((name): name is string => name !== undefined && name !== '');
+  const host = baseUrl.hostname.replace(/^\[|\]$/g, '');
+  if (names.length === 0) {
+    return `Its certificate's names do not include ${host}: reach the store by a name its certificate holds, or give it a certificate made for ${host}.`;
+  }
+  // A wildcard (*.example.com) is no host to connect to; an IPv6 address goes in brackets.
+  const usable = names.find((name) => !name.includes('*'));
+  const suggestion =
+    usable === undefined ? '' : ` (${formatBaseUrl(withHost(baseUrl, usable.includes(':') ? `[${usable}]` : usable))})`;
+  return `Its certificate names ${names.join(', ')}, not ${host}: use one of those in the URL${suggestion}, or give the store a certificate made for ${host}.`;
+}
+
+/** The connection was closed (or reset) before a whole answer arrived. */
+function isClosedConnection(error: unknown): boolean {
+  const code = errorCode(error) ?? '';
+  return code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE' || code === 'UND_ERR_CLOSED';
+}
+
 function causeMessages(error: unknown): string {
   const parts: string[] = [];
   for (let current = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
@@ -564,12 +661,20 @@ function causeMessages(error: unknown): string {
 }
 
 /** What to do about a refused token, naming where it came from (PLANTS_TOKEN cannot be mended by a login). */
-export function refusedTokenHint(baseUrl: URL, source: 'environment' | 'config' | undefined): string {
+export function refusedTokenHint(
+  baseUrl: URL,
+  source: 'environment' | 'config' | undefined,
+  status: 401 | 403 = 401,
+): string {
   const login = loginCommand(baseUrl);
   if (source === 'environment') {
     return `The token sent was PLANTS_TOKEN's (it comes before any stored token): set it to a valid token, or unset it to use the one \`${login}\` stores.`;
   }
   if (source === undefined) return `No token is stored for ${baseUrl.origin}: run \`${login}\` or set PLANTS_TOKEN.`;
+  if (status === 401 && isLoopbackHost(baseUrl.hostname)) {
+    // A store on this machine is most often plants serve, restarted with a token of its own.
+    return `This store may have started with a new token since the login (plants serve makes one up each start with --memory, else keeps it beside its file, as <file>.token): its banner shows the token, and \`${login} --with-token\` stores it.`;
+  }
   return `Check the token: \`${login}\` stores a new one.`;
 }
 
@@ -577,6 +682,20 @@ export function refusedTokenHint(baseUrl: URL, source: 'environment' | 'config' 
 export function loginCommand(baseUrl: URL): string {
   const base = formatBaseUrl(baseUrl);
   return base === DEFAULT_BASE_URL ? 'plants login' : `plants login --base-url ${base}`;
+}
+
+/**
+ * A base URL ending in /plants (`http://127.0.0.1:4010/plants`) sends to /plants/plants: `POST`
+ * meets 405, `GET /plants/plants` reads `plants` as an id (400). Say to drop it.
+ */
+function doubledPathHint(status: number, baseUrl: URL): string[] {
+  if (status !== 400 && status !== 404 && status !== 405) return [];
+  if (!/\/plants$/i.test(baseUrl.pathname)) return [];
+  const base = new URL(formatBaseUrl(baseUrl));
+  base.pathname = base.pathname.replace(/\/plants$/i, '');
+  return [
+    `The base URL ends in /plants, which plants adds itself (this asked for ${baseUrl.pathname}/plants…): drop it, and use ${formatBaseUrl(base)}`,
+  ];
 }
 
 /** A 429 or 503 that says when to come back: say so (it was already waited for where that was allowed). */

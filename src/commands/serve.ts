@@ -5,7 +5,7 @@ import { readerFlag } from '../cli/flag-kinds.js';
 export class Serve extends PlantsCommand {
   static override summary = 'Run a local plant store: the same interface, backed by SQLite.';
   static override description =
-    `Listens on http://127.0.0.1:4010 by default and prints that URL as its first line on stdout, so scripts can read it. Accepts the tokens given with --token (repeatable), else PLANTS_TOKEN; with neither, it makes one up for this run and prints it with the exact plants login command to use it.
+    `Listens on http://127.0.0.1:4010 by default and prints that URL as its first line on stdout, so scripts can read it. Accepts the tokens given with --token (repeatable), else PLANTS_TOKEN; with neither, it makes one up and prints it with the exact plants login command to use it. A SQLite store keeps that token beside its file (<file>.token, mode 0600) and takes it again at the next start, so logins hold across restarts; --memory makes a new one each start.
 
 Plants are kept in plants.db in your data folder (PLANTS_DATA_DIR, or $XDG_DATA_HOME/plants), in another file with --db, only in memory with --memory, or in PostgreSQL with --database postgres://… (also PLANTS_DATABASE_URL, or DATABASE_URL; PGHOST, PGUSER, PGPASSWORD, PGDATABASE and PGSSLMODE fill in what the URL leaves out), where several serve instances can share one store. A 200 is sent only once the plant is committed: with --durability full (the default) it survives a power cut, with normal a crash of the process.
 
@@ -53,9 +53,10 @@ With --detach it runs in the background instead: the command prints the URL once
       multipleNonGreedy: true,
     }),
     durability: Flags.string({
-      summary: 'full: a 200 survives a power cut; normal: it survives a crash of the process, and is faster.',
+      summary:
+        'SQLite file only. full (the default): a 200 survives a power cut; normal: it survives a crash of the process, and is faster.',
       options: ['full', 'normal'],
-      default: 'full',
+      // No default here: given with PostgreSQL it is refused (it would change nothing there).
     }),
     quiet: Flags.boolean({ char: 'q', summary: 'No request log (internal errors only).', default: false }),
     'log-format': Flags.string({

@@ -17,12 +17,16 @@ const BULK_FLAGS = [
 /** Without execve, the old generation's growth set while running: lower made V8 mark almost without pause. */
 const OLD_GROWTH_PERCENT_WHILE_RUNNING = 150;
 
-/** Restarts a bulk add in place with BULK_FLAGS, or sets what can be set while running; nothing for any other command. */
-export async function sizeHeapForBulkAdd(argv: readonly string[], script: URL): Promise<void> {
+/**
+ * Restarts a bulk add in place with BULK_FLAGS, or sets what can be set while running; nothing
+ * for any other command. Without a `script` (the single executable, which takes no Node flags
+ * on its command line) it only sets what can be set while running.
+ */
+export async function sizeHeapForBulkAdd(argv: readonly string[], script: URL | undefined): Promise<void> {
   if (!isBulkAdd(argv) || heapSizesGiven()) return;
   // Node 22.15+ and 24+ (not in @types/node 20).
   const { execve } = process as { execve?: (file: string, args: string[]) => never };
-  if (typeof execve === 'function' && process.platform !== 'win32') {
+  if (script !== undefined && typeof execve === 'function' && process.platform !== 'win32') {
     execve.call(process, process.execPath, [
       process.execPath,
       ...BULK_FLAGS,

@@ -51,12 +51,26 @@ export async function helpPage(
   } catch {
     return undefined;
   }
+  return pageFrom(help, subjects, version, async () => help.inputs === (await helpInputsHash(packageRoot)));
+}
+
+/**
+ * The first of `subjects` from `help`, or undefined for a subject with no page, a VERSION line
+ * long enough to wrap, or pages `current` says are not the build's (the single executable's are
+ * built into it: always current).
+ */
+export async function pageFrom(
+  help: HelpPages,
+  subjects: readonly string[],
+  version: string,
+  current: () => Promise<boolean>,
+): Promise<string | undefined> {
   const subject = subjects.find((words) => words === '' || Object.hasOwn(help.pages, words));
   if (subject === undefined) return undefined;
-  if (subject !== '') return help.inputs === (await helpInputsHash(packageRoot)) ? help.pages[subject] : undefined;
+  if (subject !== '') return (await current()) ? help.pages[subject] : undefined;
   const userAgent = oclifUserAgent(version);
   if (userAgent === undefined || userAgent.length > HELP_WIDTH - 2) return undefined;
-  if (help.inputs !== (await helpInputsHash(packageRoot))) return undefined;
+  if (!(await current())) return undefined;
   return `${help.root.before}${userAgent}${help.root.after}`;
 }
 

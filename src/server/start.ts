@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { describeBadToken, isBearerToken } from '../schema/token.js';
 import { createPlantApp, DEFAULT_MAX_BODY_BYTES } from './app.js';
@@ -192,10 +192,28 @@ export async function startPlantServer(options: PlantServerOptions): Promise<Run
   // Expect: 100-continue comes to the app too, which sends 100 Continue only once the token and
   // the headers are found good (node would send it at once, before any check).
   server.on('checkContinue', listener);
+  /**
+   * Bytes each connection had read when it was accepted (a TLS one: once its handshake was done),
+   * until its first request: a connection that has read nothing more has no request in flight,
+   * and is closed at once when the server stops. node counts such a connection as busy (its
+   * headers time-out runs from the connection), so closeIdleConnections() leaves it to the
+   * deadline: a browser's or a pool's connection opened ahead would hold the stop for seconds.
+   */
+  const unused = new WeakMap<Duplex, number>();
   server.on(tls ? 'secureConnection' : 'connection', (socket: Duplex) => {
     connections.add(socket);
+    unused.set(socket, (socket as Socket).bytesRead);
     socket.once('close', () => connections.delete(socket));
   });
+  const used = (req: http.IncomingMessage) => unused.delete(req.socket);
+  server.on('request', used);
+  server.on('checkContinue', used);
+  const closeUnused = () => {
+    for (const socket of connections) {
+      const atAccept = unused.get(socket);
+      if (atAccept !== undefined && (socket as Socket).bytesRead === atAccept) socket.destroy();
+    }
+  };
   server.on('clientError', (error: Error & { code?: string }, socket: Duplex) => {
     // node:https reports a failed or timed-out handshake as a clientError too. There is no
     // HTTP on such a socket: an answer written into it waits for a handshake that never comes,
@@ -288,7 +306,11 @@ export async function startPlantServer(options: PlantServerOptions): Promise<Run
       closed ??= new Promise<void>((resolve, reject) => {
         // server.close() closes idle keep-alive connections once; those that finish their
         // request later would otherwise linger for keepAliveTimeout.
-        const idleSweep = setInterval(() => server.closeIdleConnections(), 25);
+        closeUnused();
+        const idleSweep = setInterval(() => {
+          server.closeIdleConnections();
+          closeUnused();
+        }, 25);
         const deadline = setTimeout(() => server.closeAllConnections(), closeTimeout);
         server.close(() => {
           clearInterval(idleSweep);

@@ -84,7 +84,9 @@ interface FailureRow {
 
 const mayHaveBeenAdded = (cause: string) =>
   new RegExp(`^sent, no answer: plant 1 may or may not have been added \\(${cause}\\)$`);
-const lookItUp = /^`plants get 1` shows whether it is in the store\.$/;
+// The look-up repeats the --base-url the add was given: without it, it would ask another store.
+const lookItUp =
+  /^`plants get 1 --base-url http:\/\/127\.0\.0\.1:\d+(\/truncated)?` shows whether it is in the store\.$/;
 
 const port = String.raw`\d+`;
 const local = String.raw`http://127\.0\.0\.1:${port}`;
@@ -96,6 +98,17 @@ const failures: FailureRow[] = [
     exit: unreachable,
     message: new RegExp(`^cannot reach ${local}: connection refused$`),
     hint: new RegExp(`^Is a store listening there\\? \`plants serve --port ${port}\` starts one\\.$`),
+    json: 0,
+  },
+  {
+    // plants serve listens on 127.0.0.1 unless --host says otherwise: `serve --port N` alone is no answer.
+    name: 'refused connection on [::1]',
+    url: (s) => s.refusedIpv6,
+    exit: unreachable,
+    message: new RegExp(`^cannot reach http://\\[::1\\]:(${port}): connection refused$`),
+    hint: new RegExp(
+      `^plants serve listens on 127\\.0\\.0\\.1 unless --host says otherwise: use http://127\\.0\\.0\\.1:(${port}), or start it with \`plants serve --host ::1 --port \\1\`\\.$`,
+    ),
     json: 0,
   },
   {
@@ -129,6 +142,15 @@ const failures: FailureRow[] = [
     json: 0,
   },
   {
+    // A TLS server closes a connection that starts no handshake: no HTTP answer ever comes.
+    name: 'plain HTTP to a TLS store',
+    url: (s) => s.plainToTls,
+    exit: unreachable,
+    message: new RegExp(`^cannot reach ${local}: the server speaks TLS \\(HTTPS\\) on this port, not plain HTTP$`),
+    hint: /^Use https:\/\/127\.0\.0\.1:\d+$/,
+    json: 0,
+  },
+  {
     name: 'TLS certificate not trusted',
     url: (s) => s.untrustedTls,
     exit: unreachable,
@@ -152,7 +174,10 @@ const failures: FailureRow[] = [
     url: (s) => s.scripted('unauthorized'),
     exit: refusedToken,
     message: /^the server answered 401: invalid token$/,
-    hint: new RegExp(`^Check the token: \`plants login --base-url ${local}/unauthorized\` stores a new one\\.$`),
+    // A store on this machine is most often plants serve, which may have restarted with a new token.
+    hint: new RegExp(
+      `^This store may have started with a new token since the login \\(plants serve makes one up each start with --memory, else keeps it beside its file, as <file>\\.token\\): its banner shows the token, and \`plants login --base-url ${local}/unauthorized --with-token\` stores it\\.$`,
+    ),
     json: 401,
   },
   {

@@ -236,3 +236,35 @@ describe('usage errors, every command', () => {
     );
   });
 });
+
+describe('a value with spaces given without quotes', () => {
+  it.each([
+    [['add', '--id', '1', '--name', 'Boston', 'Fern'], '--name "Boston Fern"'],
+    [['add', '--id', '1', '--name=Boston', 'Fern', 'Tree', '--tag', 'shade'], '--name "Boston Fern Tree"'],
+    [['add', '--id', '1', '--name', 'Fern', '--tag', 'deep', 'shade'], '--tag "deep shade"'],
+    [['add', '--id', '1', '--name', 'Cost', '$5'], "--name 'Cost $5'"],
+  ])('%j: says to quote it, and how', async (argv, quoted) => {
+    const result = await runCli(argv, { env });
+    expect(result.code).toBe(readmeUsageExitCode());
+    const flag = quoted.split(' ')[0];
+    expect(result.stderr).toBe(
+      [
+        `plants: unexpected argument: ${flag} takes one word as its value, so a value with spaces goes in quotes`,
+        `  Quote it: ${quoted}`,
+        '  See `plants add --help`.',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('never repeats the words after a token flag, and a stray word elsewhere is not quoted', async () => {
+    const token = await runCli(['login', '--token', 'secret-part-one', 'secret-part-two'], { env });
+    expect(token.code).toBe(readmeUsageExitCode());
+    expect(token.stderr).not.toMatch(/secret-part|Quote it/);
+    const stray = await runCli(['get', '1', 'Fern'], { env });
+    expect(stray.stderr.split('\n')[0]).toBe(
+      "plants: unexpected argument: `plants get` takes one argument, ID, and a flag's value goes right after it",
+    );
+    expect(stray.stderr).not.toContain('Fern');
+  });
+});

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -135,13 +135,126 @@ describe('plants serve', () => {
     [['--durability', 'sometimes'], '--durability must be full or normal (got "sometimes")'],
     [['--token', 'has space'], 'bearer token'],
     [['--port', '70000'], '--port must be a whole number from 0 to 65535 (got "70000")'],
+    // It would change nothing on PostgreSQL: refused rather than ignored in silence.
+    [
+      ['--database', 'postgres://plants@127.0.0.1:9/plants', '--durability', 'normal'],
+      '--durability applies to a SQLite file only; PostgreSQL commits as its server is set up to (the store is --database)\n  Leave --durability out, or set synchronous_commit on the PostgreSQL server.\n',
+    ],
+    [
+      ['--durability', 'full', '--env', 'PLANTS_DATABASE_URL=postgres://plants@127.0.0.1:9/plants'],
+      '--durability applies to a SQLite file only; PostgreSQL commits as its server is set up to (the store comes from PLANTS_DATABASE_URL or DATABASE_URL)',
+    ],
   ])('refuses %j (exit 2)', async (args, message) => {
-    const result = await runCli(['serve', ...(args.includes('--port') ? [] : ['--port', '0']), ...args], {
-      env: dataEnv(),
+    // `--env NAME=VALUE` here is the test's own: it goes in the environment, not on the command line.
+    const at = args.indexOf('--env');
+    const extra = at === -1 ? {} : Object.fromEntries([(args[at + 1] ?? '').split(/=(.*)/s).slice(0, 2)]);
+    const argv = at === -1 ? args : [...args.slice(0, at), ...args.slice(at + 2)];
+    const result = await runCli(['serve', ...(argv.includes('--port') ? [] : ['--port', '0']), ...argv], {
+      env: { ...dataEnv(), ...extra },
     });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(message);
     expect(existsSync(path.join(temp.dir, 'data', 'plants.db'))).toBe(false);
+  });
+});
+
+describe('a restarted local store keeps its token', () => {
+  /** A port free now, for the starts that must share one origin (the login is kept per origin). */
+  const freePort = async () => {
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise((resolve) => probe.close(resolve));
+    return String(port);
+  };
+  /** The token the banner printed on the line after its login command. */
+  const printedToken = (stderr: string) => {
+    const lines = stderr.split('\n');
+    return lines[lines.findIndex((line) => line.includes(' login ')) + 1]?.trim() ?? '';
+  };
+
+  it('a login made before a restart still adds after it; the token is kept 0600 beside the file', async () => {
+    const env = dataEnv();
+    const port = await freePort();
+    const tokenFile = path.join(env.PLANTS_DATA_DIR, 'plants.db.token');
+    running = await startServeProcess(['--port', port], env);
+    await running.waitForStderr('Ctrl-C stops the server');
+    const token = printedToken(running.stderr);
+    expect(token).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    expect(running.stderr).toContain(`kept in ${tokenFile}, 0600`);
+    expect(readFileSync(tokenFile, 'utf8')).toBe(`${token}\n`);
+    expect(statSync(tokenFile).mode & 0o777).toBe(0o600);
+    const login = await runCli(['login', '--base-url', running.url, '--with-token'], { env, input: `${token}\n` });
+    expect(login.code).toBe(0);
+    expect((await runCli(['add', '--id', '1', '--name', 'Fern'], { env })).code).toBe(0);
+    expect(await running.stop('SIGINT')).toBe(0);
+
+    running = await startServeProcess(['--port', port], env);
+    await running.waitForStderr('Ctrl-C stops the server');
+    expect(printedToken(running.stderr)).toBe(token);
+    expect(running.stderr).toContain(`this store's token, kept in ${tokenFile} since it was made`);
+    const after = await runCli(['add', '--id', '2', '--name', 'Ivy', '--json'], { env });
+    expect(after.stderr).toBe('');
+    expect(after.code).toBe(0);
+    expect(after.stdout).toBe('{"id":2,"name":"Ivy"}\n');
+    expect(await running.stop('SIGINT')).toBe(0);
+
+    // An explicit --token wins, and leaves the kept one as it was; the 401 says what happened.
+    running = await startServeProcess(['--port', port, '--token', 'explicit-token-0123456789'], env);
+    const refused = await runCli(['add', '--id', '3', '--name', 'Oak'], { env });
+    expect(refused.code).toBe(4);
+    expect(refused.stderr).toBe(
+      [
+        'plants: the server answered 401: invalid bearer token',
+        `  This store may have started with a new token since the login (plants serve makes one up each start with --memory, else keeps it beside its file, as <file>.token): its banner shows the token, and \`plants login --base-url ${running.url} --with-token\` stores it.`,
+        '',
+      ].join('\n'),
+    );
+    expect(readFileSync(tokenFile, 'utf8')).toBe(`${token}\n`);
+  });
+
+  it('keeps none for --memory or a given token, and refuses a kept file that holds no token (exit 2)', async () => {
+    const env = dataEnv();
+    running = await startServeProcess(['--port', '0', '--memory'], env);
+    await running.waitForStderr('Ctrl-C stops the server');
+    expect(running.stderr).toContain('a token made up for this run');
+    await running.stop();
+    const db = path.join(temp.dir, 'own.db');
+    running = await startServeProcess(['--port', '0', '--db', db, '--token', 'given-token-0123456789'], env);
+    await running.waitForStderr('Ctrl-C stops the server');
+    await running.stop();
+    expect(readdirSync(temp.dir).filter((name) => name.endsWith('.token'))).toEqual([]);
+    expect(existsSync(path.join(env.PLANTS_DATA_DIR, 'plants.db.token'))).toBe(false);
+
+    writeFileSync(`${db}.token`, 'not a token\n');
+    const bad = await runCli(['serve', '--port', '0', '--db', db], { env });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe(
+      [
+        `plants: ${db}.token holds no valid token (the one plants serve made up for this store)`,
+        '  Delete it to have a new one made up (logins with the old one are then refused), or give --token.',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('with --detach the background server keeps it, and the banner says "Next:" for this terminal', async () => {
+    const db = path.join(temp.dir, 'bg.db');
+    const pidFile = path.join(temp.dir, 'plants.pid');
+    const started = await runCli(['serve', '--port', '0', '--db', db, '--detach', '--pid-file', pidFile], {
+      env: dataEnv(),
+    });
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    try {
+      expect(started.code).toBe(0);
+      expect(started.stderr).toContain('\nNext:\n');
+      expect(started.stderr).not.toContain('another terminal');
+      const token = printedToken(started.stderr);
+      expect(readFileSync(`${db}.token`, 'utf8')).toBe(`${token}\n`);
+      expect(statSync(`${db}.token`).mode & 0o777).toBe(0o600);
+    } finally {
+      await stopDetachedServer(pid);
+    }
   });
 });
 

@@ -14,6 +14,8 @@ import { projectRoot } from './cli.js';
 export interface FailureServers {
   /** A loopback port nobody listens on. */
   refused: string;
+  /** The same port on IPv6's loopback, [::1]. */
+  refusedIpv6: string;
   /** Accepts the connection and the request, and never answers. */
   silent: string;
   /** A host name that cannot resolve (RFC 6761 reserves .invalid). */
@@ -22,6 +24,8 @@ export interface FailureServers {
   tlsToPlain: string;
   /** A TLS server whose certificate is self-signed (not trusted by the client). */
   untrustedTls: string;
+  /** http:// to that TLS server. */
+  plainToTls: string;
   /** Plain HTTP, answering every request as the path's first segment says: /{status}/{kind}/plants… */
   scripted(kind: ScriptedAnswer): string;
   close(): Promise<void>;
@@ -124,10 +128,12 @@ export async function startFailureServers(): Promise<FailureServers> {
   await new Promise<void>((resolve) => closed.close(() => resolve()));
   return {
     refused: `http://127.0.0.1:${refusedPort}`,
+    refusedIpv6: `http://[::1]:${refusedPort}`,
     silent: `http://127.0.0.1:${silentPort}`,
     unresolvable: 'https://plants-store.invalid',
     tlsToPlain: `https://127.0.0.1:${scriptedPort}/internal`,
     untrustedTls: `https://127.0.0.1:${tlsPort}`,
+    plainToTls: `http://127.0.0.1:${tlsPort}`,
     scripted: (kind) => `http://127.0.0.1:${scriptedPort}/${kind}`,
     close: async () => {
       await Promise.all(closers.map((close) => close()));

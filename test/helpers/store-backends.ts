@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { inject } from 'vitest';
+import type { SqliteDriverName } from '../../src/server/stores/sqlite/sqlite-driver-api.js';
 
 /** A plant as a table row: what the store really holds. */
 export interface StoredRow {
@@ -23,7 +24,9 @@ export interface StoreLocation {
 }
 
 export interface StoreBackend {
-  name: 'sqlite' | 'postgres';
+  name: 'sqlite' | 'postgres' | 'sqlite on node:sqlite';
+  /** For a SQLite backend: the driver its stores are opened with (openPlantStore's sqliteDriver). */
+  sqliteDriver?: SqliteDriverName;
   create(): Promise<StoreLocation>;
 }
 
@@ -44,6 +47,53 @@ export const sqliteBackend: StoreBackend = {
     };
   },
 };
+
+/**
+ * A SQLite file opened with Node's built-in node:sqlite, the single executable's driver. Its
+ * plants are read back with node:sqlite too: two copies of SQLite in one process must never
+ * have one file open at once (each keeps its own table of the process's POSIX locks, so one
+ * closing the file drops the other's locks, and may checkpoint and delete a WAL still in use).
+ * Across processes, or one after the other, the file is one format for both (node-sqlite-driver.test.ts).
+ */
+export const nodeSqliteBackend: StoreBackend = {
+  name: 'sqlite on node:sqlite',
+  sqliteDriver: 'node:sqlite',
+  async create() {
+    const location = await sqliteBackend.create();
+    return { ...location, readPlants: async () => readPlantsWithNodeSqlite(location.database) };
+  },
+};
+
+/** The plants table of a SQLite file, read over a node:sqlite connection of its own. */
+export function readPlantsWithNodeSqlite(file: string): StoredRow[] {
+  const { DatabaseSync } = process.getBuiltinModule('node:sqlite') as unknown as {
+    DatabaseSync: new (
+      file: string,
+      options: { readOnly: boolean },
+    ) => {
+      prepare(sql: string): { setReadBigInts(on: boolean): void; all(): unknown[] };
+      close(): void;
+    };
+  };
+  const db = new DatabaseSync(file, { readOnly: true });
+  try {
+    const select = db.prepare('SELECT id, name, tag FROM plants ORDER BY id');
+    select.setReadBigInts(true);
+    return select.all().map((row) => ({ ...(row as StoredRow) }));
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Whether plants' node:sqlite driver runs on this Node: 24 and newer. Node 20 has no node:sqlite;
+ * Node 22's (22.13+) reads text only up to its first U+0000, and the driver refuses it
+ * (node-sqlite-driver.test.ts proves the refusal there). Decided by the version alone, so that a
+ * node:sqlite that fails on a Node where it should run fails the tests rather than skipping them.
+ */
+export function nodeSqliteRuns(version = process.versions.node): boolean {
+  return Number(version.split('.')[0]) >= 24;
+}
 
 /** The shared test cluster's admin URL, or undefined when the PostgreSQL tests skip (see postgres-global-setup.ts). */
 export function postgresAdminUrl(): string | undefined {

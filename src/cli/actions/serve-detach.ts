@@ -14,6 +14,8 @@ export interface DetachedServePlan {
   port: number;
   database: string;
   tokens: string[];
+  /** Where to keep the made-up token once the server listens (serve-token.ts). */
+  tokenFile?: string | undefined;
   durability: 'full' | 'normal';
   tls: { certPath: string; keyPath: string } | undefined;
   logFormat: LogFormat;
@@ -44,12 +46,13 @@ interface ReadyMessage {
  */
 export async function startDetachedServer(options: {
   plan: DetachedServePlan;
-  /** The script that runs plants (process.argv[1]). */
-  script: string;
+  /** The script that runs plants (process.argv[1]); undefined for the single executable, which is plants itself. */
+  script: string | undefined;
   stderr: NodeJS.WritableStream;
   pidFile: string | undefined;
 }): Promise<{ url: string; pid: number } | { exitCode: number }> {
-  const child = spawn(process.execPath, [options.script, 'serve', '--detached-child'], {
+  const script = options.script === undefined ? [] : [options.script];
+  const child = spawn(process.execPath, [...script, 'serve', '--detached-child'], {
     detached: true,
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
   });

@@ -14,6 +14,7 @@ import { MAX_FAULT_SEED } from '../../server/testing/prng.js';
 import { describeDelay, describeFaults, parseDelay, parseFaults } from '../../server/testing/testing-options.js';
 import type { PlantsEnv } from '../env.js';
 import type { DetachedServePlan } from './serve-detach.js';
+import { keptTokenFile, readKeptToken } from './serve-token.js';
 
 /** The tokens `plants serve` accepts: every --token, else PLANTS_TOKEN, else one made up for this run. */
 export function serveTokens(
@@ -81,6 +82,14 @@ export function invocationName(script: string | undefined, cwd: string): string 
   return relative.startsWith('..') || path.isAbsolute(relative) ? script : `./${relative}`;
 }
 
+/** The made-up token of a SQLite store, kept in `file`: made now (`fresh`), or by an earlier start. */
+export interface KeptToken {
+  file: string;
+  fresh: boolean;
+  /** The file can be read by others. */
+  warning: string | undefined;
+}
+
 /** Everything `plants serve` decides from its flags and the environment before it starts. */
 export async function servePlan(
   flags: {
@@ -90,7 +99,7 @@ export async function servePlan(
     database?: string | undefined;
     memory: boolean;
     token?: string[] | undefined;
-    durability: string;
+    durability?: string | undefined;
     'tls-cert'?: string | undefined;
     'tls-key'?: string | undefined;
     'log-format': string;
@@ -105,11 +114,24 @@ export async function servePlan(
     'fault-seed'?: number | undefined;
   },
   env: PlantsEnv,
-): Promise<{ plan: DetachedServePlan; generated: boolean }> {
+): Promise<{ plan: DetachedServePlan; generated: boolean; keptToken: KeptToken | undefined }> {
   // Checked first: a bad value is a usage error before anything is opened.
   const testing = testingPlan(flags);
-  const { tokens, generated } = serveTokens(flags.token, env);
   const database = await serveDatabase({ memory: flags.memory, db: flags.db, database: flags.database }, env);
+  if (flags.durability !== undefined && isPostgresUrl(database)) {
+    // As pg_dump refuses options that cannot work together: a flag that would change nothing is a mistake.
+    throw new InvalidInputError(
+      `--durability applies to a SQLite file only; PostgreSQL commits as its server is set up to (${flags.database === undefined ? 'the store comes from PLANTS_DATABASE_URL or DATABASE_URL' : 'the store is --database'})`,
+      { hints: ['Leave --durability out, or set synchronous_commit on the PostgreSQL server.'] },
+    );
+  }
+  const given = serveTokens(flags.token, env);
+  // A made-up token is kept beside a SQLite file: a restart offers it again, so logins hold.
+  const tokenFile = given.generated ? keptTokenFile(database) : undefined;
+  const kept = tokenFile === undefined ? undefined : readKeptToken(tokenFile);
+  const tokens = kept === undefined ? given.tokens : [kept.token];
+  const keptToken: KeptToken | undefined =
+    tokenFile === undefined ? undefined : { file: tokenFile, fresh: kept === undefined, warning: kept?.warning };
   const cert = flags['tls-cert'];
   const key = flags['tls-key'];
   return {
@@ -118,6 +140,8 @@ export async function servePlan(
       port: flags.port,
       database,
       tokens,
+      // Written by the server that runs (the background one with --detach), once it listens.
+      tokenFile: keptToken?.fresh === true ? keptToken.file : undefined,
       durability: flags.durability === 'normal' ? 'normal' : 'full',
       tls: cert === undefined || key === undefined ? undefined : { certPath: cert, keyPath: key },
       logFormat: flags['log-format'] as LogFormat,
@@ -127,7 +151,8 @@ export async function servePlan(
       corsOrigins: flags.cors,
       ...testing,
     },
-    generated,
+    generated: given.generated,
+    keptToken,
   };
 }
 

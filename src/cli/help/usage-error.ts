@@ -71,7 +71,40 @@ export function unexpectedArgument(command: UsageCommand): string {
     args.length === 0
       ? 'takes no arguments'
       : `takes ${allRequired ? '' : 'at most '}${count} argument${args.length === 1 ? '' : 's'}, ${list(args)}`;
-  return `unexpected argument: ${commandName(command)} ${takes}, and a flag's value goes right after it (the word is not repeated here)`;
+  return `unexpected argument: ${commandName(command)} ${takes}, and a flag's value goes right after it`;
+}
+
+/** Flags whose values are secrets: never repeated, not even in a suggestion to quote them. */
+const secretFlags = new Set(['token', 'metrics-token']);
+
+/**
+ * A value with spaces given unquoted (`--name Boston Fern`): the flag, and the words that belong
+ * together, when the first stray word follows the value of one of the command's option flags.
+ */
+export function unquotedValue(
+  argv: readonly string[],
+  strays: readonly string[],
+  command: UsageCommand,
+): { flag: string; words: string[] } | undefined {
+  const first = strays[0];
+  if (first === undefined) return undefined;
+  const end = argv.indexOf('--');
+  const words = end === -1 ? argv : argv.slice(0, end);
+  for (let at = 1; at < words.length; at++) {
+    if (words[at] !== first) continue;
+    const before = words[at - 1] ?? '';
+    const inline = /^--([\w-]+)=(.*)$/s.exec(before);
+    const name = inline?.[1] ?? (/^--([\w-]+)$/.exec(words[at - 2] ?? '')?.[1] as string | undefined);
+    const value = inline?.[2] ?? before;
+    if (name === undefined || command.flags[name]?.type !== 'option' || secretFlags.has(name)) continue;
+    if (inline === undefined && value.startsWith('-')) continue;
+    // The stray words that follow, up to the next flag.
+    const rest: string[] = [];
+    for (let next = at; next < words.length && !(words[next] ?? '').startsWith('-'); next++)
+      rest.push(words[next] ?? '');
+    return { flag: name, words: [value, ...rest] };
+  }
+  return undefined;
 }
 
 function flagValue(flag: UsageCommand['flags'][string] | undefined, name: string): string {
@@ -132,6 +165,8 @@ function flagRelation(command: UsageCommand, reason: string): string {
 export function usageSentence(
   error: Error & { args?: unknown; flags?: unknown },
   command: UsageCommand,
+  /** The command line (after the command's id), to tell a value with spaces given unquoted. */
+  argv?: readonly string[],
 ): UsageSentence {
   const text = error.message
     .replace(ansi, '')
@@ -147,7 +182,20 @@ export function usageSentence(
     });
     return { message: `${commandName(command)} needs ${list(named)}`, hints: usage };
   }
-  if (/^Unexpected arguments?:/.test(text)) return { message: unexpectedArgument(command), hints: usage };
+  if (/^Unexpected arguments?:/.test(text)) {
+    const strays = Array.isArray(error.args) ? error.args.map(String) : [];
+    const unquoted = argv === undefined ? undefined : unquotedValue(argv, strays, command);
+    if (unquoted !== undefined) {
+      const value = unquoted.words.join(' ');
+      // Double quotes as people type them; single quotes when the shell would read into double ones.
+      const quoted = /^[^"$`\\!]*$/.test(value) ? `"${value}"` : `'${value.replaceAll("'", "'\\''")}'`;
+      return {
+        message: `unexpected argument: --${unquoted.flag} takes one word as its value, so a value with spaces goes in quotes`,
+        hints: [`Quote it: --${unquoted.flag} ${quoted}`],
+      };
+    }
+    return { message: unexpectedArgument(command), hints: usage };
+  }
 
   if (/^Nonexistent flags?:/.test(text)) {
     const flags = Array.isArray(error.flags) ? error.flags.map((flag) => String(flag).split('=')[0] ?? '') : [];

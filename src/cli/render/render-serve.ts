@@ -6,8 +6,10 @@ export interface ServeBanner {
   database: string;
   /** SQLite's --durability; undefined where it means nothing (PostgreSQL commits as its server is set up to). */
   durability: string | undefined;
-  /** Set only when the token was made up for this run: the one time it is ever printed. */
+  /** Set only when the token was made up (for this run, or kept for this store): never a token given. */
   generatedToken: string | undefined;
+  /** Where a SQLite store keeps its made-up token: made now (`fresh`) or at an earlier start. */
+  keptToken?: { file: string; fresh: boolean } | undefined;
   clearTextWarning: boolean;
   /** An accepted token is short enough to be guessed. */
   shortTokenWarning?: boolean;
@@ -47,10 +49,23 @@ export function renderServeBanner(banner: ServeBanner, c: Colors): string {
       c.yellow('  (openssl rand -base64 24 makes one), or leave --token out to have one made up.'),
     );
   }
-  lines.push('', 'Next, in another terminal:');
+  // In the background the terminal is free: the next commands go in this one.
+  lines.push('', banner.pid === undefined ? 'Next, in another terminal:' : 'Next:');
   // The token goes in on stdin, never as --token: that would put it in shell history and ps.
   const login = `  ${banner.command} login --base-url ${banner.url} --with-token`;
-  if (banner.generatedToken !== undefined) {
+  const kept = banner.keptToken;
+  if (banner.generatedToken !== undefined && kept !== undefined) {
+    lines.push(
+      `${login}   # then paste this store's token, Enter, Ctrl-D:`,
+      `  ${banner.generatedToken}`,
+      c.dim(
+        kept.fresh
+          ? `  (made up for this store and kept in ${kept.file}, 0600: the next start takes it again, so logins hold;`
+          : `  (this store's token, kept in ${kept.file} since it was made: a login made with it still holds;`,
+      ),
+      c.dim('  choose your own with --token or PLANTS_TOKEN)'),
+    );
+  } else if (banner.generatedToken !== undefined) {
     lines.push(
       `${login}   # then paste this run's token, Enter, Ctrl-D:`,
       `  ${banner.generatedToken}`,

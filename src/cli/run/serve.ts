@@ -1,15 +1,17 @@
 import type { Serve } from '../../commands/serve.js';
 import { PAGE_PREFIX } from '../../server/page/page-path.js';
+import { inSingleExecutable } from '../../single-executable.js';
 import type { CommandRun } from '../command-run.js';
 
 export const run: CommandRun<typeof Serve> = async ({ flags }, { factory, output }) => {
   const setup = await import('../actions/serve-setup.js');
   const detach = await import('../actions/serve-detach.js');
   const child = flags['detached-child'];
-  const { plan, generated } = child
-    ? { plan: await detach.receiveDetachedPlan(), generated: false }
+  const { plan, generated, keptToken } = child
+    ? { plan: await detach.receiveDetachedPlan(), generated: false, keptToken: undefined }
     : await setup.servePlan(flags, factory.env);
   const c = output.errorColor;
+  if (keptToken?.warning !== undefined) output.info(c.yellow(`warning: ${keptToken.warning}`));
   const { renderServeBanner } = await import('../render/render-serve.js');
   // The seed is read before anything is opened or listened on: a bad record is exit 2, no file made.
   const { readSeedFile } = await import('../../server/testing/seed.js');
@@ -21,6 +23,7 @@ export const run: CommandRun<typeof Serve> = async ({ flags }, { factory, output
         database: setup.describeDatabase(plan.database),
         durability: setup.isPostgresUrl(plan.database) ? undefined : plan.durability,
         generatedToken: generated ? plan.tokens[0] : undefined,
+        keptToken: keptToken === undefined ? undefined : { file: keptToken.file, fresh: keptToken.fresh },
         clearTextWarning: setup.servesTokensInClear(plan.host, plan.tls !== undefined),
         shortTokenWarning: setup.hasShortToken(plan.tokens),
         command: setup.invocationName(process.argv[1], process.cwd()),
@@ -33,7 +36,7 @@ export const run: CommandRun<typeof Serve> = async ({ flags }, { factory, output
   if (flags.detach) {
     const started = await detach.startDetachedServer({
       plan,
-      script: process.argv[1] ?? '',
+      script: inSingleExecutable() ? undefined : (process.argv[1] ?? ''),
       stderr: process.stderr,
       pidFile: flags['pid-file'],
     });
@@ -75,6 +78,11 @@ export const run: CommandRun<typeof Serve> = async ({ flags }, { factory, output
     faults: plan.faults,
     faultSeed: plan.faultSeed,
   });
+  if (plan.tokenFile !== undefined) {
+    const { keepToken } = await import('../actions/serve-token.js');
+    const failed = keepToken(plan.tokenFile, plan.tokens[0] ?? '');
+    if (failed !== undefined) output.info(c.yellow(`warning: ${failed}`));
+  }
   if (child) {
     detach.reportDetachedReady(server.url);
   } else {

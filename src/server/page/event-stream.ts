@@ -4,6 +4,11 @@ import type { RequestJournal } from './request-journal.js';
 /** Events are gathered and written this often, not one write per request: a load test stays a load test. */
 const FLUSH_MS = 250;
 /**
+ * While requests come faster than a flush sends (the last flush skipped some), flushes come this
+ * far apart instead: the tab has one burst a second to parse and draw, and the server one write.
+ */
+const BUSY_FLUSH_MS = 1000;
+/**
  * At most this many events go out in one flush, the newest (the page shows the last 100): under
  * load the tab is not made to parse thousands a second. The rest are counted in a `gap` event;
  * GET /_serve/journal has them all.
@@ -39,40 +44,38 @@ export function createEventStreams(journal: RequestJournal): EventStreams {
         'x-accel-buffering': 'no',
       });
       open.add(res);
+      // The journal holds the entries, already as JSON: a request costs a stream nothing but the
+      // check that a flush is due. Each flush reads the newest from the journal.
       let pending = `retry: 2000\n\n${journal
         .since(after)
         .map((json) => `id: ${seqOf(json)}\nevent: request\ndata: ${json}\n\n`)
         .join('')}`;
-      // The newest events not yet written, a ring of MAX_EVENTS_PER_FLUSH; older ones are counted.
-      const events: string[] = [];
-      let next = 0;
+      // Entries newer than this go out with the flushes.
+      let sent = journal.stats().lastSeq;
       let missed = 0;
+      let busy = false;
       let timer: NodeJS.Timeout | undefined;
       const flush = () => {
         timer = undefined;
         if (res.destroyed) return;
-        if (missed > 0) pending += `event: gap\ndata: {"missed":${missed}}\n\n`;
-        const count = events.length;
-        for (let i = 0; i < count; i += 1) pending += events[(next + i) % count];
-        events.length = 0;
-        next = 0;
+        const { texts, skipped } = journal.tail(sent, MAX_EVENTS_PER_FLUSH);
+        sent = journal.stats().lastSeq;
+        busy = skipped > 0;
+        missed += skipped;
         // A reader this far behind misses what it cannot take, told by the next gap event.
-        if (res.writableLength > MAX_BACKLOG_BYTES) missed += count;
-        else {
-          missed = 0;
-          if (pending !== '') res.write(pending);
+        if (res.writableLength > MAX_BACKLOG_BYTES) {
+          missed += texts.length;
+          pending = '';
+          return;
         }
+        if (missed > 0) pending += `event: gap\ndata: {"missed":${missed}}\n\n`;
+        missed = 0;
+        for (const json of texts) pending += `id: ${seqOf(json)}\nevent: request\ndata: ${json}\n\n`;
+        if (pending !== '') res.write(pending);
         pending = '';
       };
-      const unsubscribe = journal.subscribe((seq, json) => {
-        const event = `id: ${seq}\nevent: request\ndata: ${json}\n\n`;
-        if (events.length < MAX_EVENTS_PER_FLUSH) events.push(event);
-        else {
-          events[next] = event;
-          next = (next + 1) % MAX_EVENTS_PER_FLUSH;
-          missed += 1;
-        }
-        timer ??= setTimeout(flush, FLUSH_MS);
+      const unsubscribe = journal.subscribe(() => {
+        timer ??= setTimeout(flush, busy ? BUSY_FLUSH_MS : FLUSH_MS);
       });
       const heartbeat = setInterval(() => {
         if (!res.destroyed) res.write(': keep-alive\n\n');

@@ -37,9 +37,18 @@ export interface RequestJournal {
   record(record: RequestRecord): void;
   /** The entries kept with a seq above `after`, oldest first, each as its JSON text. */
   since(after?: number): string[];
+  /**
+   * At most `max` of the newest entries kept with a seq above `after`, oldest first, each as its
+   * JSON text, and how many entries after `after` are left out (older than those, or no longer kept).
+   */
+  tail(after: number, max: number): { texts: string[]; skipped: number };
   /** How many entries are kept, their bytes, and how many were dropped to stay in bounds. */
   stats(): { entries: number; bytes: number; dropped: number; lastSeq: number };
-  /** Called with each new entry's JSON text; returns the unsubscribe. */
+  /**
+   * Called with each new entry's seq and JSON text; returns the unsubscribe. A listener runs on
+   * every request: it should note that there is news and read the entries later (tail), not
+   * do work per entry.
+   */
   subscribe(listener: (seq: number, json: string) => void): () => void;
 }
 
@@ -113,6 +122,16 @@ export function createRequestJournal(options: RequestJournalOptions = {}): Reque
         if ((seqs[slot] as number) > after) out.push(texts[slot] as string);
       }
       return out;
+    },
+    tail(after, max) {
+      const newest: string[] = [];
+      for (let i = count - 1; i >= 0 && newest.length < max; i -= 1) {
+        const slot = (head + i) % maxEntries;
+        if ((seqs[slot] as number) <= after) break;
+        newest.push(texts[slot] as string);
+      }
+      newest.reverse();
+      return { texts: newest, skipped: Math.max(0, lastSeq - after - newest.length) };
     },
     stats() {
       return { entries: count, bytes, dropped, lastSeq };

@@ -1,6 +1,7 @@
 import { userInfo } from 'node:os';
 import type { PlantStore } from './plant-store.js';
 import type { PostgresEnv } from './postgres/connection-settings.js';
+import type { SqliteDriverName } from './sqlite/sqlite-driver-api.js';
 import type { Durability } from './sqlite/sqlite-plant-store.js';
 
 export interface OpenStoreOptions {
@@ -19,6 +20,8 @@ export interface OpenStoreOptions {
   onBackgroundError?: (error: unknown) => void;
   /** Told of each committed transaction and how many plants it held (the metrics). */
   onCommit?: (batchSize: number) => void;
+  /** A SQLite store's driver; by default node:sqlite in the single executable, else better-sqlite3. */
+  sqliteDriver?: SqliteDriverName;
 }
 
 /**
@@ -41,11 +44,12 @@ export async function openPlantStore(options: OpenStoreOptions): Promise<PlantSt
     durability: options.durability,
     busyTimeoutMs: options.busyTimeoutMs,
     onCommit: options.onCommit,
+    driver: options.sqliteDriver,
   });
 }
 
 /** `file:/abs/path`, `file:///abs/path` or `file:relative` as a path; anything else as it is. */
-function sqliteFile(database: string): string {
+export function sqliteFile(database: string): string {
   if (!database.startsWith('file:')) return database;
   const rest = database.slice('file:'.length);
   return decodeURIComponent(rest.startsWith('//') ? rest.replace(/^\/\/[^/]*/, '') : rest);

@@ -74,6 +74,31 @@ describe('the event stream of the request journal', () => {
     expect(ids).toEqual(Array.from({ length: 100 }, (_, i) => before + 151 + i));
   });
 
+  it('after a flush that skipped some, flushes a second apart, each the newest 100 and a count of the rest', async () => {
+    const before = journal.stats().lastSeq;
+    const stream = await request(`${url}/${before}`);
+    let text = '';
+    stream.body.setEncoding('utf8').on('data', (chunk: string) => {
+      text += chunk;
+    });
+    await waitUntil(() => streams.size === 1, 5000, 'the stream to open');
+    for (let i = before + 1; i <= before + 250; i += 1) journal.record(record(i));
+    await waitUntil(() => text.includes(`"requestId":"r${before + 250}"`), 10_000, 'the first burst');
+    const second = performance.now();
+    for (let i = before + 251; i <= before + 400; i += 1) journal.record(record(i));
+    await waitUntil(() => text.includes(`"requestId":"r${before + 400}"`), 10_000, 'the second burst');
+    expect(performance.now() - second).toBeGreaterThanOrEqual(900);
+    stream.body.destroy();
+    await waitUntil(() => streams.size === 0, 5000, 'the stream to close');
+    const missed = [...text.matchAll(/^data: \{"missed":(\d+)\}$/gm)].map((match) => Number(match[1]));
+    expect(missed).toEqual([150, 50]);
+    const ids = [...text.matchAll(/^id: (\d+)$/gm)].map((match) => Number(match[1]));
+    expect(ids).toEqual([
+      ...Array.from({ length: 100 }, (_, i) => before + 151 + i),
+      ...Array.from({ length: 100 }, (_, i) => before + 301 + i),
+    ]);
+  });
+
   it('ends every stream when asked (a stop does not wait for open tabs)', async () => {
     const stream = await request(`${url}/0`);
     await waitUntil(() => streams.size === 1, 5000, 'the stream to open');

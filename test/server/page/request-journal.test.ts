@@ -84,6 +84,22 @@ describe('the request journal', () => {
     expect(parse(journal.since(21)).map((entry) => entry.seq)).toEqual([22, 23]);
   });
 
+  it('gives the newest few after a seq, and counts those it leaves out, dropped ones too', () => {
+    const journal = createRequestJournal({ maxEntries: 5, maxBytes: 1024 * 1024 });
+    expect(journal.tail(0, 3)).toEqual({ texts: [], skipped: 0 });
+    for (let i = 1; i <= 23; i += 1) journal.record(record(`/plants/${i}`));
+    const seqs = (after: number, max: number) => {
+      const { texts, skipped } = journal.tail(after, max);
+      return { seqs: parse(texts).map((entry) => entry.seq), skipped };
+    };
+    expect(seqs(20, 3)).toEqual({ seqs: [21, 22, 23], skipped: 0 });
+    expect(seqs(20, 2)).toEqual({ seqs: [22, 23], skipped: 1 });
+    // 19 to 23 are kept; 11 to 18 were dropped by the cap, and count as left out.
+    expect(seqs(10, 100)).toEqual({ seqs: [19, 20, 21, 22, 23], skipped: 8 });
+    expect(seqs(23, 100)).toEqual({ seqs: [], skipped: 0 });
+    expect(seqs(99, 100)).toEqual({ seqs: [], skipped: 0 });
+  });
+
   it('overflowed by bytes, never holds more than maxBytes of entries', () => {
     const maxBytes = 2000;
     const journal = createRequestJournal({ maxEntries: 1000, maxBytes });

@@ -1,17 +1,23 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { openPlantStore } from '../../../src/server/stores/open-store.js';
 import { type PlantStore, StoreClosedError } from '../../../src/server/stores/plant-store.js';
-import { type StoreLocation, storeBackends } from '../../helpers/store-backends.js';
+import { nodeSqliteBackend, nodeSqliteRuns, type StoreLocation, storeBackends } from '../../helpers/store-backends.js';
 
-// What every store does, whichever database it is on: one suite, run on each backend.
-describe.each(storeBackends())('PlantStore on $name', (backend) => {
+// What every store does, whichever database it is on: one suite, run on each backend, and on
+// SQLite with each driver (node:sqlite, the single executable's, on every Node it runs on: 24+).
+const backends = nodeSqliteRuns() ? [...storeBackends(), nodeSqliteBackend] : storeBackends();
+describe.each(backends)('PlantStore on $name', (backend) => {
   const locations: StoreLocation[] = [];
   const open: PlantStore[] = [];
 
   async function openStore(): Promise<{ store: PlantStore; location: StoreLocation }> {
     const location = await backend.create();
     locations.push(location);
-    const store = await openPlantStore({ database: location.database, durability: 'full' });
+    const store = await openPlantStore({
+      database: location.database,
+      durability: 'full',
+      sqliteDriver: backend.sqliteDriver,
+    });
     open.push(store);
     return { store, location };
   }
@@ -135,7 +141,11 @@ describe.each(storeBackends())('PlantStore on $name', (backend) => {
     const { store, location } = await openStore();
     await store.add({ id: -9223372036854775808n, name: 'min' });
     await store.close();
-    const again = await openPlantStore({ database: location.database, durability: 'full' });
+    const again = await openPlantStore({
+      database: location.database,
+      durability: 'full',
+      sqliteDriver: backend.sqliteDriver,
+    });
     open.push(again);
     expect(await again.get(-9223372036854775808n)).toEqual({ id: -9223372036854775808n, name: 'min' });
     expect(await again.add({ id: -9223372036854775808n, name: 'other' })).toEqual({

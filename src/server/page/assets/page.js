@@ -18,7 +18,14 @@ let nextAfter;
 let filterId;
 let lastSeq = 0;
 let reloadTimer;
+let lastPlantsLoad = 0;
+let shownPlants;
 let streamAbort;
+let logQueue = [];
+/** The entries the log shows, newest first. */
+let logShown = [];
+let logDrawn = true;
+let shownRates;
 
 /** JSON with every `"id": <number>` read as the string of its digits (a key, never inside a string, can match). */
 function parseExact(text) {
@@ -100,8 +107,10 @@ function browsePlants() {
 }
 
 async function loadPlants() {
+  lastPlantsLoad = Date.now();
   const status = $('plants-status');
   if (filterId !== undefined) {
+    shownPlants = undefined;
     const answer = await api('GET', `/plants/${filterId}`);
     $('next-page').disabled = true;
     if (answer.status === 200) {
@@ -116,9 +125,14 @@ async function loadPlants() {
   const after = pageStarts[pageStarts.length - 1];
   const answer = await api('GET', `/plants?limit=${PAGE_SIZE}${after === undefined ? '' : `&after=${after}`}`);
   if (answer.status !== 200) {
+    shownPlants = undefined;
     status.textContent = messageOf(answer);
     return;
   }
+  // Reloaded because the store changed, but not this page of it (a load adding ids past it): nothing to redraw.
+  const shown = `${after}\n${answer.headers.get('link') ?? ''}\n${answer.text}`;
+  if (shown === shownPlants) return;
+  shownPlants = shown;
   renderPlants(answer.json);
   const link = answer.headers.get('link') ?? '';
   const match = /[?&]after=(-?\d+)/.exec(link);
@@ -201,30 +215,58 @@ async function addPlant(event) {
 
 // ---- request log ----
 
-/** Shows entries (oldest first), newest on top; under load only the newest LOG_ROWS are drawn at all. */
+/**
+ * Shows entries (oldest first), newest on top, at the next frame: whatever arrives before it is
+ * drawn in one update, and under load only the newest LOG_ROWS are drawn at all.
+ */
 function showLog(entries) {
-  // A reconnected stream starts after the last entry shown: nothing twice.
-  const fresh = entries.filter((entry) => entry.seq > lastSeq).slice(-LOG_ROWS);
-  if (fresh.length === 0) return;
-  const rows = document.createDocumentFragment();
-  for (let i = fresh.length - 1; i >= 0; i -= 1) rows.append(logRow(fresh[i]));
-  const log = $('log');
-  log.prepend(rows);
-  while (log.childElementCount > LOG_ROWS) log.lastElementChild.remove();
-  lastSeq = fresh[fresh.length - 1].seq;
+  if (entries.length === 0) return;
+  logQueue.push(...entries);
+  if (logQueue.length > LOG_ROWS) logQueue = logQueue.slice(-LOG_ROWS);
+  if (logDrawn) {
+    logDrawn = false;
+    requestAnimationFrame(drawLog);
+  }
 }
 
-function logRow(entry) {
+function drawLog() {
+  logDrawn = true;
+  // A reconnected stream starts after the last entry shown: nothing twice.
+  const fresh = logQueue.filter((entry) => entry.seq > lastSeq);
+  logQueue = [];
+  if (fresh.length === 0) return;
+  lastSeq = fresh[fresh.length - 1].seq;
+  fresh.reverse();
+  logShown = fresh.concat(logShown).slice(0, LOG_ROWS);
+  // The rows stay; what they show moves down. Under load every row shows a new request each
+  // second, yet most of its cells (method, path, status) read as they did: only the cells
+  // that differ are written, and no element is made once the log is full.
+  const log = $('log');
+  while (log.childElementCount < logShown.length) log.append(logRow());
+  let row = log.firstElementChild;
+  for (const entry of logShown) {
+    const cells = row.cells;
+    setCell(cells[0], entry.time.slice(11, 23));
+    setCell(cells[1], entry.method);
+    setCell(cells[2], entry.path);
+    setCell(cells[3], String(entry.status), entry.status >= 500 ? 'status-error' : '');
+    setCell(cells[4], String(entry.durationMs));
+    setCell(cells[5], entry.requestId);
+    setCell(cells[6], entry.fault ?? '', entry.fault ? 'fault' : '');
+    row = row.nextElementSibling;
+  }
+}
+
+/** An empty row of the log: a cell for each column, each holding one text node. */
+function logRow() {
   const row = document.createElement('tr');
-  row.dataset.seq = String(entry.seq);
-  cell(row, entry.time.slice(11, 23));
-  cell(row, entry.method);
-  cell(row, entry.path, 'path');
-  cell(row, String(entry.status), entry.status >= 500 ? 'status-error' : '');
-  cell(row, String(entry.durationMs));
-  cell(row, entry.requestId, 'request-id');
-  cell(row, entry.fault ?? '', entry.fault ? 'fault' : '');
+  for (const className of ['', '', 'path', '', '', 'request-id', '']) cell(row, '', className).append('');
   return row;
+}
+
+function setCell(td, text, className) {
+  if (td.firstChild.data !== text) td.firstChild.data = text;
+  if (className !== undefined && td.className !== className) td.className = className;
 }
 
 /** A change to the plants by any client reloads the list (a burst of adds, once). */
@@ -236,12 +278,16 @@ function noticeChange(entry) {
   if (changed) scheduleReload();
 }
 
+/** A burst of changes reloads the list once, and a steady stream of them at most once a second. */
 function scheduleReload() {
   if (reloadTimer !== undefined) return;
-  reloadTimer = setTimeout(() => {
-    reloadTimer = undefined;
-    void loadPlants();
-  }, 250);
+  reloadTimer = setTimeout(
+    () => {
+      reloadTimer = undefined;
+      void loadPlants();
+    },
+    Math.max(250, lastPlantsLoad + 1000 - Date.now()),
+  );
 }
 
 /** Server-Sent Events read with fetch: EventSource cannot send the token, and it never goes in a URL. */
@@ -268,12 +314,12 @@ async function streamLog() {
         if (done) break;
         buffer += value;
         const entries = [];
-        let end = buffer.indexOf('\n\n');
-        while (end !== -1) {
-          handleEvent(buffer.slice(0, end), entries);
-          buffer = buffer.slice(end + 2);
-          end = buffer.indexOf('\n\n');
+        let start = 0;
+        for (let end = buffer.indexOf('\n\n'); end !== -1; end = buffer.indexOf('\n\n', start)) {
+          handleEvent(buffer.slice(start, end), entries);
+          start = end + 2;
         }
+        buffer = buffer.slice(start);
         showLog(entries);
       }
     } catch {
@@ -307,7 +353,8 @@ function handleEvent(block, entries) {
 
 async function loadRates() {
   const answer = await api('GET', '/_serve/rates');
-  if (answer.status !== 200) return;
+  if (answer.status !== 200 || answer.text === shownRates) return;
+  shownRates = answer.text;
   drawChart(answer.json);
 }
 

@@ -1,5 +1,5 @@
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
-import { Database, driverPath } from './sqlite-driver.js';
+import type { SqliteDriver } from './sqlite-driver-api.js';
 
 /**
  * Plants as the worker takes them: column by column, the ids in a typed array (moved to the
@@ -21,6 +21,8 @@ export type BatchOutcome = { added: ArrayLike<number> } | { error: Error };
 export interface CommitWorkerOptions {
   /** The database file; the caller has created and migrated it, in WAL mode. */
   file: string;
+  /** The store's driver: the worker loads the same (its workerPrelude). */
+  driver: SqliteDriver;
   /** `INSERT … VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING`, the same the caller uses. */
   insertSql: string;
   /** SQLite busy timeout of the worker's connection. */
@@ -43,9 +45,7 @@ type WorkerMessage =
  * transaction. After each message it bumps a shared counter, so that the main thread can also
  * wait for it synchronously (at close).
  */
-const WORKER_SOURCE = `'use strict';
-const { workerData } = require('node:worker_threads');
-const Database = require(workerData.driver);
+const WORKER_SOURCE = `const { workerData } = require('node:worker_threads');
 const { port, file, busyTimeoutMs, insertSql, synchronous } = workerData;
 const signal = new Int32Array(workerData.signal);
 function post(message) {
@@ -111,6 +111,7 @@ export class CommitWorker {
   readonly #port: MessagePort;
   readonly #signal: Int32Array;
   readonly #waitLimitMs: number;
+  readonly #driver: SqliteDriver;
   #state: 'starting' | 'ready' | 'failed' | 'closed' = 'starting';
   #inFlight: ((outcome: BatchOutcome) => void) | undefined;
 
@@ -120,7 +121,8 @@ export class CommitWorker {
     this.#port = port1;
     this.#signal = new Int32Array(signal);
     this.#waitLimitMs = options.busyTimeoutMs + SETTLE_MARGIN_MS;
-    this.#worker = new Worker(WORKER_SOURCE, {
+    this.#driver = options.driver;
+    this.#worker = new Worker(`'use strict';\n${options.driver.workerPrelude}${WORKER_SOURCE}`, {
       eval: true,
       workerData: {
         port: port2,
@@ -129,7 +131,6 @@ export class CommitWorker {
         insertSql: options.insertSql,
         busyTimeoutMs: options.busyTimeoutMs,
         synchronous: options.synchronous,
-        driver: driverPath,
       },
       transferList: [port2],
     });
@@ -199,7 +200,7 @@ export class CommitWorker {
         const done = this.#inFlight;
         this.#inFlight = undefined;
         this.#port.unref();
-        done?.('added' in message ? { added: message.added } : { error: toSqliteError(message.error) });
+        done?.('added' in message ? { added: message.added } : { error: toSqliteError(message.error, this.#driver) });
         return;
       }
       case 'closed':
@@ -239,6 +240,6 @@ export class CommitWorker {
   }
 }
 
-function toSqliteError(error: { message: string; code?: string }): Error {
-  return error.code === undefined ? new Error(error.message) : new Database.SqliteError(error.message, error.code);
+function toSqliteError(error: { message: string; code?: string }, driver: SqliteDriver): Error {
+  return error.code === undefined ? new Error(error.message) : new driver.SqliteError(error.message, error.code);
 }

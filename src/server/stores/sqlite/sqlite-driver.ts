@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import type BetterSqlite3 from 'better-sqlite3';
+import type { SqliteDatabaseClass, SqliteDriver, SqliteErrorClass } from './sqlite-driver-api.js';
 
 /**
  * The better-sqlite3 package for the running Node: `better-sqlite3-napi` (13.x) on Node 22 and
@@ -27,3 +28,13 @@ export type Statement<BindParameters extends unknown[], Result = unknown> = Bett
   BindParameters,
   Result
 >;
+
+/** better-sqlite3 as the store's driver (sqlite-driver-api.ts): the npm package's. */
+export function betterSqlite3Driver(): SqliteDriver {
+  return {
+    name: 'better-sqlite3',
+    Database: Database as unknown as SqliteDatabaseClass,
+    SqliteError: Database.SqliteError as unknown as SqliteErrorClass,
+    workerPrelude: `const Database = require(${JSON.stringify(driverPath)});\n`,
+  };
+}

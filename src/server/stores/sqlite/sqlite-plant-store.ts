@@ -8,8 +8,9 @@ import {
   StoreUnavailableError,
 } from '../../errors.js';
 import { type AddResult, type PlantStore, StoreClosedError } from '../plant-store.js';
+import { sqliteDriver } from './choose-sqlite-driver.js';
 import { type BatchOutcome, CommitWorker } from './commit-worker.js';
-import { Database, type Statement } from './sqlite-driver.js';
+import type { SqliteDatabase, SqliteDriver, SqliteDriverName, SqliteStatement } from './sqlite-driver-api.js';
 
 /**
  * How hard a commit tries to reach the disk (SQLite `synchronous`, always in WAL mode).
@@ -42,13 +43,21 @@ export interface SqlitePlantStoreOptions {
    * thread. Either way, an add resolves only after its COMMIT returned.
    */
   commitThread?: 'main' | 'worker';
+  /**
+   * The SQLite driver: better-sqlite3 (the npm package's) or Node's node:sqlite (the single
+   * executable's); by default as choose-sqlite-driver.ts decides. The file is the same either way.
+   */
+  driver?: SqliteDriverName;
 }
+
+/** What a migration uses of a database (a better-sqlite3 Database is one too). */
+export type MigrationDatabase = Pick<SqliteDatabase, 'exec' | 'pragma' | 'transaction'>;
 
 /** One step of the schema. Step `version` brings a database from `version - 1` to `version`. */
 export interface Migration {
   readonly version: number;
   readonly description: string;
-  up(db: Database): void;
+  up(db: MigrationDatabase): void;
 }
 
 /**
@@ -84,7 +93,7 @@ interface PendingAdd {
 const INSERT_PLANT = 'INSERT INTO plants (id, name, tag) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING';
 
 /**
- * The plants, in one SQLite file (or `:memory:`), through better-sqlite3.
+ * The plants, in one SQLite file (or `:memory:`), through better-sqlite3 or node:sqlite (`driver`).
  *
  * Adds are group-committed: each `add` joins a queue that is written in one transaction on the
  * next turn of the event loop, and its promise settles only after COMMIT returned, that is, once
@@ -93,9 +102,10 @@ const INSERT_PLANT = 'INSERT INTO plants (id, name, tag) VALUES (?, ?, ?) ON CON
  * `commitThread`): while one batch waits for its fsync, the next one gathers.
  */
 export class SqlitePlantStore implements PlantStore {
-  readonly #db: Database;
-  readonly #insert: Statement<[bigint, string, string | null]>;
-  readonly #select: Statement<[bigint], PlantRow>;
+  readonly #db: SqliteDatabase;
+  readonly #driver: SqliteDriver;
+  readonly #insert: SqliteStatement<[bigint, string, string | null]>;
+  readonly #select: SqliteStatement<[bigint], PlantRow>;
   readonly #insertBatch: (plants: readonly NewPlant[]) => number[];
   readonly #maxBatchSize: number;
   readonly #onCommit: ((batchSize: number) => void) | undefined;
@@ -111,12 +121,14 @@ export class SqlitePlantStore implements PlantStore {
   #replaced: DatabaseReplacedError | undefined;
 
   private constructor(
-    db: Database,
+    db: SqliteDatabase,
+    driver: SqliteDriver,
     options: SqlitePlantStoreOptions,
     worker: CommitWorker | undefined,
     file: { path: string; dev: number; ino: number } | undefined,
   ) {
     this.#db = db;
+    this.#driver = driver;
     this.#file = file;
     this.#worker = worker;
     this.#maxBatchSize = options.maxBatchSize ?? 1000;
@@ -159,11 +171,12 @@ export class SqlitePlantStore implements PlantStore {
         }
       }
     }
-    let db: Database;
+    const driver = sqliteDriver(options.driver);
+    let db: SqliteDatabase;
     try {
-      db = new Database(file, { timeout: options.busyTimeoutMs ?? 5000 });
+      db = new driver.Database(file, { timeout: options.busyTimeoutMs ?? 5000 });
     } catch (error) {
-      throw describeOpenFailure(error, file, fail);
+      throw describeOpenFailure(error, driver, file, fail);
     }
     try {
       db.defaultSafeIntegers(true);
@@ -193,6 +206,7 @@ export class SqlitePlantStore implements PlantStore {
         commitThread === 'worker' && !inMemory
           ? new CommitWorker({
               file,
+              driver,
               insertSql: INSERT_PLANT,
               busyTimeoutMs: options.busyTimeoutMs ?? 5000,
               synchronous: options.durability === 'full' ? 'FULL' : 'NORMAL',
@@ -203,11 +217,11 @@ export class SqlitePlantStore implements PlantStore {
         const { dev, ino } = statSync(file);
         identity = { path: path.resolve(file), dev, ino };
       }
-      return new SqlitePlantStore(db, options, worker, identity);
+      return new SqlitePlantStore(db, driver, options, worker, identity);
     } catch (error) {
       db.close();
       if (error instanceof DatabaseOpenError) throw error;
-      throw describeOpenFailure(error, file, fail);
+      throw describeOpenFailure(error, driver, file, fail);
     }
   }
 
@@ -285,7 +299,7 @@ export class SqlitePlantStore implements PlantStore {
   #settle(batch: PendingAdd[], outcome: BatchOutcome): void {
     if ('error' in outcome) {
       // The whole transaction rolled back: nobody in this batch was stored, everybody hears so.
-      const error = describeWriteFailure(outcome.error);
+      const error = describeWriteFailure(outcome.error, this.#driver);
       for (const pending of batch) pending.reject(error);
       return;
     }
@@ -353,7 +367,7 @@ export class SqlitePlantStore implements PlantStore {
     try {
       return this.#db.prepare<[bigint]>('DELETE FROM plants WHERE id = ?').run(id).changes === 1;
     } catch (error) {
-      throw describeWriteFailure(error);
+      throw describeWriteFailure(error, this.#driver);
     }
   }
 
@@ -375,7 +389,7 @@ export class SqlitePlantStore implements PlantStore {
         })
         .immediate();
     } catch (error) {
-      throw describeWriteFailure(error);
+      throw describeWriteFailure(error, this.#driver);
     }
   }
 
@@ -411,6 +425,11 @@ export class SqlitePlantStore implements PlantStore {
   /** Where the next batch is committed: on the worker once it is up (see `commitThread`), else here. */
   get commitThread(): 'main' | 'worker' {
     return this.#worker?.ready === true && !this.#closed ? 'worker' : 'main';
+  }
+
+  /** The SQLite driver it runs on (choose-sqlite-driver.ts). */
+  get driver(): SqliteDriverName {
+    return this.#driver.name;
   }
 
   /** Transactions committed by group commit so far. */
@@ -451,7 +470,7 @@ function fromRow(row: PlantRow): NewPlant {
  * BEGIN IMMEDIATE even when there is nothing to do: it proves at start that we can take the
  * write lock, so a database another process holds is refused now rather than failing every add.
  */
-export function migrate(db: Database, migrations: readonly Migration[]): { from: number; to: number } {
+export function migrate(db: MigrationDatabase, migrations: readonly Migration[]): { from: number; to: number } {
   const begin = db.transaction(() => Number(db.pragma('user_version', { simple: true })));
   const from = begin.immediate();
   for (const step of migrations) {
@@ -467,10 +486,11 @@ export function migrate(db: Database, migrations: readonly Migration[]): { from:
 
 function describeOpenFailure(
   error: unknown,
+  driver: SqliteDriver,
   file: string,
   fail: (message: string, cause?: unknown, hints?: readonly string[]) => DatabaseOpenError,
 ): DatabaseOpenError {
-  const code = error instanceof Database.SqliteError ? error.code : undefined;
+  const code = error instanceof driver.SqliteError ? error.code : undefined;
   switch (code) {
     case 'SQLITE_NOTADB':
       return fail(`${file} is not a SQLite database; refusing to use it (the file was left unchanged)`, error);
@@ -494,8 +514,8 @@ function describeOpenFailure(
 }
 
 /** A failed write, as the client should hear it: a full disk says so (507); the rest as it is (a 500). */
-function describeWriteFailure(error: unknown): unknown {
-  if (error instanceof Database.SqliteError && error.code === 'SQLITE_FULL')
+function describeWriteFailure(error: unknown, driver: SqliteDriver): unknown {
+  if (error instanceof driver.SqliteError && error.code === 'SQLITE_FULL')
     return new InsufficientStorageError({ cause: error });
   return error;
 }

@@ -1,0 +1,35 @@
+// Run by scripts/build-binary.mjs with the binary's own Node (the same V8, the same flags):
+//   node scripts/train-binary-cache.mjs COMMANDS.cjs CACHE-OUT BASE-URL TOKEN VERSION
+// compiles the commands' bundle as the binary does (dist/entry/commands-bundle.js), runs it
+// through the commands users run most against the store at BASE-URL, then writes the code V8
+// compiled meanwhile: the binary's code cache of its commands. Config goes where
+// PLANTS_CONFIG_DIR says (the build gives a temporary folder).
+import { readFileSync, writeFileSync } from 'node:fs';
+import { compileCommands } from '../dist/entry/commands-bundle.js';
+import { findRoute, parseArgv } from '../dist/entry/parse-argv.js';
+
+const [bundleFile, cacheFile, url, token, version] = process.argv.slice(2);
+const table = JSON.parse(readFileSync('dist/entry/routes.json', 'utf8'));
+const { exports, createCachedData } = compileCommands(readFileSync(bundleFile, 'utf8'), undefined);
+const store = ['--base-url', url];
+const lines = [
+  ['login', '--token', token, ...store],
+  ['add', '--id', '1', '--name', 'Fern', '--tag', 'herb', ...store],
+  ['add', '--id', '9223372036854775807', '--name', 'Oak', '--json', ...store],
+  ['add', '--id', '1', '--name', 'Fern again', ...store],
+  ['add', '--id', 'not-a-number', '--name', 'x', ...store],
+  ['get', '1', ...store],
+  ['get', '9223372036854775807', '--json', ...store],
+  ['list', '--json', ...store],
+  ['list', ...store],
+  ['delete', '1', '--yes', ...store],
+  ['status', ...store],
+];
+for (const argv of lines) {
+  const found = findRoute(table, argv);
+  const parsed = found && parseArgv(found.route, found.rest);
+  if (parsed === undefined) throw new Error(`the route table does not take: plants ${argv.join(' ')}`);
+  await exports.runCommand(parsed, version);
+}
+process.exitCode = 0;
+writeFileSync(cacheFile, createCachedData());

@@ -1,0 +1,29 @@
+import { isIP } from 'node:net';
+import { connect } from 'node:tls';
+
+/**
+ * Whether a TLS handshake succeeds at host:port: asked only after a plain-HTTP request there was
+ * closed with no answer, which is what a TLS server does with one (plants serve closes it; others
+ * send a TLS alert, bytes 15 03, that no HTTP parser reads). The certificate is not checked:
+ * nothing is sent over the connection, and only the answer "TLS or not" is used.
+ */
+export function speaksTls(host: string, port: number, timeoutMs = 2000): Promise<boolean> {
+  return new Promise((resolve) => {
+    const hostname = host.replace(/^\[|\]$/g, '');
+    const socket = connect({
+      host: hostname,
+      port,
+      servername: isIP(hostname) === 0 ? hostname : undefined,
+      rejectUnauthorized: false,
+    });
+    const done = (speaks: boolean) => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(speaks);
+    };
+    const timer = setTimeout(() => done(false), timeoutMs);
+    socket.once('secureConnect', () => done(true));
+    socket.once('error', () => done(false));
+    socket.once('close', () => done(false));
+  });
+}

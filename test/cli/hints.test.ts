@@ -1,0 +1,64 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeTempDir, runCli } from '../helpers/cli.js';
+import { type StoreServer, startStoreServer, TEST_TOKEN } from '../helpers/store-server.js';
+
+// Hints that point the right way (issue 28): a mistake the user made is named as that mistake,
+// with what to type instead, whichever command met it.
+
+let store: StoreServer;
+const temp = makeTempDir();
+beforeAll(async () => {
+  store = await startStoreServer();
+});
+afterAll(async () => {
+  await store.close();
+  temp.remove();
+});
+const env = () => ({ PLANTS_TOKEN: TEST_TOKEN, PLANTS_CONFIG_DIR: temp.dir, NO_COLOR: '1' });
+
+describe('a base URL ending in /plants', () => {
+  it.each([
+    [
+      ['add', '--id', '1', '--name', 'Fern'],
+      'the server answered 405: POST is not allowed on /plants/plants; use GET or DELETE',
+    ],
+    [['list'], 'the server answered 400: id: must be a whole number'],
+    [['get', '1'], 'the server answered 404: no such path: /plants/plants/1'],
+  ])('%j: says to drop /plants', async (args, message) => {
+    const result = await runCli([...args, '--base-url', `${store.url}/plants`], { env: env() });
+    expect(result.code).toBe(1);
+    const [first, ...hints] = result.stderr.trimEnd().split('\n');
+    expect(first?.startsWith(`plants: ${message}`), result.stderr).toBe(true);
+    expect(hints).toEqual([
+      `  The base URL ends in /plants, which plants adds itself (this asked for /plants/plants…): drop it, and use ${store.url}`,
+    ]);
+  });
+
+  it('gives no such hint when the base URL does not end in /plants', async () => {
+    const result = await runCli(['get', '1', '--base-url', store.url], { env: env() });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe('plants: the server answered 404: no plant with id 1\n');
+  });
+});
+
+describe('a bad PLANTS_BASE_URL', () => {
+  it('is named as the environment variable it is, with what to do', async () => {
+    const result = await runCli(['get', '1'], { env: { ...env(), PLANTS_BASE_URL: 'ftp://plants.example' } });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      [
+        'plants: PLANTS_BASE_URL: invalid base URL "ftp://plants.example": the scheme must be http or https',
+        '  PLANTS_BASE_URL (an environment variable) chooses the store of every command: set it to a URL such as http://127.0.0.1:4010, or unset it.',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('--base-url wins over it, and its own bad value is named as the flag', async () => {
+    const result = await runCli(['get', '1', '--base-url', 'ftp://x'], {
+      env: { ...env(), PLANTS_BASE_URL: 'ftp://plants.example' },
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe('plants: invalid base URL "ftp://x": the scheme must be http or https\n');
+  });
+});
