@@ -3,7 +3,7 @@ import { InvalidInputError } from '../../errors.js';
 import { isBearerToken } from '../../schema/token.js';
 import { sqliteFile } from '../../server/stores/open-store.js';
 import { isPostgresUrl } from '../../server/stores/postgres/connection-settings.js';
-import { whyUnreadable } from '../input/unreadable-file.js';
+import { whyUnreadable } from '../../files/unreadable-file.js';
 
 /**
  * Where `plants serve` keeps the token it made up for a SQLite file: `<file>.token`, beside it
