@@ -3,7 +3,7 @@ import { stringifyJsonExact } from '../schema/exact-json.js';
 import { createBearerAuth } from './auth.js';
 import { inConnectionOrder } from './connection-order.js';
 import { createCors } from './cors.js';
-import { ConflictError, HttpError, MethodNotAllowedError, NotFoundError, StorageFaultError } from './errors.js';
+import { ConflictError, HttpError, MethodNotAllowedError, NotFoundError } from './errors.js';
 import { settleUnreadBody, trackResponse } from './http/connection.js';
 import { ClientGoneError, checkTransferCoding, hasBody, pathOf, requestIdOf } from './http/request.js';
 import { errorBody, sendJson } from './http/response.js';
@@ -13,6 +13,13 @@ import { toWire } from './routes/plant-bodies.js';
 import { createPlantRoutes } from './routes/plants.js';
 import { createProbeRoutes, PROBE_PATHS, type ProbeOptions } from './routes/probes.js';
 import type { Handler, RouteContext, RouteHandler } from './routes/route-context.js';
+import {
+  StorageFaultError,
+  StorageFullError,
+  StoreClosedError,
+  StoreError,
+  StoreUnavailableError,
+} from './stores/store-errors.js';
 import type { PlantRequestInterceptor } from './testing/plant-faults.js';
 
 /** Largest request body accepted by default: a NewPlant is well under 3 KiB. */
@@ -63,8 +70,10 @@ export function createPlantApp(options: PlantAppOptions): PlantRequestHandler {
 
   const fail = (req: IncomingMessage, res: ServerResponse, error: unknown): void => {
     if (error instanceof ClientGoneError) return;
-    if (!(error instanceof HttpError) || error instanceof StorageFaultError) safely(options.onInternalError, error);
-    sendError(req, res, error, maxBodyBytes);
+    if (!(error instanceof HttpError || error instanceof StoreError) || error instanceof StorageFaultError) {
+      safely(options.onInternalError, error);
+    }
+    sendError(req, res, httpErrorOf(error), maxBodyBytes);
   };
   const context: RouteContext = {
     store: options.store,
@@ -153,10 +162,31 @@ export function createPlantApp(options: PlantAppOptions): PlantRequestHandler {
   return inConnectionOrder(handle, (req) => req.method === 'POST' && pathOf(req.url) === '/plants');
 }
 
-/** The one error mapper: an HttpError as it says, anything else as a 500 that tells nothing. */
-function sendError(req: IncomingMessage, res: ServerResponse, error: unknown, drainLimit: number): void {
+/**
+ * The one place a failure gets its HTTP status: an HttpError as it says; a store's error by what
+ * it means for the request; anything else a 500 that tells nothing.
+ */
+export function httpErrorOf(error: unknown): HttpError {
+  if (error instanceof HttpError) return error;
+  if (!(error instanceof StoreError)) return new HttpError(500, 'internal server error');
+  const options = { cause: error };
+  if (error instanceof StoreUnavailableError) {
+    return new HttpError(503, error.message, {
+      ...options,
+      headers: { 'retry-after': String(error.retryAfterSeconds) },
+    });
+  }
+  if (error instanceof StoreClosedError) {
+    return new HttpError(503, 'the server is stopping', { ...options, headers: { 'retry-after': '1' } });
+  }
+  if (error instanceof StorageFullError) return new HttpError(507, error.message, options);
+  if (error instanceof StorageFaultError) return new HttpError(500, error.message, options);
+  // Outcome unknown: no Retry-After, since sending it again is not harmless.
+  return new HttpError(503, error.message, options);
+}
+
+function sendError(req: IncomingMessage, res: ServerResponse, httpError: HttpError, drainLimit: number): void {
   if (res.headersSent || res.destroyed) return;
-  const httpError = error instanceof HttpError ? error : new HttpError(500, 'internal server error');
   for (const [name, value] of Object.entries(httpError.headers)) res.setHeader(name, value);
   if (!req.complete && hasBody(req)) settleUnreadBody(req, res, drainLimit);
   const stored = httpError instanceof ConflictError ? httpError.stored : undefined;

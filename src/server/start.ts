@@ -19,9 +19,8 @@ import {
 import type { ServerMetrics } from './observability/server-metrics.js';
 import { PAGE_PREFIX } from './page/page-path.js';
 import { createServePage, isPageOrProbe } from './page/serve-page.js';
+import type { Durability, PostgresEnv } from './stores/open-store.js';
 import { openPlantStore } from './stores/open-store.js';
-import type { PostgresEnv } from './stores/postgres/connection-settings.js';
-import type { Durability } from './stores/sqlite/sqlite-plant-store.js';
 import type { Seed } from './testing/seed.js';
 import { createTestControls } from './testing/test-controls.js';
 import type { DelayRange, FaultRate } from './testing/testing-options.js';

@@ -20,8 +20,8 @@ export const run: CommandRun<typeof Serve> = async ({ flags }, { factory, output
     renderServeBanner(
       {
         url,
-        database: setup.describeDatabase(plan.database),
-        durability: setup.isPostgresUrl(plan.database) ? undefined : plan.durability,
+        database: setup.shownDatabase(plan.database),
+        durability: setup.isDatabaseServer(plan.database) ? undefined : plan.durability,
         generatedToken: generated ? plan.tokens[0] : undefined,
         keptToken: keptToken === undefined ? undefined : { file: keptToken.file, fresh: keptToken.fresh },
         clearTextWarning: setup.servesTokensInClear(plan.host, plan.tls !== undefined),

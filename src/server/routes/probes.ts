@@ -1,10 +1,8 @@
 import { createBearerAuth } from '../auth.js';
-import { StoreUnavailableError } from '../errors.js';
 import { isLoopbackAddress } from '../http/request.js';
 import { sendBody, sendJson } from '../http/response.js';
 import type { ServerMetrics } from '../observability/server-metrics.js';
 import { plantStoreOpenApi } from '../openapi.js';
-import { StoreClosedError } from '../stores/plant-store.js';
 import type { Handler, RouteContext } from './route-context.js';
 
 export interface ProbeRoutes {
@@ -40,12 +38,11 @@ export function createProbeRoutes({ store, fail }: RouteContext, options: ProbeO
       (error: unknown) => fail(req, res, error),
     );
   };
+  // Stopping is not ready either: a closed store is answered 503, and the balancer stops sending here.
   const ready: Handler = (req, res) => {
     store.check().then(
       () => sendJson(res, 200, '{"status":"ready"}'),
-      // Stopping is not ready either: the balancer should stop sending here (503, not a 500).
-      (error: unknown) =>
-        fail(req, res, error instanceof StoreClosedError ? new StoreUnavailableError('the server is stopping') : error),
+      (error: unknown) => fail(req, res, error),
     );
   };
   const openapi = JSON.stringify(plantStoreOpenApi);
