@@ -20,7 +20,7 @@ import {
   StoreError,
   StoreUnavailableError,
 } from './stores/store-errors.js';
-import type { PlantRequestInterceptor } from './testing/plant-faults.js';
+import type { PlantRequestInterceptor } from './test-double/plant-faults.js';
 
 /** Largest request body accepted by default: a NewPlant is well under 3 KiB. */
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
@@ -44,7 +44,7 @@ export interface PlantAppOptions extends ProbeOptions {
    * POST /reset is a 404 that says how to allow it, and nothing changes.
    */
   reset?: () => Promise<void>;
-  /** serve --delay/--fault (src/server/testing/): runs each plant request. Absent: not on the request path at all. */
+  /** serve --delay/--fault (src/server/test-double/): runs each plant request. Absent: not on the request path at all. */
   interceptPlantRequest?: PlantRequestInterceptor;
   /** More routes, by path and method: the page's (src/server/page/). They never replace the store's. */
   extraRoutes?: Readonly<Record<string, Readonly<Record<string, RouteHandler>>>>;
