@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parseFaults } from '../src/server/testing/testing-options.js';
+import { parseFaults } from '../src/server/test-double/testing-options.js';
 import { binPath, makeTempDir, projectRoot } from './helpers/cli.js';
 import { isRunning, stopDetachedServer } from './helpers/serve-process.js';
 import { completeInBash, shellTestsRun } from './helpers/shells.js';

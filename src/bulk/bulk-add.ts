@@ -2,8 +2,8 @@ import type { AddSettled, ReadBackPlant } from '../client/confirming-adder.js';
 import { AuthRejectedError, ConflictError, NoAnswerError, ResponseError, UnreachableError } from '../client/errors.js';
 import type { AddedPlant } from '../client/plant-client.js';
 import { ExitCode, type PlantsError } from '../errors.js';
+import type { InputRecord } from '../records/json-records.js';
 import { InvalidPlantError, type NewPlant } from '../schema/plant.js';
-import type { InputRecord } from './json-records.js';
 
 /** Where a record is in the input: the line it starts on, and its index in a JSON array. */
 export interface RecordPosition {

@@ -1,7 +1,7 @@
 import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { whyUnreadable } from '../cli/input/unreadable-file.js';
 import { InvalidInputError } from '../errors.js';
+import { whyUnreadable } from '../files/unreadable-file.js';
 
 const pemCertificate = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
 

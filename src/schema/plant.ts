@@ -1,5 +1,4 @@
 import * as z from 'zod';
-import { InvalidInputError } from '../errors.js';
 import { parseJsonExact, stringifyJsonExact } from './exact-json.js';
 import { describeNonInt64, INT32_MAX, INT32_MIN, INT64_TEXT_MESSAGE, toInt64 } from './int64.js';
 
@@ -88,11 +87,15 @@ export function describeIssues(error: z.ZodError): string {
     .join('; ');
 }
 
-/** A NewPlant that breaks the schema; `fields` names the fields at fault (empty: the whole value). */
-export class InvalidPlantError extends InvalidInputError {
+/**
+ * A NewPlant that breaks the schema; `fields` names the fields at fault (empty: the whole value).
+ * What it means to a user (the CLI's exit 2, the server's 400) is for the layer that meets it.
+ */
+export class InvalidPlantError extends Error {
   readonly fields: readonly string[];
   constructor(message: string, options: { fields?: readonly string[]; cause?: unknown } = {}) {
-    super(message, { cause: options.cause });
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'InvalidPlantError';
     this.fields = options.fields ?? [];
   }
 }

@@ -95,51 +95,6 @@ export class NotImplementedError extends HttpError {
   }
 }
 
-/**
- * A fault of the storage under the store, which the operator must hear of as well as the client:
- * the app logs it (onInternalError), where other HttpErrors are the client's business only.
- */
-export class StorageFaultError extends HttpError {}
-
-/** 507: the disk under the database is full. The transaction rolled back: nothing was stored. */
-export class InsufficientStorageError extends StorageFaultError {
-  constructor(options: { cause?: unknown } = {}) {
-    super(507, "the server's disk is full: nothing was stored; try again once space is freed", options);
-  }
-}
-
-/**
- * 500 that says what: the database file was deleted or replaced while the server ran. A commit
- * would go into a file nobody will ever open again, so none is made until the server restarts.
- */
-export class DatabaseReplacedError extends StorageFaultError {
-  constructor(database: string) {
-    super(
-      500,
-      `the database file ${database} was deleted or replaced while the server ran: nothing is stored until plants serve is restarted`,
-    );
-  }
-}
-
-/** Seconds a client is asked to wait (Retry-After) when the database cannot be reached. */
-export const STORE_RETRY_AFTER_SECONDS = 1;
-
-/**
- * 503 with Retry-After: the database cannot be reached just now (restarting, network cut,
- * failover). Thrown when sending the request again is safe: nothing was changed, or (an add cut
- * off mid-commit, with a message that says so) a repeat meets 409 if it went in. `plants add
- * --file` sends it again, after Retry-After.
- */
-export class StoreUnavailableError extends HttpError {
-  constructor(
-    message = 'the database cannot be reached just now; try again shortly',
-    options: { cause?: unknown; retryAfterSeconds?: number } = {},
-  ) {
-    const retryAfter = String(options.retryAfterSeconds ?? STORE_RETRY_AFTER_SECONDS);
-    super(503, message, { headers: { 'retry-after': retryAfter }, cause: options.cause });
-  }
-}
-
 // ---------------------------------------------------------------------------------------------
 // Errors that stop the server from starting. `plants serve` reports the message (one line, no
 // stack) and exits 2: each is something the user fixes in the command line or on the machine.

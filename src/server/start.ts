@@ -3,9 +3,10 @@ import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { describeBadToken, isBearerToken } from '../schema/token.js';
-import { answerClientError, closeAfterAnswer, createPlantApp, DEFAULT_MAX_BODY_BYTES } from './app.js';
+import { createPlantApp, DEFAULT_MAX_BODY_BYTES } from './app.js';
 import { createCors } from './cors.js';
 import { ListenError, ServerOptionsError } from './errors.js';
+import { answerClientError, closeAfterAnswer } from './http/connection.js';
 import type { RequestRecord } from './observability/request-record.js';
 import {
   createServerLog,
@@ -18,12 +19,11 @@ import {
 import type { ServerMetrics } from './observability/server-metrics.js';
 import { PAGE_PREFIX } from './page/page-path.js';
 import { createServePage, isPageOrProbe } from './page/serve-page.js';
+import type { Durability, PostgresEnv } from './stores/open-store.js';
 import { openPlantStore } from './stores/open-store.js';
-import type { PostgresEnv } from './stores/postgres/connection-settings.js';
-import type { Durability } from './stores/sqlite/sqlite-plant-store.js';
-import type { Seed } from './testing/seed.js';
-import { createTestControls } from './testing/test-controls.js';
-import type { DelayRange, FaultRate } from './testing/testing-options.js';
+import type { Seed } from './test-double/seed.js';
+import { createTestControls } from './test-double/test-controls.js';
+import type { DelayRange, FaultRate } from './test-double/testing-options.js';
 
 export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
@@ -87,7 +87,7 @@ export interface PlantServerOptions {
   /** Serve HTTPS (node:https) with this certificate chain and private key, PEM. */
   tls?: { cert: string | Buffer; key: string | Buffer };
   /**
-   * Plants put into the store before it serves (serve --seed; see testing/seed.ts): a plant
+   * Plants put into the store before it serves (serve --seed; see test-double/seed.ts): a plant
    * stored already with other fields refuses the start (SeedConflictError, exit 2).
    */
   seed?: Seed;
@@ -95,7 +95,7 @@ export interface PlantServerOptions {
   allowReset?: boolean;
   /** Each answer of a plant route waits a uniform draw from this range (serve --delay). */
   delay?: DelayRange;
-  /** Faults injected into plant requests (serve --fault); see testing/plant-faults.ts. */
+  /** Faults injected into plant requests (serve --fault); see test-double/plant-faults.ts. */
   faults?: readonly FaultRate[];
   /** Seeds the fault and delay draws (serve --fault-seed). Default 0. */
   faultSeed?: number;
@@ -239,7 +239,7 @@ export async function startPlantServer(options: PlantServerOptions): Promise<Run
     throw error;
   }
   if (options.seed !== undefined) {
-    const { applySeed } = await import('./testing/seed.js');
+    const { applySeed } = await import('./test-double/seed.js');
     try {
       await applySeed(store, options.seed);
     } catch (error) {

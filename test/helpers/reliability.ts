@@ -26,7 +26,7 @@ export const SEED =
       : 20_251_122;
 
 /** The server's seeded generator (mulberry32), so that a failing run can be replayed with PLANTS_SEED. */
-export { seededRandom } from '../../src/server/testing/prng.js';
+export { seededRandom } from '../../src/server/test-double/prng.js';
 
 /** fast-check parameters: seeded, `numRuns` runs, and failures printed in full. */
 export function fcOptions(numRuns: number) {

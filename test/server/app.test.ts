@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJsonExact, stringifyJsonExact } from '../../src/schema/exact-json.js';
-import { LINGER_MS } from '../../src/server/app.js';
+import { LINGER_MS } from '../../src/server/http/connection.js';
 import { Database } from '../../src/server/stores/sqlite/sqlite-driver.js';
 import { runSql, storeBackends } from '../helpers/store-backends.js';
 import { type StoreServer, startStoreServer } from '../helpers/store-server.js';

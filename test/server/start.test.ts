@@ -17,6 +17,7 @@ import { DatabaseOpenError, ListenError, ServerOptionsError } from '../../src/se
 import { type PlantServerOptions, type RunningPlantServer, startPlantServer } from '../../src/server/start.js';
 import { Database } from '../../src/server/stores/sqlite/sqlite-driver.js';
 import { SqlitePlantStore } from '../../src/server/stores/sqlite/sqlite-plant-store.js';
+import { StorageFullError } from '../../src/server/stores/store-errors.js';
 import { makeTempDir, projectRoot } from '../helpers/cli.js';
 import { startServeProcess } from '../helpers/serve-process.js';
 import { mountSmallDisk } from '../helpers/small-disk.js';
@@ -253,7 +254,7 @@ describe('storage faults', () => {
         error: 507,
         message: "the server's disk is full: nothing was stored; try again once space is freed",
       });
-      expect(internalErrors).toEqual([expect.objectContaining({ status: 507 })]);
+      expect(internalErrors).toEqual([expect.any(StorageFullError)]);
       disk.free();
       expect((await postPlant(server.url, TEST_TOKEN, plant(3))).status).toBe(200);
       await server.close();

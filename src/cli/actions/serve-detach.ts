@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { InvalidInputError } from '../../errors.js';
 import type { LogFormat, LogLevel } from '../../server/observability/server-log.js';
-import type { DelayRange, FaultRate } from '../../server/testing/testing-options.js';
+import type { DelayRange, FaultRate } from '../../server/test-double/testing-options.js';
 
 /**
  * What a `plants serve --detach` hands to the server it starts in the background: everything

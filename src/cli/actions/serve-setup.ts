@@ -3,16 +3,16 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { isLoopbackHost } from '../../client/base-url.js';
 import { InvalidInputError } from '../../errors.js';
-import { isPostgresUrl, redactUrl } from '../../server/stores/postgres/connection-settings.js';
+import { isDatabaseServer, shownDatabase } from '../../server/stores/open-store.js';
 
-export { isPostgresUrl };
+export { isDatabaseServer, shownDatabase };
 
+import { whyUnreadable } from '../../files/unreadable-file.js';
 import { MIN_SERVE_TOKEN_LENGTH } from '../../schema/token.js';
 import type { LogFormat, LogLevel } from '../../server/observability/server-log.js';
-import { MAX_FAULT_SEED } from '../../server/testing/prng.js';
-import { describeDelay, describeFaults, parseDelay, parseFaults } from '../../server/testing/testing-options.js';
+import { MAX_FAULT_SEED } from '../../server/test-double/prng.js';
+import { describeDelay, describeFaults, parseDelay, parseFaults } from '../../server/test-double/testing-options.js';
 import type { PlantsEnv } from '../env.js';
-import { whyUnreadable } from '../input/unreadable-file.js';
 import type { DetachedServePlan } from './serve-detach.js';
 import { keptTokenFile, readKeptToken } from './serve-token.js';
 
@@ -59,11 +59,6 @@ export async function serveDatabase(
   throw new InvalidInputError(
     `${from}: plants serve keeps plants in PostgreSQL (postgres://…) or SQLite (a file path or file: URL), not ${scheme}:`,
   );
-}
-
-/** The store as the banner names it: a PostgreSQL URL without its password. */
-export function describeDatabase(database: string): string {
-  return isPostgresUrl(database) ? redactUrl(database) : database;
 }
 
 /** True when tokens would cross the network in clear text: plain http on an address other machines reach. */
@@ -118,7 +113,7 @@ export async function servePlan(
   // Checked first: a bad value is a usage error before anything is opened.
   const testing = testingPlan(flags);
   const database = await serveDatabase({ memory: flags.memory, db: flags.db, database: flags.database }, env);
-  if (flags.durability !== undefined && isPostgresUrl(database)) {
+  if (flags.durability !== undefined && isDatabaseServer(database)) {
     // As pg_dump refuses options that cannot work together: a flag that would change nothing is a mistake.
     throw new InvalidInputError(
       `--durability applies to a SQLite file only; PostgreSQL commits as its server is set up to (${flags.database === undefined ? 'the store comes from PLANTS_DATABASE_URL or DATABASE_URL' : 'the store is --database'})`,

@@ -1,9 +1,8 @@
 import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { InvalidInputError } from '../../errors.js';
+import { whyUnreadable } from '../../files/unreadable-file.js';
 import { isBearerToken } from '../../schema/token.js';
-import { sqliteFile } from '../../server/stores/open-store.js';
-import { isPostgresUrl } from '../../server/stores/postgres/connection-settings.js';
-import { whyUnreadable } from '../input/unreadable-file.js';
+import { isDatabaseServer, sqliteFile } from '../../server/stores/open-store.js';
 
 /**
  * Where `plants serve` keeps the token it made up for a SQLite file: `<file>.token`, beside it
@@ -12,7 +11,7 @@ import { whyUnreadable } from '../input/unreadable-file.js';
  * servers are set up with tokens of their own).
  */
 export function keptTokenFile(database: string): string | undefined {
-  if (isPostgresUrl(database)) return undefined;
+  if (isDatabaseServer(database)) return undefined;
   const file = sqliteFile(database);
   if (file === '' || file === ':memory:') return undefined;
   return `${file}.token`;

@@ -2,10 +2,10 @@ import { isUtf8 } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type { RecordSource } from '../../bulk/bulk-add.js';
-import type { InputRecord, JsonRecordReader } from '../../bulk/json-records.js';
 import { InvalidInputError } from '../../errors.js';
+import { whyUnreadable } from '../../files/unreadable-file.js';
+import type { InputRecord, JsonRecordReader } from '../../records/json-records.js';
 import { InvalidPlantError, type NewPlant, parsePlantIdText, toNewPlant } from '../../schema/plant.js';
-import { whyUnreadable } from './unreadable-file.js';
 
 /** The flags of `plants add` that make up a NewPlant. */
 export interface PlantFlags {
@@ -99,7 +99,7 @@ export async function readPlantInput(
       'plants: reading plants from stdin (this terminal): type or paste JSON (one NewPlant, an array, or one per line), then press Ctrl-D on a line of its own to end.',
     );
   }
-  const { JsonRecordReader, TOO_LONG } = await import('../../bulk/json-records.js');
+  const { JsonRecordReader, TOO_LONG } = await import('../../records/json-records.js');
   const reader: JsonRecordReader = new JsonRecordReader(await openText(flags.file, stdin));
   const records = reader.records();
   const first = await records.next();

@@ -1,12 +1,14 @@
-import { ExitCode, PlantsError } from '../../errors.js';
+import { ExitCode, InvalidInputError, PlantsError } from '../../errors.js';
+import { InvalidPlantError } from '../../schema/plant.js';
 import { errorDocument, type Output } from './output.js';
 
 /**
- * Every failure as a PlantsError: anything else is a bug, reported in one line too (never as a
- * stack trace), with exit 1.
+ * Every failure as a PlantsError: a plant the schema refuses is bad input (exit 2); anything else
+ * is a bug, reported in one line too (never as a stack trace), with exit 1.
  */
 export function asPlantsError(error: unknown): PlantsError {
   if (error instanceof PlantsError) return error;
+  if (error instanceof InvalidPlantError) return new InvalidInputError(error.message, { cause: error });
   return new PlantsError(`unexpected error: ${error instanceof Error ? error.message : String(error)}`, {
     exitCode: ExitCode.serverError,
     cause: error,

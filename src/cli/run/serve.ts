@@ -14,14 +14,14 @@ export const run: CommandRun<typeof Serve> = async ({ flags }, { factory, output
   if (keptToken?.warning !== undefined) output.info(c.yellow(`warning: ${keptToken.warning}`));
   const { renderServeBanner } = await import('../render/render-serve.js');
   // The seed is read before anything is opened or listened on: a bad record is exit 2, no file made.
-  const { readSeedFile } = await import('../../server/testing/seed.js');
+  const { readSeedFile } = await import('../../server/test-double/seed.js');
   const seed = plan.seedFile === undefined || flags.detach ? undefined : await readSeedFile(plan.seedFile);
   const banner = (url: string, pid?: number) =>
     renderServeBanner(
       {
         url,
-        database: setup.describeDatabase(plan.database),
-        durability: setup.isPostgresUrl(plan.database) ? undefined : plan.durability,
+        database: setup.shownDatabase(plan.database),
+        durability: setup.isDatabaseServer(plan.database) ? undefined : plan.durability,
         generatedToken: generated ? plan.tokens[0] : undefined,
         keptToken: keptToken === undefined ? undefined : { file: keptToken.file, fresh: keptToken.fresh },
         clearTextWarning: setup.servesTokensInClear(plan.host, plan.tls !== undefined),

@@ -1,8 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { checkContentType, type RouteHandler, readBody } from '../app.js';
 import { createBearerAuth } from '../auth.js';
 import { BadRequestError } from '../errors.js';
-import type { TestControls } from '../testing/test-controls.js';
+import { checkContentType, readBody } from '../http/request.js';
+import type { RouteHandler } from '../routes/route-context.js';
+import type { TestControls } from '../test-double/test-controls.js';
 import type { EventStreams } from './event-stream.js';
 import { PAGE_ASSETS, type PageAssetName, readPageAsset } from './page-assets.js';
 import { checkSameOrigin, setPageHeaders } from './page-headers.js';

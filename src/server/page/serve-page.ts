@@ -1,5 +1,5 @@
 import type { RequestObserver, RequestRecord } from '../observability/request-record.js';
-import type { TestControls } from '../testing/test-controls.js';
+import type { TestControls } from '../test-double/test-controls.js';
 import { createEventStreams } from './event-stream.js';
 import { PAGE_PREFIX } from './page-path.js';
 import { createPageRoutes, type PageServerInfo } from './page-routes.js';

@@ -1,8 +1,22 @@
 import { userInfo } from 'node:os';
 import type { PlantStore } from './plant-store.js';
-import type { PostgresEnv } from './postgres/connection-settings.js';
+import { isPostgresUrl, type PostgresEnv, redactUrl } from './postgres/connection-settings.js';
 import type { SqliteDriverName } from './sqlite/sqlite-driver-api.js';
 import type { Durability } from './sqlite/sqlite-plant-store.js';
+
+// The one place a backend is chosen from --database: a new backend touches its own folder and this.
+
+export type { Durability, PostgresEnv };
+
+/** Whether `database` names a database server (PostgreSQL) rather than a file on this machine (SQLite). */
+export function isDatabaseServer(database: string): boolean {
+  return isPostgresUrl(database);
+}
+
+/** `database` as it may be shown or logged: a URL without its password. */
+export function shownDatabase(database: string): string {
+  return isPostgresUrl(database) ? redactUrl(database) : database;
+}
 
 export interface OpenStoreOptions {
   /**
@@ -30,8 +44,8 @@ export interface OpenStoreOptions {
  */
 export async function openPlantStore(options: OpenStoreOptions): Promise<PlantStore> {
   const { database } = options;
-  const { isPostgresUrl, resolvePostgresConnection } = await import('./postgres/connection-settings.js');
   if (isPostgresUrl(database)) {
+    const { resolvePostgresConnection } = await import('./postgres/connection-settings.js');
     const { PostgresPlantStore } = await import('./postgres/postgres-plant-store.js');
     return PostgresPlantStore.open({
       connection: resolvePostgresConnection(database, options.postgresEnv, loginName()),

@@ -8,10 +8,10 @@ export type AddResult = { added: true; plant: NewPlant } | { added: false; id: b
  * `openPlantStore`: SQLite (a file, or memory) and PostgreSQL. The request handler talks to
  * this interface only, so every route behaves the same on both.
  *
- * Every method that reaches the database may reject with StoreUnavailableError (the database
- * cannot be reached just now; the client may try again: nothing was changed, except that an
- * add cut off mid-commit may have been stored, and says so) or
- * StoreClosedError (the server is shutting down).
+ * Every method that reaches the database may reject with a StoreError (store-errors.ts):
+ * StoreUnavailableError (the database cannot be reached just now; the client may try again:
+ * nothing was changed, except that an add cut off mid-commit may have been stored, and says so),
+ * StoreClosedError (the server is shutting down), or a storage fault.
  */
 export interface PlantStore {
   /**
@@ -36,12 +36,4 @@ export interface PlantStore {
   check(): Promise<void>;
   /** Commits what is queued and lets the database go. Safe to call twice. */
   close(): Promise<void>;
-}
-
-/** The store is closed: the server is shutting down. */
-export class StoreClosedError extends Error {
-  constructor() {
-    super('the plant store is closed');
-    this.name = 'StoreClosedError';
-  }
 }

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { openPlantStore } from '../../../src/server/stores/open-store.js';
-import { type PlantStore, StoreClosedError } from '../../../src/server/stores/plant-store.js';
+import type { PlantStore } from '../../../src/server/stores/plant-store.js';
+import { StoreClosedError } from '../../../src/server/stores/store-errors.js';
 import { nodeSqliteBackend, nodeSqliteRuns, type StoreLocation, storeBackends } from '../../helpers/store-backends.js';
 
 // What every store does, whichever database it is on: one suite, run on each backend, and on

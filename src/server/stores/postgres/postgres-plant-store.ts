@@ -1,7 +1,8 @@
 import pg from 'pg';
 import type { NewPlant } from '../../../schema/plant.js';
-import { DatabaseConnectError, DatabaseOpenError, HttpError, StoreUnavailableError } from '../../errors.js';
-import { type AddResult, type PlantStore, StoreClosedError } from '../plant-store.js';
+import { DatabaseConnectError, DatabaseOpenError } from '../../errors.js';
+import type { AddResult, PlantStore } from '../plant-store.js';
+import { OutcomeUnknownError, StoreClosedError, StoreUnavailableError } from '../store-errors.js';
 import { describeConnection, describeHost, type PostgresConnection } from './connection-settings.js';
 import { isTransientPostgresError, sqlState } from './postgres-errors.js';
 import { migratePostgres, POSTGRES_MIGRATIONS, SchemaTooNewError } from './postgres-migrations.js';
@@ -80,10 +81,9 @@ export class AddOutcomeUnknownError extends StoreUnavailableError {
 }
 
 /** A delete cut off after it was sent: it may or may not have been made. */
-export class StoreOutcomeUnknownError extends HttpError {
+export class StoreOutcomeUnknownError extends OutcomeUnknownError {
   constructor(cause: unknown) {
-    // No Retry-After: a delete sent again would answer 404 for a plant it removed itself.
-    super(503, 'the database went away while deleting this plant; it may or may not be deleted', { cause });
+    super('the database went away while deleting this plant; it may or may not be deleted', { cause });
   }
 }
 

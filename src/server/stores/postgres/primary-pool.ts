@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { StoreUnavailableError } from '../../errors.js';
+import { StoreUnavailableError } from '../store-errors.js';
 import {
   checksServerRole,
   describeHost,

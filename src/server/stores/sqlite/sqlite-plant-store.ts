@@ -1,13 +1,9 @@
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { NewPlant } from '../../../schema/plant.js';
-import {
-  DatabaseOpenError,
-  DatabaseReplacedError,
-  InsufficientStorageError,
-  StoreUnavailableError,
-} from '../../errors.js';
-import { type AddResult, type PlantStore, StoreClosedError } from '../plant-store.js';
+import { DatabaseOpenError } from '../../errors.js';
+import type { AddResult, PlantStore } from '../plant-store.js';
+import { DatabaseReplacedError, StorageFullError, StoreClosedError, StoreUnavailableError } from '../store-errors.js';
 import { sqliteDriver } from './choose-sqlite-driver.js';
 import { type BatchOutcome, CommitWorker } from './commit-worker.js';
 import type { SqliteDatabase, SqliteDriver, SqliteDriverName, SqliteStatement } from './sqlite-driver-api.js';
@@ -516,7 +512,7 @@ function describeOpenFailure(
 /** A failed write, as the client should hear it: a full disk says so (507); the rest as it is (a 500). */
 function describeWriteFailure(error: unknown, driver: SqliteDriver): unknown {
   if (error instanceof driver.SqliteError && error.code === 'SQLITE_FULL')
-    return new InsufficientStorageError({ cause: error });
+    return new StorageFullError({ cause: error });
   return error;
 }
 

@@ -1,11 +1,12 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DatabaseConnectError, DatabaseOpenError, StoreUnavailableError } from '../../../../src/server/errors.js';
+import { DatabaseConnectError, DatabaseOpenError } from '../../../../src/server/errors.js';
 import { openPlantStore } from '../../../../src/server/stores/open-store.js';
 import type { PlantStore } from '../../../../src/server/stores/plant-store.js';
 import { resolvePostgresConnection } from '../../../../src/server/stores/postgres/connection-settings.js';
 import { PostgresPlantStore } from '../../../../src/server/stores/postgres/postgres-plant-store.js';
+import { StoreUnavailableError } from '../../../../src/server/stores/store-errors.js';
 import { freePort, startSwallowingProxy } from '../../../helpers/postgres.js';
 import { postgresAdminUrl, postgresBackend, runSql, type StoreLocation } from '../../../helpers/store-backends.js';
 
@@ -114,9 +115,9 @@ describe.skipIf(admin === undefined)('PostgresPlantStore', () => {
       await broke;
       const error = await rejection(store.add({ id: 2n, name: 'never sent' }));
       expect(error).toBeInstanceOf(StoreUnavailableError);
-      expect([error.message, (error as StoreUnavailableError).headers]).toEqual([
+      expect([error.message, (error as StoreUnavailableError).retryAfterSeconds]).toEqual([
         'the database cannot be reached just now; try again shortly',
-        { 'retry-after': '1' },
+        1,
       ]);
     } finally {
       await proxy.close();

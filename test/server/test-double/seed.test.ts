@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../../src/errors.js';
-import { readSeedFile } from '../../../src/server/testing/seed.js';
+import { readSeedFile } from '../../../src/server/test-double/seed.js';
 import { makeTempDir } from '../../helpers/cli.js';
 
 const temp = makeTempDir();

@@ -1,7 +1,7 @@
 import { open } from 'node:fs/promises';
-import { JsonRecordReader } from '../../bulk/json-records.js';
-import { whyUnreadable } from '../../cli/input/unreadable-file.js';
 import { ExitCode, InvalidInputError, PlantsError } from '../../errors.js';
+import { whyUnreadable } from '../../files/unreadable-file.js';
+import { JsonRecordReader } from '../../records/json-records.js';
 import { stringifyJsonExact } from '../../schema/exact-json.js';
 import { InvalidPlantError, type NewPlant, toNewPlant } from '../../schema/plant.js';
 import type { PlantStore } from '../stores/plant-store.js';

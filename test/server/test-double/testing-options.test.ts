@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../../src/errors.js';
-import { seededRandom } from '../../../src/server/testing/prng.js';
-import { parseDelay, parseFault, parseFaults } from '../../../src/server/testing/testing-options.js';
+import { seededRandom } from '../../../src/server/test-double/prng.js';
+import { parseDelay, parseFault, parseFaults } from '../../../src/server/test-double/testing-options.js';
 
 describe('serve --delay and --fault values', () => {
   it.each([

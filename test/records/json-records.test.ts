@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type InputRecord, JsonRecordReader, MAX_RECORD_CHARS, TOO_LONG } from '../../src/bulk/json-records.js';
+import { type InputRecord, JsonRecordReader, MAX_RECORD_CHARS, TOO_LONG } from '../../src/records/json-records.js';
 
 async function* chunksOf(text: string, size: number): AsyncGenerator<string> {
   for (let index = 0; index < text.length; index += size) yield text.slice(index, index + size);

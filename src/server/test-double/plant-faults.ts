@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { StoreUnavailableError } from '../errors.js';
+import { StoreUnavailableError } from '../stores/store-errors.js';
 import { seededRandom } from './prng.js';
 import type { DelayRange, FaultKind, FaultRate } from './testing-options.js';
 

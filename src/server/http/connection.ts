@@ -1,0 +1,123 @@
+import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { awaitsContinue, wasToldToContinue } from './request.js';
+import { errorBody, sendJson } from './response.js';
+
+// A connection's side of answering: which response it is working on, how it closes after an
+// early answer, and the answers to errors node's parser raises for it.
+
+/**
+ * The response each connection is working on, so that an error the HTTP layer raises for the
+ * connection (a time-out while the body trickles in) can be answered through it and logged.
+ * Kept on the socket itself (cheaper than a WeakMap per request); a response that has closed
+ * (finished, or its connection gone) counts as none.
+ */
+const kResponse = Symbol('plants.response');
+type TrackedSocket = Duplex & { [kResponse]?: ServerResponse };
+
+/** Records `res` as the response its connection is working on. */
+export function trackResponse(req: IncomingMessage, res: ServerResponse): void {
+  (req.socket as TrackedSocket)[kResponse] = res;
+}
+
+function responseInFlight(socket: Duplex): ServerResponse | undefined {
+  const res = (socket as TrackedSocket)[kResponse];
+  // node sets `destroyed` on a response just before it emits 'close'.
+  return res === undefined || res.destroyed ? undefined : res;
+}
+
+/**
+ * For a graceful close: if the request a connection is working on has not started its answer,
+ * that answer ends the connection (Connection: close).
+ */
+export function closeAfterAnswer(socket: Duplex): void {
+  const res = responseInFlight(socket);
+  if (res !== undefined && !res.headersSent) res.setHeader('connection', 'close');
+}
+
+/**
+ * Answers an error the HTTP parser or its timers raise for a connection (the server's
+ * `clientError` event) with an Error body, as node itself would answer with an empty one.
+ */
+export function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+  const [status, message] = clientErrorStatus(error.code);
+  const inFlight = responseInFlight(socket);
+  if (inFlight !== undefined && !inFlight.headersSent && !inFlight.destroyed && status === 408) {
+    // The request is in our hands, its body still arriving: answer through its response, so the
+    // request log shows the 408. Connection: close makes node close the socket once it is sent.
+    inFlight.setHeader('connection', 'close');
+    sendJson(inFlight, 408, errorBody(408, message));
+    return;
+  }
+  if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent === true) {
+    socket.destroy();
+    return;
+  }
+  const body = errorBody(status, message);
+  socket.write(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
+  // Close once the answer is flushed, not before (net.Socket.destroySoon; end() for other duplexes).
+  const { destroySoon } = socket as Duplex & { destroySoon?: () => void };
+  if (typeof destroySoon === 'function') destroySoon.call(socket);
+  else socket.end();
+}
+
+function clientErrorStatus(code: string | undefined): [number, string] {
+  switch (code) {
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return [408, 'request timed out: the headers or the body arrived too slowly'];
+    case 'HPE_HEADER_OVERFLOW':
+      return [431, 'request headers are too large'];
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+      return [413, 'chunk extensions are too large'];
+    default:
+      return [400, 'malformed HTTP request'];
+  }
+}
+
+/**
+ * How long a connection answered early (413 and friends) with `Connection: close` goes on
+ * reading after its answer, so that the client reads the answer before the connection goes.
+ */
+export const LINGER_MS = 2000;
+
+/**
+ * For an answer given before the body was read (401, 413, 415). A body known to be small
+ * (Content-Length within `drainLimit`) is read and thrown away, and the connection stays
+ * usable. Any other body (chunked, or large) could go on for ever, so the answer says
+ * `Connection: close`, and the connection closes the way RFC 9112 §9.6 asks: the answer, then
+ * our half of the connection, then reading and throwing away until the client closes or
+ * LINGER_MS pass. Closing at once would make the kernel reset the connection over the unread
+ * bytes, and a reset often overtakes the answer before the client has read it. Saying
+ * keep-alive and cutting later is worse: the client's next request meets the reset.
+ */
+export function settleUnreadBody(req: IncomingMessage, res: ServerResponse, drainLimit: number): void {
+  const declared = req.headers['content-length'];
+  // A client that asked for 100 Continue and got a final answer instead may send its body or
+  // not (RFC 9110 §10.1.1): the next request cannot be told apart from it, so the connection goes.
+  const bodyMayNeverCome = awaitsContinue(req) && !wasToldToContinue(req);
+  if (bodyMayNeverCome || declared === undefined || !(Number(declared) <= drainLimit)) {
+    res.setHeader('connection', 'close');
+    lingerOnClose(req.socket);
+  }
+  res.once('finish', () => {
+    if (!req.complete) req.resume();
+  });
+}
+
+/**
+ * node ends a `Connection: close` answer with socket.destroySoon(), which destroys the socket as
+ * soon as the answer is flushed. This socket lingers instead (see settleUnreadBody).
+ */
+function lingerOnClose(socket: Socket): void {
+  socket.destroySoon = function lingeringClose(this: Socket) {
+    const timer = setTimeout(() => this.destroy(), LINGER_MS);
+    timer.unref();
+    this.once('close', () => clearTimeout(timer));
+    this.once('end', () => this.destroy());
+    this.end();
+  };
+}

@@ -1,0 +1,71 @@
+import { createBearerAuth } from '../auth.js';
+import { isLoopbackAddress } from '../http/request.js';
+import { sendBody, sendJson } from '../http/response.js';
+import type { ServerMetrics } from '../observability/server-metrics.js';
+import { plantStoreOpenApi } from '../openapi.js';
+import type { Handler, RouteContext } from './route-context.js';
+
+export interface ProbeRoutes {
+  live: Handler;
+  health: Handler;
+  ready: Handler;
+  contract: Handler;
+  /** Absent without metrics. */
+  scrape: Handler | undefined;
+}
+
+export interface ProbeOptions {
+  /** The store's tokens, which may read /metrics too. */
+  tokens: readonly string[];
+  /** Serves GET /metrics (Prometheus text) when given. */
+  metrics?: Pick<ServerMetrics, 'contentType' | 'scrape'>;
+  /**
+   * A token that may read /metrics besides the store's own. Without it, /metrics answers a
+   * client on loopback with no token at all; with it, every scrape must present a token.
+   */
+  metricsToken?: string;
+}
+
+/** Probes and metadata: /livez, /healthz, /readyz, /openapi.json and /metrics. */
+export function createProbeRoutes({ store, fail }: RouteContext, options: ProbeOptions): ProbeRoutes {
+  // /livez: the process answers. /readyz: the store can serve too; an orchestrator sends traffic
+  // only to a ready instance and restarts only one that is not live. /healthz, the older name
+  // load balancers ask: up and the store reachable (503 while the database is away).
+  const live: Handler = (_req, res) => sendJson(res, 200, '{"status":"ok"}');
+  const health: Handler = (req, res) => {
+    store.check().then(
+      () => sendJson(res, 200, '{"status":"ok"}'),
+      (error: unknown) => fail(req, res, error),
+    );
+  };
+  // Stopping is not ready either: a closed store is answered 503, and the balancer stops sending here.
+  const ready: Handler = (req, res) => {
+    store.check().then(
+      () => sendJson(res, 200, '{"status":"ready"}'),
+      (error: unknown) => fail(req, res, error),
+    );
+  };
+  const openapi = JSON.stringify(plantStoreOpenApi);
+  const contract: Handler = (_req, res) => sendJson(res, 200, openapi);
+  const { metrics } = options;
+  if (metrics === undefined) return { live, health, ready, contract, scrape: undefined };
+  // Loopback is this machine: a scraper there may read without a token, unless a metrics token
+  // is set (a reverse proxy on this machine would make every client look local).
+  const metricsOpenOnLoopback = options.metricsToken === undefined;
+  const authorizeMetrics = createBearerAuth(
+    options.metricsToken === undefined ? options.tokens : [...options.tokens, options.metricsToken],
+  );
+  const scrape: Handler = (req, res) => {
+    if (!(metricsOpenOnLoopback && isLoopbackAddress(req.socket.remoteAddress))) {
+      authorizeMetrics(req.headers.authorization);
+    }
+    metrics.scrape().then(
+      (text) => sendBody(res, 200, metrics.contentType, text),
+      (error: unknown) => fail(req, res, error),
+    );
+  };
+  return { live, health, ready, contract, scrape };
+}
+
+/** Probes an orchestrator asks, and scrapes, every few seconds: logged only at the debug level. */
+export const PROBE_PATHS: ReadonlySet<string> = new Set(['/healthz', '/livez', '/readyz', '/metrics']);

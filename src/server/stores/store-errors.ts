@@ -1,0 +1,68 @@
+// What a store rejects with when it cannot do what was asked. Each says what happened to the
+// request's change, in the store's terms; the app's one error mapper (app.ts) chooses the HTTP
+// status and headers each is answered with.
+
+/** A store failure. Anything else a store throws is a bug, answered 500. */
+export class StoreError extends Error {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+  }
+}
+
+/** Seconds a client is asked to wait (Retry-After) when the database cannot be reached. */
+export const STORE_RETRY_AFTER_SECONDS = 1;
+
+/**
+ * The database cannot be reached just now (restarting, network cut, failover). Thrown when
+ * sending the request again is safe: nothing was changed, or (an add cut off mid-commit, with a
+ * message that says so) a repeat meets 409 if it went in. Answered 503 with Retry-After.
+ */
+export class StoreUnavailableError extends StoreError {
+  readonly retryAfterSeconds: number;
+  constructor(
+    message = 'the database cannot be reached just now; try again shortly',
+    options: { cause?: unknown; retryAfterSeconds?: number } = {},
+  ) {
+    super(message, options);
+    this.retryAfterSeconds = options.retryAfterSeconds ?? STORE_RETRY_AFTER_SECONDS;
+  }
+}
+
+/**
+ * A change cut off after it was sent, whose repeat would not be harmless (a delete sent again
+ * answers 404 for a plant it removed itself): it may or may not be made. 503, no Retry-After.
+ */
+export class OutcomeUnknownError extends StoreError {}
+
+/**
+ * A fault of the storage under the store, which the operator must hear of as well as the
+ * client: the app logs it, where other store errors are the client's business only.
+ */
+export class StorageFaultError extends StoreError {}
+
+/** The disk under the database is full. The transaction rolled back: nothing was stored. 507. */
+export class StorageFullError extends StorageFaultError {
+  constructor(options: { cause?: unknown } = {}) {
+    super("the server's disk is full: nothing was stored; try again once space is freed", options);
+  }
+}
+
+/**
+ * The database file was deleted or replaced while the server ran. A commit would go into a file
+ * nobody will ever open again, so none is made until the server restarts. 500 that says what.
+ */
+export class DatabaseReplacedError extends StorageFaultError {
+  constructor(database: string) {
+    super(
+      `the database file ${database} was deleted or replaced while the server ran: nothing is stored until plants serve is restarted`,
+    );
+  }
+}
+
+/** The store is closed: the server is shutting down. 503. */
+export class StoreClosedError extends StoreError {
+  constructor() {
+    super('the plant store is closed');
+  }
+}
