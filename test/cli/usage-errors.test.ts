@@ -261,6 +261,10 @@ describe('a value with spaces given without quotes', () => {
     const token = await runCli(['login', '--token', 'secret-part-one', 'secret-part-two'], { env });
     expect(token.code).toBe(readmeUsageExitCode());
     expect(token.stderr).not.toMatch(/secret-part|Quote it/);
+    // A command that takes a token never quotes a stray word: it may be the token.
+    const afterUrl = await runCli(['login', '--base-url', 'http://127.0.0.1:4010', 'secret-part-three'], { env });
+    expect(afterUrl.code).toBe(readmeUsageExitCode());
+    expect(afterUrl.stderr).not.toMatch(/secret-part|Quote it/);
     const stray = await runCli(['get', '1', 'Fern'], { env });
     expect(stray.stderr.split('\n')[0]).toBe(
       "plants: unexpected argument: `plants get` takes one argument, ID, and a flag's value goes right after it",

@@ -14,7 +14,8 @@ it('docs/commands.md is what oclif readme makes of the commands today', async ()
     ['readme', '--readme-path', file, '--no-source-links', '--dry-run'],
     {
       cwd: projectRoot,
-      env: { ...process.env, OCLIF_SKIP_NEW_VERSION_CHECK: 'true', OCLIF_COLUMNS: '100' },
+      // As users run it (production): under vitest (NODE_ENV=test) oclif would load the commands' TypeScript sources.
+      env: { ...process.env, NODE_ENV: 'production', OCLIF_SKIP_NEW_VERSION_CHECK: 'true', OCLIF_COLUMNS: '100' },
       maxBuffer: 16 * 1024 * 1024,
     },
   );

@@ -74,7 +74,7 @@ export function unexpectedArgument(command: UsageCommand): string {
   return `unexpected argument: ${commandName(command)} ${takes}, and a flag's value goes right after it`;
 }
 
-/** Flags whose values are secrets: never repeated, not even in a suggestion to quote them. */
+/** Flags whose values are secrets: never repeated, not even in a suggestion to quote them; nor is a stray word of a command that has one. */
 const secretFlags = new Set(['token', 'metrics-token']);
 
 /**
@@ -87,7 +87,8 @@ export function unquotedValue(
   command: UsageCommand,
 ): { flag: string; words: string[] } | undefined {
   const first = strays[0];
-  if (first === undefined) return undefined;
+  // On a command that takes a token, a stray word may be one (`login --base-url URL TOKEN`).
+  if (first === undefined || Object.keys(command.flags).some((name) => secretFlags.has(name))) return undefined;
   const end = argv.indexOf('--');
   const words = end === -1 ? argv : argv.slice(0, end);
   for (let at = 1; at < words.length; at++) {
