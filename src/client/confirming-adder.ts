@@ -1,7 +1,8 @@
 import { stringifyJsonExact } from '../schema/exact-json.js';
 import { type NewPlant, type StoredPlant, storedPlantOfConflict } from '../schema/plant.js';
 import { AuthRejectedError, ConflictError, NoAnswerError, ResponseError, UnreachableError } from './errors.js';
-import type { AddedPlant, PlantClient, RetryPolicy } from './plant-client.js';
+import type { AddedPlant, PlantClient } from './plant-client.js';
+import type { RetryPolicy } from './retry-policy.js';
 
 /** A plant the store holds exactly as sent, as GET /plants/{id} gave it. */
 export interface ReadBackPlant {

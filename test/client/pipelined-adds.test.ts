@@ -2,7 +2,8 @@ import { createServer, type Server, type Socket, connect as tcpConnect } from 'n
 import type { Dispatcher } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfirmingAdder } from '../../src/client/confirming-adder.js';
-import { PlantClient, type RetryPolicy } from '../../src/client/plant-client.js';
+import { PlantClient } from '../../src/client/plant-client.js';
+import type { RetryPolicy } from '../../src/client/retry-policy.js';
 import { createDirectAgent } from '../../src/client/undici-agent.js';
 import type { NewPlant } from '../../src/schema/plant.js';
 import { type StoreServer, startStoreServer } from '../helpers/store-server.js';

@@ -2,7 +2,8 @@ import { createServer as createNetServer, type Server as NetServer } from 'node:
 import { Agent, type Dispatcher } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AuthRejectedError, ResponseError, UnreachableError } from '../../src/client/errors.js';
-import { PlantClient, parseRetryAfter } from '../../src/client/plant-client.js';
+import { PlantClient } from '../../src/client/plant-client.js';
+import { parseRetryAfter } from '../../src/client/retry-policy.js';
 import { createDirectAgent } from '../../src/client/undici-agent.js';
 import type { NewPlant } from '../../src/schema/plant.js';
 import { type FixtureServer, reply, startFixtureServer } from '../helpers/fixture-server.js';

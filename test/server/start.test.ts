@@ -15,7 +15,6 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PlantsError } from '../../src/errors.js';
 import { DatabaseOpenError, ListenError, ServerOptionsError } from '../../src/server/errors.js';
 import { type PlantServerOptions, type RunningPlantServer, startPlantServer } from '../../src/server/start.js';
-import { Database } from '../../src/server/stores/sqlite/sqlite-driver.js';
 import { SqlitePlantStore } from '../../src/server/stores/sqlite/sqlite-plant-store.js';
 import { StorageFullError } from '../../src/server/stores/store-errors.js';
 import { makeTempDir, projectRoot } from '../helpers/cli.js';

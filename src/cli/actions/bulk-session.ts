@@ -1,6 +1,7 @@
 import { bulkExitCode, type RecordOutcome, type RecordSource, runBulkAdd } from '../../bulk/bulk-add.js';
 import { ConfirmingAdder } from '../../client/confirming-adder.js';
-import type { PlantClient, RetryPolicy } from '../../client/plant-client.js';
+import type { PlantClient } from '../../client/plant-client.js';
+import type { RetryPolicy } from '../../client/retry-policy.js';
 import type { ExitCode } from '../../errors.js';
 import type { NewPlant } from '../../schema/plant.js';
 import type { Output } from '../render/output.js';

@@ -1,5 +1,5 @@
 import { AuthRejectedError, ResponseError } from '../../client/errors.js';
-import { loginCommand } from '../../client/plant-client.js';
+import { loginCommand } from '../../client/failure-hints.js';
 import { ExitCode } from '../../errors.js';
 import type { Factory } from '../factory.js';
 import { errorDocument, type Output } from '../render/output.js';
