@@ -1,7 +1,7 @@
 /** The load of the server rows: autocannon in its own process, POST /plants with a new id each request. */
 import path from 'node:path';
 import { bench, clientCpu, node, plan, token } from './context.js';
-import { cpuSeconds, run } from './processes.js';
+import { cpuSeconds, run, type Timed, timed } from './processes.js';
 import type { Server } from './servers.js';
 
 /** This many connections, one request each at a time. */
@@ -44,4 +44,42 @@ export async function load(server: Server, seconds: number, auth = true): Promis
     result.cpuPerRequestUs = ((after - before) / result.requests) * 1e6;
   }
   return result;
+}
+
+/**
+ * wrk, one thread on the client's core, posting a NewPlant with a new id each request
+ * (bench/wrk-post-plants.lua, ids from `firstId`). Throws unless every request was answered 2xx.
+ */
+export async function wrkPostPlants(
+  server: Server,
+  options: { connections: number; seconds: number; firstId: number },
+): Promise<Timed & { rps: number; requests: number }> {
+  const { connections, seconds, firstId } = options;
+  const script = path.join(bench, 'wrk-post-plants.lua');
+  const result = await timed(
+    'wrk',
+    [
+      '-t1',
+      `-c${connections}`,
+      `-d${seconds}s`,
+      '--timeout',
+      '30s',
+      '-s',
+      script,
+      server.url,
+      '--',
+      token,
+      String(firstId),
+    ],
+    { timeoutMs: (seconds + 60) * 1000, cpu: clientCpu },
+  );
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(result.stdout)?.[1]);
+  const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(result.stdout)?.[1] ?? 0);
+  const socketErrors = /Socket errors:[^\n]*/.exec(result.stdout)?.[0];
+  if (result.code !== 0 || !Number.isFinite(rps) || non2xx > 0 || socketErrors !== undefined) {
+    throw new Error(
+      `wrk failed (exit ${result.code ?? result.signal}):\n${result.stdout}${result.stderr}`.slice(-2000),
+    );
+  }
+  return { ...result, rps, requests: Number(/(\d+) requests in/.exec(result.stdout)?.[1]) };
 }

@@ -11,6 +11,7 @@ import { DEFAULT_CONCURRENCY } from '../../src/cli/defaults.js';
 import { bench, childEnv, cli, clientCpu, node, plan, serverCpu, token, work } from '../lib/context.js';
 import { countRows, freshDir, writeNdjson } from '../lib/files.js';
 import { format, median, noteRow, progress, type Row, type RowGroup, verdict } from '../lib/format.js';
+import { wrkPostPlants } from '../lib/load.js';
 import { hasTime, live, run, type Timed, timed } from '../lib/processes.js';
 import { type Server, startPlantsServe } from '../lib/servers.js';
 import { hasCommand } from '../lib/system.js';
@@ -101,32 +102,7 @@ async function withServer<T>(
 
 /** wrk for plan.wrkSeconds against the server: requests per second, all of them answered 200. */
 async function viaWrk(server: Server): Promise<number> {
-  const result = await run(
-    'wrk',
-    [
-      '-t1',
-      `-c${wrkConnections}`,
-      `-d${plan.wrkSeconds}s`,
-      '--timeout',
-      '30s',
-      '-s',
-      path.join(bench, 'wrk-post-plants.lua'),
-      server.url,
-      '--',
-      token,
-      '1',
-    ],
-    { timeoutMs: (plan.wrkSeconds + 60) * 1000, cpu: clientCpu },
-  );
-  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(result.stdout)?.[1]);
-  const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(result.stdout)?.[1] ?? 0);
-  const socketErrors = /Socket errors:[^\n]*/.exec(result.stdout)?.[0];
-  if (result.code !== 0 || !Number.isFinite(rps) || non2xx > 0 || socketErrors !== undefined) {
-    throw new Error(
-      `wrk failed (exit ${result.code ?? result.signal}):\n${result.stdout}${result.stderr}`.slice(-2000),
-    );
-  }
-  return rps;
+  return (await wrkPostPlants(server, { connections: wrkConnections, seconds: plan.wrkSeconds, firstId: 1 })).rps;
 }
 
 async function bulkRows(): Promise<Row[]> {

@@ -7,9 +7,10 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { Browser } from 'playwright-core';
 import { browserTestsEnabled, CHROMIUM, launchChromium } from '../../test/helpers/browser.js';
-import { bench, clientCpu, plan, root, serverCpu, token, work } from '../lib/context.js';
+import { clientCpu, plan, root, serverCpu, token, work } from '../lib/context.js';
 import { format, median, noteRow, progress, type Row, type RowGroup, verdict } from '../lib/format.js';
-import { childPids, cpuSeconds, timed, treeCpuSeconds } from '../lib/processes.js';
+import { wrkPostPlants } from '../lib/load.js';
+import { childPids, cpuSeconds, treeCpuSeconds } from '../lib/processes.js';
 import { type Server, startPlantsServe } from '../lib/servers.js';
 import { hasCommand } from '../lib/system.js';
 
@@ -53,34 +54,11 @@ async function wrkPosts(server: Server, firstId: number, browserPid: number | un
   const before = cpuSeconds(server.child.pid);
   const browserBefore = treeCpuSeconds(browserPid);
   const started = performance.now();
-  const result = await timed(
-    'wrk',
-    [
-      '-t1',
-      `-c${WRK_CONNECTIONS}`,
-      `-d${plan.serverSeconds}s`,
-      '--timeout',
-      '30s',
-      '-s',
-      path.join(bench, 'wrk-post-plants.lua'),
-      server.url,
-      '--',
-      token,
-      String(firstId),
-    ],
-    { timeoutMs: (plan.serverSeconds + 60) * 1000, cpu: clientCpu },
-  );
-  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(result.stdout)?.[1]);
-  const non2xx = /Non-2xx or 3xx responses:\s+(\d+)/.exec(result.stdout)?.[1];
-  if (result.code !== 0 || !Number.isFinite(rps) || non2xx !== undefined || /Socket errors/.test(result.stdout)) {
-    throw new Error(
-      `wrk failed (exit ${result.code ?? result.signal}):\n${result.stdout}${result.stderr}`.slice(-2000),
-    );
-  }
+  const result = await wrkPostPlants(server, { connections: WRK_CONNECTIONS, seconds: plan.serverSeconds, firstId });
   const seconds = (performance.now() - started) / 1000;
   const after = cpuSeconds(server.child.pid);
   const browserAfter = treeCpuSeconds(browserPid);
-  const requests = Number(/(\d+) requests in/.exec(result.stdout)?.[1]);
+  const { rps, requests } = result;
   const cpuUs =
     before === undefined || after === undefined || !(requests > 0) ? undefined : ((after - before) / requests) * 1e6;
   const wrkCpu = result.cpuSeconds === undefined ? undefined : result.cpuSeconds / seconds;

@@ -70,17 +70,7 @@ describe('resolvePostgresConnection', () => {
     ['postgres://u:hunter2@h/a/b', 'the database name cannot contain'],
     ['postgres://u:hunter2@[::1/db', 'not a valid URL'],
   ])('refuses %s with exit 2, never showing the password', (url, message) => {
-    let thrown: unknown;
-    try {
-      resolvePostgresConnection(url);
-    } catch (error) {
-      thrown = error;
-    }
-    expect(thrown).toBeInstanceOf(DatabaseConnectError);
-    expect((thrown as DatabaseConnectError).exitCode).toBe(2);
-    expect((thrown as Error).message).toContain(message);
-    expect((thrown as Error).message).not.toContain('hunter2');
-    expect((thrown as Error).message).toContain('u:***@');
+    expect(refusal(url, message).message).toContain('u:***@');
   });
 
   it('reads a libpq host list, each host with its port, and target_session_attrs', () => {
@@ -146,16 +136,7 @@ describe('resolvePostgresConnection', () => {
     ['postgres://u:hunter2@h1,h2/db?target_session_attrs=standby', 'serve writes, so it needs read-write or primary'],
     ['postgres://u:hunter2@h1,h2/db?target_session_attrs=whatever', 'target_session_attrs must be one of'],
   ])('refuses %s with exit 2, never showing the password', (url, message) => {
-    let thrown: unknown;
-    try {
-      resolvePostgresConnection(url);
-    } catch (error) {
-      thrown = error;
-    }
-    expect(thrown).toBeInstanceOf(DatabaseConnectError);
-    expect((thrown as DatabaseConnectError).exitCode).toBe(2);
-    expect((thrown as Error).message).toContain(message);
-    expect((thrown as Error).message).not.toContain('hunter2');
+    refusal(url, message);
   });
 
   it('redacts the password in the authority and in the query', () => {
@@ -166,3 +147,19 @@ describe('resolvePostgresConnection', () => {
     expect(redactUrl('postgres://h/db')).toBe('postgres://h/db');
   });
 });
+
+/** The error resolvePostgresConnection refuses `url` with: exit 2, saying `message`, never the password. */
+function refusal(url: string, message: string): DatabaseConnectError {
+  let thrown: unknown;
+  try {
+    resolvePostgresConnection(url);
+  } catch (error) {
+    thrown = error;
+  }
+  expect(thrown).toBeInstanceOf(DatabaseConnectError);
+  const error = thrown as DatabaseConnectError;
+  expect(error.exitCode).toBe(2);
+  expect(error.message).toContain(message);
+  expect(error.message).not.toContain('hunter2');
+  return error;
+}
