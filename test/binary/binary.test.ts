@@ -82,7 +82,11 @@ describe.runIf(built)('plants-linux-x64, alone on PATH', () => {
     );
     expect(shell).not.toBe(0);
     const version = await run(['--version']);
-    expect(version).toEqual({ code: 0, stdout: expect.stringMatching(/^plants\/0\.1\.0 linux-x64 node-v2\d\.\d+\.\d+\n$/), stderr: '' });
+    expect(version).toEqual({
+      code: 0,
+      stdout: expect.stringMatching(/^plants\/0\.1\.0 linux-x64 node-v2\d\.\d+\.\d+\n$/),
+      stderr: '',
+    });
     const help = await run(['--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('USAGE\n  $ plants [COMMAND]');
@@ -118,11 +122,12 @@ describe.runIf(built)('plants-linux-x64, alone on PATH', () => {
       '{"id":1,"name":"a"}\n{"id":2,"name":"b","tag":""}\n{"id":1,"name":"a again"}\n',
     );
     expect(bulk.code).toBe(1);
-    expect(bulk.stdout.trim().split('\n').map((line) => JSON.parse(line).outcome)).toEqual([
-      'added',
-      'added',
-      'rejected',
-    ]);
+    expect(
+      bulk.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line).outcome),
+    ).toEqual(['added', 'added', 'rejected']);
   });
 
   it('exits 2, 3 and 4 on bad input, an unreachable store and a refused token, with one line each', async () => {
@@ -148,7 +153,10 @@ describe.runIf(built)('plants-linux-x64, alone on PATH', () => {
     await store.stop('SIGKILL');
     store = await serve(['--port', '0', '--db', db, '--token', TOKEN]);
     const listed = await run(['list', '--json', '--all', '--base-url', store.url], '', { PLANTS_TOKEN: TOKEN });
-    const stored = listed.stdout.trim().split('\n').map((line) => JSON.parse(line).id as number);
+    const stored = listed.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line).id as number);
     for (const id of [...ids, 1, 2]) expect(stored).toContain(id);
   });
 
@@ -167,13 +175,25 @@ describe.runIf(built)('plants-linux-x64, alone on PATH', () => {
 
   it('serve --detach starts itself again in the background, and the pid file stops it', async () => {
     const pidFile = path.join(temp.dir, 'detached.pid');
-    const started = await run(['serve', '--memory', '--port', '0', '--token', TOKEN, '--detach', '--pid-file', pidFile]);
+    const started = await run([
+      'serve',
+      '--memory',
+      '--port',
+      '0',
+      '--token',
+      TOKEN,
+      '--detach',
+      '--pid-file',
+      pidFile,
+    ]);
     expect(started.code, started.stderr).toBe(0);
     const url = started.stdout.trim();
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const pid = Number(readFileSync(pidFile, 'utf8'));
     try {
-      expect((await run(['add', '--id', '3', '--name', 'Rue', '--base-url', url], '', { PLANTS_TOKEN: TOKEN })).code).toBe(0);
+      expect(
+        (await run(['add', '--id', '3', '--name', 'Rue', '--base-url', url], '', { PLANTS_TOKEN: TOKEN })).code,
+      ).toBe(0);
     } finally {
       process.kill(pid, 'SIGTERM');
     }
@@ -181,7 +201,17 @@ describe.runIf(built)('plants-linux-x64, alone on PATH', () => {
 
   it('speaks TLS to a self-signed store with --ca-cert, and refuses it without (exit 3)', async () => {
     const cert = path.join(fixtures, 'test-tls-cert.pem');
-    const tls = await serve(['--port', '0', '--memory', '--token', TOKEN, '--tls-cert', cert, '--tls-key', path.join(fixtures, 'test-tls-key.pem')]);
+    const tls = await serve([
+      '--port',
+      '0',
+      '--memory',
+      '--token',
+      TOKEN,
+      '--tls-cert',
+      cert,
+      '--tls-key',
+      path.join(fixtures, 'test-tls-key.pem'),
+    ]);
     try {
       expect(tls.url).toMatch(/^https:/);
       const withToken = { PLANTS_TOKEN: TOKEN };
@@ -206,7 +236,9 @@ describe.runIf(built)('plants-linux-x64, alone on PATH', () => {
     expect((await run(['get', MAX, '--json', '--base-url', binary.url], '', withToken)).stdout).toBe(
       `{"id":${MAX},"name":"from npm"}\n`,
     );
-    expect((await run(['add', '--id', MIN, '--name', 'from the binary', '--base-url', binary.url], '', withToken)).code).toBe(0);
+    expect(
+      (await run(['add', '--id', MIN, '--name', 'from the binary', '--base-url', binary.url], '', withToken)).code,
+    ).toBe(0);
     await binary.stop();
     expect(readStoredPlants(shared)).toEqual([
       { id: BigInt(MIN), name: 'from the binary', tag: null },
