@@ -42,6 +42,16 @@ const LAZY_IN_CONF = {
   'node:crypto': [],
   'node:assert': [],
 };
+/**
+ * conf's constructor also calls node:assert's deepEqual on every run, to see whether the file
+ * lacks a default: loading node:assert for that is most of what `plants logout` costs on Node 20
+ * (bench a). Objects deep-equal in util's strict sense are deep-equal in assert's loose sense
+ * too, so that answer is taken first; any other pair goes to node:assert itself, unchanged.
+ */
+const ASSERT_DEEP_EQUAL = `const { isDeepStrictEqual } = require('node:util');
+const deepEqual = (actual, expected, ...rest) =>
+  isDeepStrictEqual(actual, expected) ? undefined : load().deepEqual(actual, expected, ...rest);
+`;
 export const lazyConfImports = {
   name: 'lazy-conf-imports',
   setup(build) {
@@ -54,10 +64,11 @@ export const lazyConfImports = {
     // A default import is the module object itself, read through a Proxy; a named import needs an
     // own property (esbuild copies those), so each of those is a getter.
     build.onLoad({ filter: /.*/, namespace: 'lazy-conf' }, (args) => ({
-      contents: `let real;
+      contents: `${args.path === 'node:assert' ? ASSERT_DEEP_EQUAL : ''}let real;
 const load = () => (real ??= require(${JSON.stringify(args.path)}));
 const named = {};
 for (const key of ${JSON.stringify(LAZY_IN_CONF[args.path])}) Object.defineProperty(named, key, { enumerable: true, get: () => load()[key] });
+${args.path === 'node:assert' ? 'named.deepEqual = deepEqual;' : ''}
 module.exports = new Proxy(named, { get: (target, key) => (Object.hasOwn(target, key) ? target[key] : load()[key]) });`,
       loader: 'js',
       resolveDir: args.pluginData.resolveDir,

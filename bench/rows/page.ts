@@ -67,6 +67,8 @@ async function wrkPosts(server: Server, firstId: number, browserPid: number | un
   return { rps, cpuUs, wrkCpu, browserCpu };
 }
 
+const PAGE_ROUNDS = 5;
+
 /** A tab of the page with the token entered, once its live log is streaming, scrolled to the log. */
 async function openTab(browser: Browser, server: Server) {
   const page = await browser.newPage();
@@ -126,9 +128,13 @@ async function pageRows(): Promise<Row[]> {
   // The browser's own process: the child this launch started (the wrapper execs it).
   const browserPid = childPids(process.pid).find((pid) => !before.has(pid));
   try {
-    for (let round = 0; round < plan.serverRuns; round++) {
-      for (const tab of tabs) {
-        progress(`page round ${round + 1}/${plan.serverRuns}: serve --memory under wrk, ${told[tab]}`);
+    // Five rounds at least: this VM's speed shifts between runs (the server's µs a request doubles at
+    // times), and a median of five per-round ratios outlasts one shifted round. Each round starts
+    // from another tab, so a shift within rounds does not always fall on the same one.
+    const rounds = Math.max(plan.serverRuns, PAGE_ROUNDS);
+    for (let round = 0; round < rounds; round++) {
+      for (const tab of [...tabs.slice(round % tabs.length), ...tabs.slice(0, round % tabs.length)]) {
+        progress(`page round ${round + 1}/${rounds}: serve --memory under wrk, ${told[tab]}`);
         const server = await startPlantsServe('memory', 'normal', serverCpu);
         const page = tab === 'page' ? await openTab(browser, server) : undefined;
         const blank = tab === 'blank' ? await browser.newPage() : undefined;
