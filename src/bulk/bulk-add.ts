@@ -3,7 +3,8 @@ import { AuthRejectedError, ConflictError, NoAnswerError, ResponseError, Unreach
 import type { AddedPlant } from '../client/plant-client.js';
 import { ExitCode, type PlantsError } from '../errors.js';
 import type { InputRecord } from '../records/json-records.js';
-import { InvalidPlantError, type NewPlant } from '../schema/plant.js';
+import { InvalidPlantError } from '../schema/invalid-plant-error.js';
+import type { NewPlant } from '../schema/plant.js';
 
 /** Where a record is in the input: the line it starts on, and its index in a JSON array. */
 export interface RecordPosition {

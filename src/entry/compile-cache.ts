@@ -47,17 +47,17 @@ export async function loadBundle<T>(
   if (cacheFolder === undefined) {
     return { exports: require(file) as T, saveCodeCache() {} };
   }
-  const { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } = process.getBuiltinModule('node:fs');
+  const { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } =
+    process.getBuiltinModule('node:fs');
   const vm = process.getBuiltinModule('node:vm');
   const path = process.getBuiltinModule('node:path');
   const source = readFileSync(file, 'utf8');
   const { size, mtimeMs } = statSync(file);
   // A bulk add runs with other V8 flags (bulk-heap.ts), whose cache V8 would refuse here.
   const command = isBulkAdd(argv) ? 'add-file' : (argv[0] === 'plant' ? argv[1] : argv[0])?.replace(/[^a-z-]/g, '');
-  const cacheFile = path.join(
-    cacheFolder,
-    `bundle-${command}-${process.versions.v8}-${process.arch}-${size}-${Math.trunc(mtimeMs)}.v8cache`,
-  );
+  const prefix = `bundle-${command}-`;
+  const cacheName = `${prefix}${process.versions.v8}-${process.arch}-${size}-${Math.trunc(mtimeMs)}.v8cache`;
+  const cacheFile = path.join(cacheFolder, cacheName);
   let cachedData: Buffer | undefined;
   try {
     cachedData = readFileSync(cacheFile);
@@ -82,6 +82,13 @@ export async function loadBundle<T>(
         const partial = `${cacheFile}.${process.pid}`;
         writeFileSync(partial, script.createCachedData(), { mode: 0o600 });
         renameSync(partial, cacheFile);
+        // This command's caches of other bundles (an upgrade, a rebuild) would never be read again.
+        for (const name of readdirSync(cacheFolder)) {
+          // A digit (V8's version) after the prefix: `bundle-add-` is not `bundle-add-file-`.
+          if (name.startsWith(prefix) && /^\d/.test(name.slice(prefix.length)) && name !== cacheName) {
+            rmSync(path.join(cacheFolder, name), { force: true });
+          }
+        }
       } catch {
         // A cache folder we cannot write: the next run compiles from source, as this one did.
       }

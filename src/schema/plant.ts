@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { parseJsonExact, stringifyJsonExact } from './exact-json.js';
 import { describeNonInt64, INT32_MAX, INT32_MIN, INT64_TEXT_MESSAGE, toInt64 } from './int64.js';
+import { InvalidPlantError } from './invalid-plant-error.js';
 
 /** Longest name or tag the store accepts, in UTF-16 code units. */
 export const MAX_TEXT_LENGTH = 1024;
@@ -85,19 +86,6 @@ export function describeIssues(error: z.ZodError): string {
       return path === '' ? issue.message : `${path}: ${issue.message}`;
     })
     .join('; ');
-}
-
-/**
- * A NewPlant that breaks the schema; `fields` names the fields at fault (empty: the whole value).
- * What it means to a user (the CLI's exit 2, the server's 400) is for the layer that meets it.
- */
-export class InvalidPlantError extends Error {
-  readonly fields: readonly string[];
-  constructor(message: string, options: { fields?: readonly string[]; cause?: unknown } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = 'InvalidPlantError';
-    this.fields = options.fields ?? [];
-  }
 }
 
 /** Validates a NewPlant from parsed JSON (exact) or built from flags; throws InvalidPlantError. */

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import module from 'node:module';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -72,5 +72,22 @@ describe('the compile cache', () => {
     expect([third.code, third.stdout, third.stderr]).toEqual([first.code, first.stdout, first.stderr]);
     expect(readFileSync(file).equals(Buffer.alloc(written.length, 7))).toBe(false);
     expect(readFileSync(file).length).toBeGreaterThan(1000);
+  });
+
+  it("drops a command's caches of other bundles when it writes its own, and no other command's", async () => {
+    const env = { XDG_CACHE_HOME: cacheHome, PLANTS_CONFIG_DIR: path.join(temp.dir, 'config') };
+    mkdirSync(cacheDir(), { recursive: true });
+    // Left by an older install (another size and time, another V8), and by other commands.
+    const stale = ['bundle-logout-11.3.244.8-node.38-x64-1-1.v8cache', 'bundle-logout-9.9.9-x64-2-2.v8cache'];
+    const others = [
+      'bundle-add-11.3.244.8-node.38-x64-1-1.v8cache',
+      'bundle-add-file-11.3.244.8-node.38-x64-1-1.v8cache',
+    ];
+    for (const name of [...stale, ...others]) writeFileSync(path.join(cacheDir(), name), 'old');
+    expect((await runCli(['logout'], { env })).code).toBe(0);
+    const left = filesUnder(cacheDir());
+    for (const name of stale) expect(left).not.toContain(name);
+    for (const name of others) expect(left).toContain(name);
+    expect(left.filter((name) => name.startsWith('bundle-logout-'))).toHaveLength(1);
   });
 });

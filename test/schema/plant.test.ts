@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { INT64_MAX, INT64_MIN } from '../../src/schema/int64.js';
+import { InvalidPlantError } from '../../src/schema/invalid-plant-error.js';
 import {
   ErrorBody,
-  InvalidPlantError,
   Plant,
   parseNewPlantJson,
   parsePlantIdText,

@@ -5,7 +5,8 @@ import type { RecordSource } from '../../bulk/bulk-add.js';
 import { InvalidInputError } from '../../errors.js';
 import { whyUnreadable } from '../../files/unreadable-file.js';
 import type { InputRecord, JsonRecordReader } from '../../records/json-records.js';
-import { InvalidPlantError, type NewPlant, parsePlantIdText, toNewPlant } from '../../schema/plant.js';
+import { InvalidPlantError } from '../../schema/invalid-plant-error.js';
+import { type NewPlant, parsePlantIdText, toNewPlant } from '../../schema/plant.js';
 
 /** The flags of `plants add` that make up a NewPlant. */
 export interface PlantFlags {

@@ -1,5 +1,5 @@
 import { ExitCode, InvalidInputError, PlantsError } from '../../errors.js';
-import { InvalidPlantError } from '../../schema/plant.js';
+import { InvalidPlantError } from '../../schema/invalid-plant-error.js';
 import { errorDocument, type Output } from './output.js';
 
 /**

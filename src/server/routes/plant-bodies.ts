@@ -1,4 +1,5 @@
-import { InvalidPlantError, type NewPlant, parseNewPlantJson } from '../../schema/plant.js';
+import { InvalidPlantError } from '../../schema/invalid-plant-error.js';
+import { type NewPlant, parseNewPlantJson } from '../../schema/plant.js';
 import { BadRequestError } from '../errors.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });

@@ -3,7 +3,8 @@ import { ExitCode, InvalidInputError, PlantsError } from '../../errors.js';
 import { whyUnreadable } from '../../files/unreadable-file.js';
 import { JsonRecordReader } from '../../records/json-records.js';
 import { stringifyJsonExact } from '../../schema/exact-json.js';
-import { InvalidPlantError, type NewPlant, toNewPlant } from '../../schema/plant.js';
+import { InvalidPlantError } from '../../schema/invalid-plant-error.js';
+import { type NewPlant, toNewPlant } from '../../schema/plant.js';
 import type { PlantStore } from '../stores/plant-store.js';
 
 /** The plants of `plants serve --seed FILE`, each with where it is in the file, for messages. */
