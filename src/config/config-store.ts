@@ -93,26 +93,34 @@ export class ConfigStore {
     await this.#write(defaultBaseUrl === undefined ? { tokens } : { tokens, defaultBaseUrl });
   }
 
-  /** Forgets the token of an origin; false when there was none. */
-  async deleteToken(origin: string): Promise<boolean> {
+  /**
+   * Forgets the token of an origin (false when there was none) and, with `clearDefault`, the
+   * default base URL too, so that the built-in default (the local store) applies again: one write.
+   */
+  async forget(origin: string, options: { clearDefault: boolean }): Promise<boolean> {
     const tokens = this.#tokens();
-    if (!Object.hasOwn(tokens, origin)) return false;
-    const { [origin]: _removed, ...rest } = tokens;
-    await this.#write({ tokens: rest });
-    return true;
-  }
-
-  /** Forgets the default base URL: the built-in default (the local store) applies again. */
-  async clearDefaultBaseUrl(): Promise<void> {
+    const removed = Object.hasOwn(tokens, origin);
+    if (!removed && !(options.clearDefault && this.#data.defaultBaseUrl !== undefined)) return false;
+    // The file's keys in their order, less what is forgotten.
+    const without = (data: ConfigData): ConfigData => {
+      const kept: ConfigData = { ...data };
+      if (options.clearDefault) delete kept.defaultBaseUrl;
+      if (kept.tokens !== undefined) {
+        const { [origin]: _removed, ...others } = kept.tokens;
+        kept.tokens = others;
+      }
+      return kept;
+    };
     try {
       ensurePrivateDir(this.#dir);
       this.#conf ??= await this.#openConf();
-      this.#conf.delete('defaultBaseUrl');
+      // conf reads its file again here, as its own delete() would: what another run wrote stays.
+      this.#conf.store = without(this.#conf.store);
     } catch (error) {
       throw this.#unusableDir(error);
     }
-    const { defaultBaseUrl: _gone, ...rest } = this.#data;
-    this.#data = rest;
+    this.#data = without(this.#data);
+    return removed;
   }
 
   /** The CA certificate file `login --ca-cert` kept for an origin. */

@@ -34,11 +34,10 @@ export async function logout(
   baseUrl: URL,
 ): Promise<{ origin: string; removed: boolean; defaultRestored?: string }> {
   const origin = baseUrl.origin;
-  const removed = await config.deleteToken(origin);
   const stored = config.defaultBaseUrl;
-  if (stored === undefined || originOf(stored) !== origin) return { origin, removed };
-  await config.clearDefaultBaseUrl();
-  return { origin, removed, defaultRestored: DEFAULT_BASE_URL };
+  const clearDefault = stored !== undefined && originOf(stored) === origin;
+  const removed = await config.forget(origin, { clearDefault });
+  return clearDefault ? { origin, removed, defaultRestored: DEFAULT_BASE_URL } : { origin, removed };
 }
 
 function originOf(url: string): string | undefined {

@@ -44,9 +44,25 @@ describe('ConfigStore', () => {
     expect(reopened.tokenFor('https://plants.example.com')).toBe('remote');
     expect(reopened.tokenFor('http://127.0.0.1:4011')).toBeUndefined();
     expect(reopened.origins()).toEqual(['http://127.0.0.1:4010', 'https://plants.example.com']);
-    expect(await reopened.deleteToken('http://127.0.0.1:4010')).toBe(true);
-    expect(await reopened.deleteToken('http://127.0.0.1:4010')).toBe(false);
+    expect(await reopened.forget('http://127.0.0.1:4010', { clearDefault: false })).toBe(true);
+    expect(await reopened.forget('http://127.0.0.1:4010', { clearDefault: false })).toBe(false);
     expect(ConfigStore.open({ dir: temp.dir }).origins()).toEqual(['https://plants.example.com']);
+  });
+
+  it('forgets a token and the default base URL together, keeping the rest in its order', async () => {
+    const store = ConfigStore.open({ dir: temp.dir });
+    await store.setToken('http://127.0.0.1:4010', 'local');
+    await store.setToken('https://plants.example.com', 'remote', 'https://plants.example.com/v1');
+    expect(await ConfigStore.open({ dir: temp.dir }).forget('https://plants.example.com', { clearDefault: true })).toBe(
+      true,
+    );
+    expect(readFileSync(store.path, 'utf8')).toBe('{\n\t"tokens": {\n\t\t"http://127.0.0.1:4010": "local"\n\t}\n}');
+    // No token, but the default still points there: the default alone is forgotten.
+    await store.setDefaultBaseUrl('http://127.0.0.1:4011');
+    expect(await ConfigStore.open({ dir: temp.dir }).forget('http://127.0.0.1:4011', { clearDefault: true })).toBe(
+      false,
+    );
+    expect(ConfigStore.open({ dir: temp.dir }).defaultBaseUrl).toBeUndefined();
   });
 
   it('writes atomically: no temporary files left, always valid JSON', async () => {
