@@ -8,6 +8,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_CONCURRENCY } from '../../src/cli/defaults.js';
+import { PIPELINING } from '../../src/client/pipelining-dispatcher.js';
 import { bench, childEnv, cli, clientCpu, node, plan, serverCpu, token, work } from '../lib/context.js';
 import { countRows, freshDir, writeNdjson } from '../lib/files.js';
 import { format, median, noteRow, progress, type Row, type RowGroup, verdict } from '../lib/format.js';
@@ -26,6 +27,15 @@ const RSS_GOAL_MB = 120;
 const wrkConnections = DEFAULT_CONCURRENCY;
 /** The plain client: an undici Pool as it comes (no pipelining), as many connections as the CLI's requests in flight. */
 const plainPool = { connections: DEFAULT_CONCURRENCY, pipelining: 1 };
+/**
+ * The CLI's requests in flight as the CLI's transport lays them out (PIPELINING on each
+ * connection): on an undici Pool with its own pipelining, and on plants' PipeliningDispatcher.
+ */
+const pipelined = { connections: DEFAULT_CONCURRENCY / PIPELINING, pipelining: PIPELINING };
+const pipelinedClients = [
+  { key: 'undici', label: `undici Pool, pipelining ${PIPELINING} × ${pipelined.connections} connections` },
+  { key: 'plants', label: `plants' PipeliningDispatcher, ${PIPELINING} × ${pipelined.connections} connections` },
+] as const;
 
 const stores = [
   { key: 'normal', label: 'serve --durability normal (file db)' },
@@ -134,8 +144,16 @@ async function bulkRows(): Promise<Row[]> {
       );
     return result;
   };
-  const viaPool = async (server: Server): Promise<Timed> => {
-    const options = JSON.stringify({ url: server.url, token, file, ...plainPool });
+  /** Both pipelined clients' rates and CPU per record, and plants' against undici's in each round. */
+  const pipelinedRates = { undici: [] as number[], plants: [] as number[] };
+  const pipelinedCpu = { undici: [] as number[], plants: [] as number[] };
+  const pipelinedRatios: number[] = [];
+
+  const viaPool = async (
+    server: Server,
+    shape: { connections: number; pipelining: number; client?: string } = plainPool,
+  ): Promise<Timed> => {
+    const options = JSON.stringify({ url: server.url, token, file, ...shape });
     const result = await timed(node, [path.join(bench, 'load-pool.mjs'), options], {
       timeoutMs: 600_000,
       cpu: clientCpu,
@@ -180,6 +198,13 @@ async function bulkRows(): Promise<Row[]> {
         cliCpu.push(mineUs);
         poolCpu.push(poolUs);
         cpuRatios.push(mineUs / poolUs);
+        for (const client of pipelinedClients) {
+          step(`${client.label} into ${store.label}`);
+          const sent = await withServer(store.key, (server) => viaPool(server, { ...pipelined, client: client.key }));
+          pipelinedRates[client.key].push(plan.bulkRecords / (sent.value.ms / 1000));
+          pipelinedCpu[client.key].push(perRecordUs(sent.value));
+        }
+        pipelinedRatios.push((pipelinedRates.plants.at(-1) ?? 0) / (pipelinedRates.undici.at(-1) ?? 1));
       }
     }
   }
@@ -280,6 +305,22 @@ async function bulkRows(): Promise<Row[]> {
       goal: '',
       result: '',
     });
+  }
+  if (pipelinedRatios.length > 0) {
+    // Context for keeping a pipelining client of our own beside undici (docs/architecture.md):
+    // the same records, the same requests in flight on the same connections, each client bare.
+    for (const [index, client] of pipelinedClients.entries()) {
+      const id = index === 0 ? 'b9' : 'b10';
+      rows.push({
+        id,
+        what: `${client.label}: ${label} records → serve --memory (client CPU per record)`,
+        median: `${format.rate(median(pipelinedRates[client.key]), 'rec/s')} (${median(pipelinedCpu[client.key]).toFixed(1)} µs)`,
+        spread: rateSpread(pipelinedRates[client.key]),
+        ratio: id === 'b9' ? '1.00' : `${format.ratio(median(pipelinedRatios))} of b9`,
+        goal: '',
+        result: '',
+      });
+    }
   }
   return rows;
 }
