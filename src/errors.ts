@@ -1,6 +1,6 @@
 /**
  * Exit codes of the `plants` CLI. Every failure a user can meet maps to exactly one
- * of these, and README.md documents them; keep the two in step.
+ * of these, and README.md documents them (its Exit codes table); keep the two in step.
  */
 export const ExitCode = {
   ok: 0,

@@ -32,7 +32,7 @@ function sea(): { getAsset(key: string, encoding: string): string; getAsset(key:
  * `serve` included (on node:sqlite: stores/sqlite/choose-sqlite-driver.ts). What only oclif
  * answers in the npm package (a command line the table does not take, autocomplete, help at
  * another width) gets a usage error here, exit 2 (127 for a word that is no command), with
- * the command's usage: the binary carries no oclif (docs: README, the binary).
+ * the command's usage: the binary carries no oclif (docs/binary.md).
  */
 export async function binaryMain(argv: readonly string[]): Promise<void> {
   await sizeHeapForBulkAdd(argv, undefined);

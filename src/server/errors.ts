@@ -64,7 +64,7 @@ export class MethodNotAllowedError extends HttpError {
 /**
  * 409: the id is taken. The stored plant stays as it was, and goes in the answer beside the Error
  * record when it could be read (`stored`), so that a client can tell its own earlier add from a
- * conflict without asking again (README, OpenAPI: Conflict).
+ * conflict without asking again (docs/serve.md, OpenAPI: Conflict).
  */
 export class ConflictError extends HttpError {
   readonly stored: NewPlant | undefined;

@@ -20,7 +20,7 @@ interface NodeStatement {
 
 /**
  * better-sqlite3's API (the part sqlite-driver-api.ts names) over Node's built-in `node:sqlite`,
- * for where no native addon can be loaded: the single executable (docs: the binary). The file
+ * for where no native addon can be loaded: the single executable (docs/binary.md). The file
  * format is SQLite's own, so a store either driver wrote opens with the other.
  *
  * Self-contained on purpose (it uses nothing from outside its body but its two parameters): the

@@ -1,19 +1,21 @@
 import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parseFaults } from '../src/server/test-double/testing-options.js';
-import { binPath, makeTempDir, projectRoot } from './helpers/cli.js';
-import { isRunning, stopDetachedServer } from './helpers/serve-process.js';
-import { completeInBash, shellTestsRun } from './helpers/shells.js';
-import { readStoredPlants, type StoreServer, startStoreServer, TEST_TOKEN } from './helpers/store-server.js';
-import { runCliInTty } from './helpers/tty.js';
+import { parseFaults } from '../../src/server/test-double/testing-options.js';
+import { binPath, makeTempDir, projectRoot } from '../helpers/cli.js';
+import { isRunning, stopDetachedServer } from '../helpers/serve-process.js';
+import { completeInBash, shellTestsRun } from '../helpers/shells.js';
+import { readStoredPlants, type StoreServer, startStoreServer, TEST_TOKEN } from '../helpers/store-server.js';
+import { runCliInTty } from '../helpers/tty.js';
 
 /**
- * Every shell example in README.md, run as a user would run it: a line of bash (or fish) with
- * `plants` on the PATH as the built CLI, in a folder holding the files the examples name, against
- * a real store. The first test fails when the README gains an example this table does not run,
- * or loses one it does, so a promise in the README cannot drift from what plants does.
+ * Every shell example of the manual (README.md and every page of docs/ but the generated
+ * commands.md), run as a user would run it: a line of bash (or fish) with `plants` on the PATH as
+ * the built CLI, in a folder holding the files the examples name, against a real store. The first
+ * test fails when a page gains an example this table does not run, or the pages lose one it does,
+ * so a promise in the manual cannot drift from what plants does. An example shown on two pages
+ * runs once. The second test holds the pages' relative links to files and headings that exist.
  */
 
 interface Shell {
@@ -38,7 +40,7 @@ interface Example {
   rewrite?: (line: string, shell: Shell) => string;
   /** Run first, in the same shell. */
   before?: string;
-  /** Run before `plants login` (every other example runs after it, as the README has it). */
+  /** Run before `plants login` (every other example runs after it, as the manual has it). */
   loggedOut?: boolean;
   /** In the project folder (`./bin/…`) instead of the folder of example files. */
   inProject?: boolean;
@@ -53,6 +55,12 @@ interface Example {
 
 // A free port instead of 4010, which the `npm start` the README has people run may hold.
 const serveOnFreePort = (line: string) => line.replace('plants serve', 'plants serve --port 0');
+
+// The page's controls are changeable on a store started with --allow-reset: one of this test's,
+// in the background, instead of one on 4010.
+const controlledStore = (flags = '') =>
+  `plants serve --port 0 --memory --allow-reset --token "$TOKEN"${flags} --detach --pid-file plants.pid > url.txt 2>/dev/null`;
+const onControlledStore = (line: string) => line.replace('http://127.0.0.1:4010', '"$(cat url.txt)"');
 
 const SHARING_WALKTHROUGH =
   'a PostgreSQL walk-through whose steps build on each other (not yet run here); the three-instance PostgreSQL tests of test/server cover what it shows';
@@ -339,33 +347,146 @@ const examples: Record<string, Example> = {
     notRunHere: SHARING_WALKTHROUGH,
   },
   'npm run manifest': { notRunHere: 'test/manifest.test.ts checks that the committed manifest is what it makes' },
+  // docs/postgres.md
+  "plants serve --database 'postgres://plants:PASSWORD@db1:5432,db2:5432/plants?target_session_attrs=read-write'": {
+    notRunHere:
+      'needs a primary and a standby at db1 and db2; test/reliability/postgres-failover.test.ts runs serve given both hosts of a pair on loopback',
+  },
+  "plants serve --database 'postgres://plants:PASSWORD@haproxy:5000/plants?target_session_attrs=read-write'": {
+    notRunHere: 'needs Patroni and HAProxy, which are not run here (docs/postgres.md says so)',
+  },
+  'pg_autoctl show uri --formation default': {
+    notRunHere: 'needs pg_auto_failover, which is not run here (docs/postgres.md says so)',
+  },
+  'plants serve --database "$(pg_autoctl show uri --formation default)"': {
+    notRunHere: 'needs pg_auto_failover, which is not run here (docs/postgres.md says so)',
+  },
+  // docs/serve-page.md
+  'plants serve --memory --seed plants.ndjson --allow-reset --open': {
+    notRunHere:
+      'would open a browser on this machine; test/commands/serve-page.test.ts runs --open with an opener of its own and without one',
+  },
+  'curl -s -H "Authorization: Bearer $TOKEN" http://127.0.0.1:4010/_serve/controls': {
+    before: controlledStore(),
+    rewrite: onControlledStore,
+    check: async (run, shell) => {
+      await stopDetached(shell);
+      expect(JSON.parse(run.stdout)).toMatchObject({ editable: true, reset: true, delay: null, faults: [] });
+    },
+  },
+  'curl -s -X PUT -H "Authorization: Bearer $TOKEN" -H \'content-type: application/json\' -d \'{"faults":[{"kind":"503","rate":1}],"faultSeed":42}\' http://127.0.0.1:4010/_serve/controls':
+    {
+      before: controlledStore(),
+      rewrite: onControlledStore,
+      check: async (run, shell) => {
+        await stopDetached(shell);
+        expect(JSON.parse(run.stdout)).toMatchObject({ faults: [{ kind: '503', rate: 1 }], faultSeed: 42 });
+      },
+    },
+  'curl -s -X PUT -H "Authorization: Bearer $TOKEN" -H \'content-type: application/json\' -d \'{"faults":[],"delay":null}\' http://127.0.0.1:4010/_serve/controls':
+    {
+      before: controlledStore(' --fault 503=0.5'),
+      rewrite: onControlledStore,
+      check: async (run, shell) => {
+        await stopDetached(shell);
+        expect(JSON.parse(run.stdout)).toMatchObject({ delay: null, faults: [] });
+      },
+    },
 };
 
-/** The shell examples of README.md: `[shell, line]`, the line without its trailing comment. */
-function readmeExamples(readme: string): Array<[string, string]> {
-  const found: Array<[string, string]> = [];
-  for (const block of readme.matchAll(/^```(sh|fish)\n([\s\S]*?)^```/gm)) {
-    for (const raw of (block[2] ?? '').split('\n')) {
+/** The pages whose shell examples run here: README.md and docs/*.md but the generated commands.md. */
+const pages = [
+  'README.md',
+  ...readdirSync(path.join(projectRoot, 'docs'))
+    .filter((file) => file.endsWith('.md') && file !== 'commands.md')
+    .sort()
+    .map((file) => `docs/${file}`),
+];
+
+interface Found {
+  page: string;
+  language: string;
+  line: string;
+}
+
+/**
+ * The shell examples of a page: each line of its sh and fish blocks but comments, a line ending
+ * in `\` joined with the next, without its trailing comment.
+ */
+function pageExamples(page: string, text: string): Found[] {
+  const found: Found[] = [];
+  for (const block of text.matchAll(/^```(sh|fish)\n([\s\S]*?)^```/gm)) {
+    const body = (block[2] ?? '').replace(/\s*\\\n\s*/g, ' ');
+    for (const raw of body.split('\n')) {
       const line = raw.trim();
       if (line === '' || line.startsWith('#')) continue;
-      found.push([block[1] ?? 'sh', line.replace(/\s+#\s.*$/, '')]);
+      found.push({ page, language: block[1] ?? 'sh', line: line.replace(/\s+#\s.*$/, '') });
     }
   }
   return found;
 }
 
-const readme = readFileSync(path.join(projectRoot, 'README.md'), 'utf8');
-const found = readmeExamples(readme);
+const texts = new Map(pages.map((page) => [page, readFileSync(path.join(projectRoot, page), 'utf8')]));
+const found = pages.flatMap((page) => pageExamples(page, texts.get(page) ?? ''));
+/** Each example once, with the pages that show it. */
+const unique = new Map<string, Found & { pages: string[] }>();
+for (const example of found) {
+  const seen = unique.get(example.line);
+  if (seen === undefined) unique.set(example.line, { ...example, pages: [example.page] });
+  else if (!seen.pages.includes(example.page)) seen.pages.push(example.page);
+}
 
-it('has a way to run every shell example in the README, and no other', () => {
-  expect(found.map(([, line]) => line).sort()).toEqual(Object.keys(examples).sort());
+it('has a way to run every shell example of README.md and docs/, and no other', () => {
+  const unknown = found.filter(({ line }) => examples[line] === undefined).map(({ page, line }) => `${page}: ${line}`);
+  expect(unknown, 'examples on a page that this table does not know').toEqual([]);
+  const gone = Object.keys(examples).filter((line) => !unique.has(line));
+  expect(gone, 'examples of this table that no page shows').toEqual([]);
+});
+
+/** A heading's anchor as GitHub makes it: lower case, punctuation dropped, spaces to `-`, repeats numbered. */
+function anchorsOf(text: string): Set<string> {
+  const anchors = new Set<string>();
+  const counts = new Map<string, number>();
+  const outsideCode = text.replace(/^```[\s\S]*?^```/gm, '');
+  for (const heading of outsideCode.matchAll(/^#{1,6} (.+)$/gm)) {
+    const slug = (heading[1] ?? '')
+      .trim()
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .replace(/ /g, '-');
+    const count = counts.get(slug) ?? 0;
+    counts.set(slug, count + 1);
+    anchors.add(count === 0 ? slug : `${slug}-${count}`);
+  }
+  return anchors;
+}
+
+it('links from page to page only to files and headings that exist', () => {
+  const broken: string[] = [];
+  for (const page of [...pages, 'docs/commands.md']) {
+    const text = readFileSync(path.join(projectRoot, page), 'utf8').replace(/^```[\s\S]*?^```/gm, '');
+    for (const link of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+      const target = link[1] ?? '';
+      if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue;
+      const [file = '', anchor] = target.split('#');
+      const targetPath = file === '' ? page : path.join(path.dirname(page), file);
+      if (!existsSync(path.join(projectRoot, targetPath))) {
+        broken.push(`${page}: ${target} (no file ${targetPath})`);
+        continue;
+      }
+      if (anchor !== undefined && !anchorsOf(readFileSync(path.join(projectRoot, targetPath), 'utf8')).has(anchor)) {
+        broken.push(`${page}: ${target} (no heading #${anchor} in ${targetPath})`);
+      }
+    }
+  }
+  expect(broken).toEqual([]);
 });
 
 let temp: ReturnType<typeof makeTempDir>;
 let shell: Shell;
 const cleanups: Array<() => Promise<void> | void> = [];
 beforeEach(async () => {
-  temp = makeTempDir('plants-readme-');
+  temp = makeTempDir('plants-examples-');
   const dir = temp.dir;
   const bin = path.join(dir, '.bin');
   mkdirSync(bin);
@@ -412,12 +533,13 @@ afterEach(async () => {
   temp.remove();
 });
 
-describe('README examples', () => {
-  for (const [language, line] of found) {
+describe('the examples of README.md and docs/', () => {
+  for (const { language, line, pages: shownOn } of unique.values()) {
     const example = examples[line];
     if (example === undefined) continue;
     const skip = example.notRunHere !== undefined || (language === 'fish' && !shellTestsRun('fish'));
-    it.skipIf(skip)(`${line}${example.rewrite === undefined ? '' : ' (adapted)'}`, async () => {
+    const adapted = example.rewrite === undefined ? '' : ' (adapted)';
+    it.skipIf(skip)(`${line}${adapted} [${shownOn.join(', ')}]`, async () => {
       const command = example.rewrite?.(line, shell) ?? line;
       let exampleShell = shell;
       if (example.faultyStore !== undefined) {
