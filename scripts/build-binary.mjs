@@ -15,6 +15,7 @@ import { createHash } from 'node:crypto';
 import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import * as esbuild from 'esbuild';
+import { commandCacheAsset } from '../dist/entry/binary-assets.js';
 import { lazyConfImports, lazyHttp2 } from './esbuild-plugins.mjs';
 
 /** The Node inside the binary: a current line with --build-sea; pinned, so that a build is repeatable. */
@@ -106,7 +107,19 @@ for (const file of [script, commands]) {
 // package's (`plants serve --memory` on this Node), so that V8 compiles what they use.
 const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
 const commandsCache = path.join(work, 'commands.v8cache');
-await trainCommands(stripped, commands, commandsCache, pkg.version);
+// One cache per command users run most, trained on that command alone: V8 reads a whole cache
+// when it compiles the bundle, so `add` should not pay for the code of `list` and `status`.
+// Every other command line (serve, reset, a bulk add) compiles with the cache of them all.
+const trainedCommands = ['login', 'add', 'get', 'list', 'delete', 'status', 'logout'];
+const commandCaches = Object.fromEntries(
+  trainedCommands.map((id) => [commandCacheAsset(id), path.join(work, commandCacheAsset(id))]),
+);
+await trainCommands(
+  stripped,
+  commands,
+  [[commandsCache], ...trainedCommands.map((id) => [commandCaches[commandCacheAsset(id)], id])],
+  pkg.version,
+);
 
 // 3. The single executable.
 writeFileSync(path.join(work, 'version'), pkg.version);
@@ -116,6 +129,7 @@ const assets = {
   'help.json': 'dist/entry/help.json',
   'commands.cjs': commands,
   'commands.v8cache': commandsCache,
+  ...commandCaches,
 };
 for (const file of ['index.html', 'page.js', 'page.css']) assets[`page/${file}`] = `dist/server/page/assets/${file}`;
 const output = path.join(OUT, NAME);
@@ -144,7 +158,7 @@ console.log(
 );
 
 /** Runs scripts/train-binary-cache.mjs with `nodePath` against a `plants serve --memory` of the npm package. */
-async function trainCommands(nodePath, bundle, cacheFile, version) {
+async function trainCommands(nodePath, bundle, trainings, version) {
   const { spawn } = await import('node:child_process');
   const { mkdtempSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');
@@ -165,10 +179,14 @@ async function trainCommands(nodePath, bundle, cacheFile, version) {
       });
       serve.once('exit', (code) => reject(new Error(`plants serve for the training exited (${code}): ${seen}`)));
     });
-    execFileSync(nodePath, ['scripts/train-binary-cache.mjs', bundle, cacheFile, url, token, version], {
-      env,
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
+    // In order, each in a process of its own: login's stores the token the later ones use.
+    for (const [cacheFile, command] of trainings) {
+      const only = command === undefined ? [] : [command];
+      execFileSync(nodePath, ['scripts/train-binary-cache.mjs', bundle, cacheFile, url, token, version, ...only], {
+        env,
+        stdio: ['ignore', 'ignore', 'inherit'],
+      });
+    }
   } finally {
     serve.kill('SIGTERM');
     rmSync(home, { recursive: true, force: true });

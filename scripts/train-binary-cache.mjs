@@ -1,14 +1,15 @@
 // Run by scripts/build-binary.mjs with the binary's own Node (the same V8, the same flags):
-//   node scripts/train-binary-cache.mjs COMMANDS.cjs CACHE-OUT BASE-URL TOKEN VERSION
+//   node scripts/train-binary-cache.mjs COMMANDS.cjs CACHE-OUT BASE-URL TOKEN VERSION [COMMAND]
 // compiles the commands' bundle as the binary does (dist/entry/commands-bundle.js), runs it
-// through the commands users run most against the store at BASE-URL, then writes the code V8
-// compiled meanwhile: the binary's code cache of its commands. Config goes where
-// PLANTS_CONFIG_DIR says (the build gives a temporary folder).
+// through the command lines users run most against the store at BASE-URL — those of COMMAND
+// only, when given, else all of them — then writes the code V8 compiled meanwhile: a code cache
+// of the binary's commands. Config goes where PLANTS_CONFIG_DIR says (the build gives a
+// temporary folder; a token is stored there by `login` first).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { compileCommands } from '../dist/entry/commands-bundle.js';
 import { findRoute, parseArgv } from '../dist/entry/parse-argv.js';
 
-const [bundleFile, cacheFile, url, token, version] = process.argv.slice(2);
+const [bundleFile, cacheFile, url, token, version, only] = process.argv.slice(2);
 const table = JSON.parse(readFileSync('dist/entry/routes.json', 'utf8'));
 const { exports, createCachedData } = compileCommands(readFileSync(bundleFile, 'utf8'), undefined);
 const store = ['--base-url', url];
@@ -24,8 +25,11 @@ const lines = [
   ['list', ...store],
   ['delete', '1', '--yes', ...store],
   ['status', ...store],
+  ['logout', ...store],
 ];
-for (const argv of lines) {
+const chosen = only === undefined ? lines.filter(([id]) => id !== 'logout') : lines.filter(([id]) => id === only);
+if (chosen.length === 0) throw new Error(`no command lines to train ${only} with`);
+for (const argv of chosen) {
   const found = findRoute(table, argv);
   const parsed = found && parseArgv(found.route, found.rest);
   if (parsed === undefined) throw new Error(`the route table does not take: plants ${argv.join(' ')}`);

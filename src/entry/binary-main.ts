@@ -1,20 +1,11 @@
 import { closestCommand } from '../cli/help/suggest.js';
+import { BINARY_ASSETS, commandCacheAsset } from './binary-assets.js';
 import { sizeHeapForBulkAdd } from './bulk-heap.js';
 import type { HelpPages } from './help-pages.js';
 import { helpSubjects } from './help-subjects.js';
 import { findRoute, parseArgv } from './parse-argv.js';
 import type { RouteTable } from './route-table.js';
 import { exitOnStdoutErrors } from './stdout-errors.js';
-
-/** What scripts/build-binary.mjs puts into the single executable beside this script. */
-export const BINARY_ASSETS = {
-  version: 'version',
-  routes: 'routes.json',
-  help: 'help.json',
-  /** The commands' bundle, and the code cache the build trained it to. */
-  commands: 'commands.cjs',
-  commandsCache: 'commands.v8cache',
-} as const;
 
 /** One of the single executable's assets, as text. */
 export function binaryAsset(name: string): string {
@@ -57,14 +48,20 @@ export async function binaryMain(argv: readonly string[]): Promise<void> {
   const parsed = found === undefined || subjects !== undefined ? undefined : parseArgv(found.route, found.rest);
   if (parsed !== undefined) {
     const { compileCommands } = await import('./commands-bundle.js');
-    const { exports } = compileCommands(
-      binaryAsset(BINARY_ASSETS.commands),
-      Buffer.from(sea().getAsset(BINARY_ASSETS.commandsCache)),
-    );
+    const { exports } = compileCommands(binaryAsset(BINARY_ASSETS.commands), Buffer.from(codeCacheOf(parsed.id)));
     await exports.runCommand(parsed as Parameters<typeof exports.runCommand>[0], version);
     return;
   }
   process.exitCode = refuse(argv, table, found?.route.id);
+}
+
+/** The code cache trained on command `id` alone where the build made one, else that of them all. */
+function codeCacheOf(id: string): ArrayBuffer {
+  try {
+    return sea().getAsset(commandCacheAsset(id));
+  } catch {
+    return sea().getAsset(BINARY_ASSETS.commandsCache);
+  }
 }
 
 /**
