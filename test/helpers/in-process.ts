@@ -1,5 +1,4 @@
 import { PassThrough } from 'node:stream';
-import type { RunContext } from '../../src/cli/command-run.js';
 import { readEnv } from '../../src/cli/env.js';
 import { IOStreams } from '../../src/cli/io-streams.js';
 import { runAction } from '../../src/cli/run-command.js';
@@ -83,7 +82,7 @@ export interface InProcessOptions {
  * the test's streams, errors reported once) and resolves with its exit code and output.
  */
 export async function runInProcess(
-  action: (context: RunContext) => Promise<number | undefined | void>,
+  action: Parameters<typeof runAction>[0],
   options: InProcessOptions,
 ): Promise<InProcessResult> {
   const streams = options.io ?? testStreams(options.streams);

@@ -112,9 +112,11 @@ describe('plants add, in-process', () => {
 
   it('with --skip-existing, the same plant again is already there (exit 0)', async () => {
     const result = await add({ id: '1', name: 'Fern', tag: 'herb' }, { skipExisting: true });
-    expect(result.code).toBe(0);
-    expect(result.stdout).toContain('1');
-    expect(result.stderr).toBe('');
+    expect(result).toEqual({
+      code: 0,
+      stdout: '✓ Plant 1 is already there, exactly as given: Fern [herb]\n',
+      stderr: '',
+    });
   });
 
   it.each([
