@@ -4,6 +4,7 @@ import { readEnv } from './env.js';
 import { Factory } from './factory.js';
 import { flagSuggestions } from './help/suggest.js';
 import { type UsageCommand, usageSentence } from './help/usage-error.js';
+import { processStreams } from './io-streams.js';
 import { Output } from './render/output.js';
 import { reportError } from './render/report-error.js';
 import { maskWords, secretWords } from './secrets.js';
@@ -21,9 +22,9 @@ export const jsonFlag = {
 };
 
 /**
- * The base of every plants command: builds the factory and the output once, and turns every
- * error into a message on stderr (and a JSON document with --json) plus its exit code. This is
- * the only place errors become exit codes.
+ * The base of every plants command: builds the streams (the process's), the factory and the
+ * output once, and turns every error into a message on stderr (and a JSON document with --json)
+ * plus its exit code. This is the only place errors become exit codes.
  */
 export abstract class PlantsCommand extends Command {
   protected factory!: Factory;
@@ -32,8 +33,9 @@ export abstract class PlantsCommand extends Command {
   protected override async init(): Promise<void> {
     await super.init();
     const env = readEnv();
-    this.output = await Output.open({ stdout: process.stdout, stderr: process.stderr }, { color: env.color });
-    this.factory = new Factory({ env, version: this.config.version, output: this.output });
+    const io = processStreams();
+    this.output = await Output.open(io, { color: env.color });
+    this.factory = new Factory({ env, version: this.config.version, io, output: this.output });
   }
 
   /**
@@ -43,7 +45,11 @@ export abstract class PlantsCommand extends Command {
   async run(): Promise<void> {
     const parsed = await this.parse(this.ctor);
     const { runOf } = await import('./run-command.js');
-    await (await runOf(this.ctor.id ?? this.id ?? ''))(parsed, { factory: this.factory, output: this.output });
+    const exitCode = await (await runOf(this.ctor.id ?? this.id ?? ''))(parsed, {
+      factory: this.factory,
+      output: this.output,
+    });
+    if (exitCode !== undefined && exitCode !== 0) process.exitCode = exitCode;
   }
 
   /** --json is honoured even when flag parsing itself failed. */
@@ -54,7 +60,7 @@ export abstract class PlantsCommand extends Command {
 
   protected override async catch(error: Error & { exitCode?: number }): Promise<void> {
     if (error instanceof Errors.ExitError) throw error;
-    const output = this.output ?? new Output({ stdout: process.stdout, stderr: process.stderr }, { color: 'never' });
+    const output = this.output ?? new Output(processStreams(), { color: 'never' });
     const usage =
       error instanceof Errors.CLIError && !(error instanceof PlantsError) ? this.usageError(error) : undefined;
     process.exitCode = reportError(usage ?? error, output, { json: this.wantsJson() });

@@ -17,12 +17,14 @@ export interface Parsed<C extends { flags?: Interfaces.FlagInput; args?: Interfa
 /**
  * What `plants <id>` does once parsed: src/cli/run/<id>.ts exports it as `run` (`autocomplete:script`
  * as autocomplete-script.ts). Both routes call it: PlantsCommand#run after oclif's parse, and the
- * fast route after its own.
+ * fast route after its own. It resolves with an exit code when it ends in one without throwing
+ * (a bulk add with failures, `status` without a token); the edges make it the process's.
  */
 export type CommandRun<C extends { flags?: Interfaces.FlagInput; args?: Interfaces.ArgInput }> = (
   parsed: Parsed<C>,
   context: RunContext,
-) => Promise<void>;
+  // biome-ignore lint/suspicious/noConfusingVoidType: most actions end in no exit code of their own and return nothing.
+) => Promise<number | void>;
 
 /** The request flags every store command shares, as the factory takes them. */
 export function clientRequest(flags: {

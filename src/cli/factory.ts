@@ -8,12 +8,15 @@ import { InvalidInputError } from '../errors.js';
 import { describeBadToken, isBearerToken } from '../schema/token.js';
 import { DEFAULT_RETRIES } from './defaults.js';
 import type { PlantsEnv } from './env.js';
+import type { IOStreams } from './io-streams.js';
 import type { Output } from './render/output.js';
 
 export interface FactoryOptions {
   env: PlantsEnv;
   /** plants' own version, for the User-Agent. */
   version: string;
+  /** The streams of the run (the process's, or a test's); the output writes to its stdout and stderr. */
+  io: IOStreams;
   output: Output;
   /**
    * A run of one command of a few requests (the fast route): V8's baseline-only flag for the
@@ -43,11 +46,12 @@ export interface ClientRequest {
  * Builds what commands need, lazily and in one place (after gh's cmdutil.Factory): the config
  * store, the HTTP dispatcher, the API client. Heavy modules (conf, undici, zod) are imported
  * only when a command first asks for something that needs them, so `--help` and `--version`
- * never pay for them.
+ * never pay for them. The streams (`io`) are the run's, made once at the edges.
  */
 export class Factory {
   readonly env: PlantsEnv;
   readonly version: string;
+  readonly io: IOStreams;
   readonly output: Output;
   readonly #shortLived: boolean;
   #config: ConfigStore | undefined;
@@ -56,6 +60,7 @@ export class Factory {
   constructor(options: FactoryOptions) {
     this.env = options.env;
     this.version = options.version;
+    this.io = options.io;
     this.output = options.output;
     this.#shortLived = options.shortLived ?? false;
   }

@@ -71,18 +71,23 @@ export function maskWords(text: string, words: readonly string[]): string {
  * Two ways oclif repeats the command line on stderr, and with it any token given as a flag, a
  * mistyped flag or a stray word: its debug output (DEBUG=*), and help for a command that does
  * not exist (`plants login --help T` says "Command login:T not found"). In those two cases
- * everything written to stderr is masked; otherwise this does nothing, at no cost.
+ * everything written to `stderr` (the process's, where oclif writes) is masked; otherwise this
+ * does nothing, at no cost.
  */
-export async function maskSecretsInDebugOutput(argv: readonly string[], manifestUrl: URL): Promise<void> {
+export async function maskSecretsInDebugOutput(
+  argv: readonly string[],
+  manifestUrl: URL,
+  stderr: NodeJS.WriteStream,
+): Promise<void> {
   const env = readEnv();
   const help = argv[0] === 'help' || argv.some((arg) => arg === '--help' || arg === '-h');
   if (!env.debug && !help) return;
   const words = secretWords(argv, await knownWords(manifestUrl), env.token);
   if (words.length === 0) return;
-  const write = process.stderr.write.bind(process.stderr) as (...args: unknown[]) => boolean;
-  process.stderr.write = ((chunk: unknown, ...rest: unknown[]) =>
+  const write = stderr.write.bind(stderr) as (...args: unknown[]) => boolean;
+  stderr.write = ((chunk: unknown, ...rest: unknown[]) =>
     write(
       typeof chunk === 'string' || Buffer.isBuffer(chunk) ? maskWords(chunk.toString(), words) : chunk,
       ...rest,
-    )) as typeof process.stderr.write;
+    )) as typeof stderr.write;
 }

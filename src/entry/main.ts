@@ -119,7 +119,7 @@ async function runParsed(
 /** oclif, with a token the command line may hold masked from what it repeats on stderr. */
 async function runOclif(argv: readonly string[], packageRoot: URL, options: EntryOptions): Promise<void> {
   const { maskSecretsInDebugOutput } = await import('../cli/secrets.js');
-  await maskSecretsInDebugOutput(argv, new URL('oclif.manifest.json', packageRoot));
+  await maskSecretsInDebugOutput(argv, new URL('oclif.manifest.json', packageRoot), process.stderr);
   const { execute } = await import('@oclif/core');
   await execute({ args: [...argv], dir: options.bin, development: options.development === true });
 }

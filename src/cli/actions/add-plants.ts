@@ -1,3 +1,4 @@
+import type { ExitCode } from '../../errors.js';
 import type { Factory } from '../factory.js';
 import type { PlantFlags } from '../input/plant-input.js';
 import type { Output } from '../render/output.js';
@@ -19,15 +20,20 @@ export interface AddPlantsOptions {
 
 /**
  * `plants add`: one plant (from the flags, or a file of one record), or a bulk add of many,
- * as both routes to `plants add` run it (src/cli/run/add.ts). Sets process.exitCode for a bulk add.
+ * as both routes to `plants add` run it (src/cli/run/add.ts). Resolves with a bulk add's exit code.
  */
-export async function addPlants(options: AddPlantsOptions, factory: Factory, output: Output): Promise<void> {
+export async function addPlants(
+  options: AddPlantsOptions,
+  factory: Factory,
+  output: Output,
+): Promise<ExitCode | undefined> {
   const { readPlantInput } = await import('../input/plant-input.js');
-  const input = await readPlantInput(options.plant, process.stdin, (line) => output.info(line));
+  const { io } = factory;
+  const input = await readPlantInput(options.plant, io.stdin, (line) => output.info(line));
   if (input.kind === 'single') {
     const { addSinglePlant } = await import('./add-single.js');
     await addSinglePlant(input.plant, options, factory, output);
-    return;
+    return undefined;
   }
   const bulk = await import('./bulk-session.js');
   const client = await factory.plantClient({
@@ -37,7 +43,7 @@ export async function addPlants(options: AddPlantsOptions, factory: Factory, out
     caCert: options.caCert,
     connections: options.concurrency,
   });
-  process.exitCode = await bulk.addPlantsInBulk({
+  const exitCode = await bulk.addPlantsInBulk({
     ...input,
     client,
     output,
@@ -49,5 +55,6 @@ export async function addPlants(options: AddPlantsOptions, factory: Factory, out
     silenceMs: options.timeoutSeconds * 1000,
   });
   // Stopped before the end of stdin (Ctrl-C, --fail-fast): a producer still writing must not keep us.
-  if (options.plant.file === '-') process.stdin.destroy();
+  if (options.plant.file === '-') io.stdin.destroy();
+  return exitCode;
 }

@@ -14,9 +14,10 @@ export async function deletePlant(
   const { parsePlantIdText } = await import('../../schema/plant.js');
   const id = parsePlantIdText(idText);
   const client = await factory.plantClient(options);
-  const { canPrompt, confirm } = await import('../input/prompt.js');
-  if (!options.yes && canPrompt(process.stdin, process.stderr)) {
-    if (!(await confirm(`Delete plant ${id}? [y/N] `, process.stdin, process.stderr))) {
+  const { io } = factory;
+  if (!options.yes && io.canPrompt()) {
+    const { confirm } = await import('../input/prompt.js');
+    if (!(await confirm(`Delete plant ${id}? [y/N] `, io.stdin, io.stderr))) {
       // Like `rm -i`: answering no is not a failure.
       output.info('Not deleted.');
       if (options.json === true) output.data(`{"id":${id},"deleted":false}`);

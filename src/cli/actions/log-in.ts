@@ -28,11 +28,7 @@ type Check = { checked: true; how: string } | { checked: false; why: string };
  */
 export async function logIn(options: LogInOptions, factory: Factory, output: Output): Promise<void> {
   const { obtainToken } = await import('../input/obtain-token.js');
-  const token = await obtainToken(
-    { token: options.token, withToken: options.withToken },
-    process.stdin,
-    process.stderr,
-  );
+  const token = await obtainToken({ token: options.token, withToken: options.withToken }, factory.io);
   const { login } = await import('../../config/session.js');
   const { isBearerToken, describeBadToken } = await import('../../schema/token.js');
   const { InvalidInputError } = await import('../../errors.js');

@@ -16,9 +16,9 @@ export async function resetStore(
   output: Output,
 ): Promise<void> {
   const client = await factory.plantClient(options);
-  const { canPrompt, confirm } = await import('../input/prompt.js');
+  const { io } = factory;
   if (!options.yes) {
-    if (!canPrompt(process.stdin, process.stderr)) {
+    if (!io.canPrompt()) {
       throw new InvalidInputError(
         'plants reset replaces every plant in the store: give --yes to reset without asking',
         {
@@ -27,11 +27,12 @@ export async function resetStore(
       );
     }
     const base = (await factory.baseUrl(options.flagBaseUrl)).value;
+    const { confirm } = await import('../input/prompt.js');
     if (
       !(await confirm(
         `Reset the store at ${base.origin}${base.pathname.replace(/\/$/, '')} to its seed? Every plant in it is replaced. [y/N] `,
-        process.stdin,
-        process.stderr,
+        io.stdin,
+        io.stderr,
       ))
     ) {
       // Like `rm -i` and `plants delete`: answering no is not a failure.

@@ -97,8 +97,8 @@ export function receiveDetachedPlan(): Promise<DetachedServePlan> {
  * In the background server, once it listens: tells the parent, and lets go of the channel and
  * of stderr (the parent stops reading it; a later write would fail with EPIPE, which is ignored).
  */
-export function reportDetachedReady(url: string): void {
-  process.stderr.on('error', () => {});
+export function reportDetachedReady(url: string, stderr: NodeJS.WritableStream): void {
+  stderr.on('error', () => {});
   const message: ReadyMessage = { type: 'ready', url };
   process.send?.(message, () => process.disconnect?.());
 }

@@ -18,9 +18,9 @@ export interface StatusOptions {
  * answers and takes its token, as `gh auth status` checks. A failure of that check is reported
  * like every other command's (same message, hint and exit code); with --json it is the status
  * document's `store.error`, so stdout still holds one document. Exit 4 when the default origin
- * has no token.
+ * has no token. Resolves with the exit code.
  */
-export async function showStatus(options: StatusOptions, factory: Factory, output: Output): Promise<void> {
+export async function showStatus(options: StatusOptions, factory: Factory, output: Output): Promise<ExitCode> {
   const { describeStatus } = await import('../../config/session.js');
   const status = describeStatus(await factory.config(), factory.settingInputs(options.flagBaseUrl));
   let store: { answered: boolean; token?: 'accepted' | 'not checked'; error?: unknown };
@@ -48,18 +48,16 @@ export async function showStatus(options: StatusOptions, factory: Factory, outpu
   }
   if (failure !== undefined) output.error(failure);
   // No token is exit 4 whatever the store did: a script can test for a login offline.
-  if (failure !== undefined && status.authenticated) {
-    process.exitCode = failure.exitCode;
-    return;
-  }
+  if (failure !== undefined && status.authenticated) return failure.exitCode;
   if (!status.authenticated) {
     // (A refused request already said that no token is stored.)
     if (!options.json && !(failure instanceof AuthRejectedError)) {
       const { value } = await factory.baseUrl(options.flagBaseUrl);
       output.info(`No token for ${status.defaultOrigin}: run \`${loginCommand(value)}\` or set PLANTS_TOKEN.`);
     }
-    process.exitCode = ExitCode.auth;
+    return ExitCode.auth;
   }
+  return ExitCode.ok;
 }
 
 function renderStoreCheck(token: 'accepted' | 'not checked', output: Output): string {

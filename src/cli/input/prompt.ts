@@ -1,10 +1,5 @@
 import { ExitCode, PlantsError } from '../../errors.js';
 
-/** True when a person can answer a prompt: stdin and stderr are both terminals. */
-export function canPrompt(stdin: NodeJS.ReadStream, stderr: NodeJS.WriteStream): boolean {
-  return stdin.isTTY === true && stderr.isTTY === true;
-}
-
 /**
  * Asks for a secret on a terminal, echoing `*` for each character so the token never
  * shows on screen or in the scrollback. Ctrl-C cancels with exit 130.

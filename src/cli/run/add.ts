@@ -3,7 +3,7 @@ import type { CommandRun } from '../command-run.js';
 
 export const run: CommandRun<typeof Add> = async ({ flags }, { factory, output }) => {
   const { addPlants } = await import('../actions/add-plants.js');
-  await addPlants(
+  return addPlants(
     {
       plant: { id: flags.id, name: flags.name, tag: flags.tag, file: flags.file },
       json: flags.json,

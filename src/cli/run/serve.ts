@@ -37,13 +37,10 @@ export const run: CommandRun<typeof Serve> = async ({ flags }, { factory, output
     const started = await detach.startDetachedServer({
       plan,
       script: inSingleExecutable() ? undefined : (process.argv[1] ?? ''),
-      stderr: process.stderr,
+      stderr: factory.io.stderr,
       pidFile: flags['pid-file'],
     });
-    if ('exitCode' in started) {
-      process.exitCode = started.exitCode;
-      return;
-    }
+    if ('exitCode' in started) return started.exitCode;
     output.data(started.url);
     output.info(banner(started.url, started.pid));
     if (flags.open) await openPage(started.url, (why) => output.info(c.yellow(`  note: ${why}`)));
@@ -84,7 +81,7 @@ export const run: CommandRun<typeof Serve> = async ({ flags }, { factory, output
     if (failed !== undefined) output.info(c.yellow(`warning: ${failed}`));
   }
   if (child) {
-    detach.reportDetachedReady(server.url);
+    detach.reportDetachedReady(server.url, factory.io.stderr);
   } else {
     output.data(server.url);
     output.info(banner(server.url));

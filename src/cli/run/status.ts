@@ -3,5 +3,5 @@ import { type CommandRun, clientRequest } from '../command-run.js';
 
 export const run: CommandRun<typeof Status> = async ({ flags }, { factory, output }) => {
   const { showStatus } = await import('../actions/show-status.js');
-  await showStatus({ ...clientRequest(flags), json: flags.json }, factory, output);
+  return showStatus({ ...clientRequest(flags), json: flags.json }, factory, output);
 };

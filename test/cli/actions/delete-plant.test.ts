@@ -1,0 +1,98 @@
+import path from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { deletePlant } from '../../../src/cli/actions/delete-plant.js';
+import { makeTempDir } from '../../helpers/cli.js';
+import { runInProcess, type TestStreams, testStreams } from '../../helpers/in-process.js';
+import { type StoreServer, startStoreServer } from '../../helpers/store-server.js';
+import { postPlant } from '../../server/http-client.js';
+
+// plants delete in this process: the action over in-memory streams (a terminal where a prompt is
+// wanted), against a real store on loopback.
+
+const temp = makeTempDir('plants-delete-action-');
+let server: StoreServer;
+beforeAll(async () => {
+  server = await startStoreServer();
+});
+afterAll(async () => {
+  await server.close();
+  temp.remove();
+});
+beforeEach(async () => {
+  // Answered 409 when a test before kept it: either way the store holds plant 7.
+  await postPlant(server.url, server.token, '{"id":7,"name":"Fern"}');
+});
+
+const env = () => ({
+  PLANTS_CONFIG_DIR: path.join(temp.dir, 'config'),
+  PLANTS_BASE_URL: server.url,
+  PLANTS_TOKEN: server.token,
+});
+
+function remove(id: string, flags: { yes?: boolean; json?: boolean } = {}, io: TestStreams = testStreams()) {
+  return runInProcess(
+    ({ factory, output }) => deletePlant(id, { yes: flags.yes ?? false, json: flags.json }, factory, output),
+    { env: env(), io, json: flags.json },
+  );
+}
+
+/** stdin and stderr both terminals, the answer already typed. */
+function terminal(answer: string): TestStreams {
+  const io = testStreams({ stdinIsTerminal: true, stderrIsTerminal: true });
+  io.stdin.write(answer);
+  return io;
+}
+
+async function storedIds(): Promise<bigint[]> {
+  return (await server.readPlants()).map((row) => row.id);
+}
+
+describe('plants delete, in-process', () => {
+  it('with --yes deletes without asking', async () => {
+    expect(await remove('7', { yes: true })).toEqual({ code: 0, stdout: '✓ Deleted plant 7\n', stderr: '' });
+    expect(await storedIds()).not.toContain(7n);
+  });
+
+  it('with --yes --json prints one document', async () => {
+    expect(await remove('7', { yes: true, json: true })).toEqual({
+      code: 0,
+      stdout: '{"id":7,"deleted":true}\n',
+      stderr: '',
+    });
+  });
+
+  it('on a terminal asks first: `y` deletes', async () => {
+    const result = await remove('7', {}, terminal('y\r'));
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain('Delete plant 7? [y/N] ');
+    expect(result.stdout).toBe('✓ Deleted plant 7\n');
+    expect(await storedIds()).not.toContain(7n);
+  });
+
+  it('on a terminal asks first: `n` keeps the plant, exit 0 (as rm -i)', async () => {
+    const result = await remove('7', { json: true }, terminal('n\r'));
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain('Delete plant 7? [y/N] ');
+    expect(result.stderr).toMatch(/Not deleted\.\n$/);
+    expect(result.stdout).toBe('{"id":7,"deleted":false}\n');
+    expect(await storedIds()).toContain(7n);
+  });
+
+  it('without a terminal it never asks (piped or scripted): stdin is not read', async () => {
+    const io = testStreams({ stdinIsTerminal: false, stderrIsTerminal: true });
+    io.stdin.write('n\r');
+    const result = await remove('7', {}, io);
+    expect(result).toEqual({ code: 0, stdout: '✓ Deleted plant 7\n', stderr: '' });
+    expect(await storedIds()).not.toContain(7n);
+    expect(io.stdin.readableLength).toBe(2);
+  });
+
+  it('a plant the store does not hold is exit 1; an id that is not an int64 exit 2', async () => {
+    const missing = await remove('404', { yes: true });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/^plants: .*404/);
+    const bad = await remove('seven', { yes: true });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^plants: invalid id: .*\(got "seven"\)\n$/);
+  });
+});

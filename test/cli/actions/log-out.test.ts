@@ -1,0 +1,53 @@
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { logIn } from '../../../src/cli/actions/log-in.js';
+import { logOut } from '../../../src/cli/actions/log-out.js';
+import { makeTempDir } from '../../helpers/cli.js';
+import { runInProcess } from '../../helpers/in-process.js';
+import { type StoreServer, startStoreServer } from '../../helpers/store-server.js';
+
+// plants logout in this process, after a login --with-token, with a temporary config folder.
+
+const temp = makeTempDir('plants-logout-action-');
+let server: StoreServer;
+beforeAll(async () => {
+  server = await startStoreServer();
+});
+afterAll(async () => {
+  await server.close();
+  temp.remove();
+});
+
+describe('plants logout, in-process', () => {
+  it('forgets the token of the origin; a second logout says none was stored (exit 0 both)', async () => {
+    const env = { PLANTS_CONFIG_DIR: path.join(temp.dir, 'config'), PLANTS_BASE_URL: server.url };
+    const origin = new URL(server.url).origin;
+    const login = await runInProcess(
+      ({ factory, output }) => logIn({ flagBaseUrl: undefined, token: undefined, withToken: true }, factory, output),
+      { env, streams: { input: server.token } },
+    );
+    expect(login.code).toBe(0);
+    const logout = () =>
+      runInProcess(({ factory, output }) => logOut({ flagBaseUrl: undefined }, factory, output), { env });
+    expect(await logout()).toEqual({ code: 0, stdout: '', stderr: `✓ Logged out of ${origin}\n` });
+    expect(await logout()).toEqual({ code: 0, stdout: '', stderr: `No token was stored for ${origin}\n` });
+  });
+
+  it('logged out of the default origin made by login --base-url, the default is the local store again', async () => {
+    const env = { PLANTS_CONFIG_DIR: path.join(temp.dir, 'config-default') };
+    const login = await runInProcess(
+      ({ factory, output }) =>
+        logIn({ flagBaseUrl: server.url, token: server.token, withToken: false }, factory, output),
+      { env },
+    );
+    expect(login.code).toBe(0);
+    expect(login.stderr).toContain('(now the default:');
+    const logout = await runInProcess(({ factory, output }) => logOut({ flagBaseUrl: undefined }, factory, output), {
+      env,
+    });
+    expect(logout.code).toBe(0);
+    expect(logout.stderr).toMatch(
+      /^✓ Logged out of .*\nThe default store is the local one again: http:\/\/127\.0\.0\.1:4010/,
+    );
+  });
+});

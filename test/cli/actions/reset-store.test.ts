@@ -1,0 +1,100 @@
+import path from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { resetStore } from '../../../src/cli/actions/reset-store.js';
+import { makeTempDir } from '../../helpers/cli.js';
+import { runInProcess, type TestStreams, testStreams } from '../../helpers/in-process.js';
+import { type StoreServer, startStoreServer } from '../../helpers/store-server.js';
+import { postPlant } from '../../server/http-client.js';
+
+// plants reset in this process, against a real store started with allowReset and a seed.
+
+const temp = makeTempDir('plants-reset-action-');
+let server: StoreServer;
+beforeAll(async () => {
+  server = await startStoreServer({
+    allowReset: true,
+    seed: {
+      file: 'seed.ndjson',
+      plants: [
+        { id: 2n, name: 'Ivy' },
+        { id: 9223372036854775807n, name: 'Max', tag: 'tree' },
+      ],
+      where: ['line 1', 'line 2'],
+    },
+  });
+});
+afterAll(async () => {
+  await server.close();
+  temp.remove();
+});
+beforeEach(async () => {
+  // A plant the seed lacks: a reset takes it away.
+  await postPlant(server.url, server.token, '{"id":5,"name":"Added"}');
+});
+
+function reset(flags: { yes?: boolean; json?: boolean } = {}, io: TestStreams = testStreams()) {
+  return runInProcess(
+    ({ factory, output }) => resetStore({ yes: flags.yes ?? false, json: flags.json ?? false }, factory, output),
+    {
+      env: {
+        PLANTS_CONFIG_DIR: path.join(temp.dir, 'config'),
+        PLANTS_BASE_URL: server.url,
+        PLANTS_TOKEN: server.token,
+      },
+      io,
+      json: flags.json,
+    },
+  );
+}
+
+function terminal(answer: string): TestStreams {
+  const io = testStreams({ stdinIsTerminal: true, stderrIsTerminal: true });
+  io.stdin.write(answer);
+  return io;
+}
+
+async function storedIds(): Promise<bigint[]> {
+  return (await server.readPlants()).map((row) => row.id);
+}
+
+const SEEDED = '{"id":2,"name":"Ivy"}\n{"id":9223372036854775807,"name":"Max","tag":"tree"}\n';
+
+describe('plants reset, in-process', () => {
+  it('with --yes: the store back to its seed, printed as NDJSON when piped', async () => {
+    expect(await reset({ yes: true })).toEqual({
+      code: 0,
+      stdout: SEEDED,
+      stderr: '✓ Reset: the store holds 2 plants now\n',
+    });
+    expect(await storedIds()).toEqual([2n, 9223372036854775807n]);
+  });
+
+  it('without --yes and no terminal: exit 2, nothing sent, the store unchanged', async () => {
+    const result = await reset();
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(
+      'plants: plants reset replaces every plant in the store: give --yes to reset without asking\n  Nothing was sent.\n',
+    );
+    expect(await storedIds()).toContain(5n);
+  });
+
+  it('on a terminal it asks: `n` leaves the store as it is (exit 0)', async () => {
+    const result = await reset({}, terminal('n\r'));
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain(
+      `Reset the store at ${server.url} to its seed? Every plant in it is replaced. [y/N] `,
+    );
+    expect(result.stderr).toMatch(/Not reset\.\n$/);
+    expect(await storedIds()).toContain(5n);
+  });
+
+  it('on a terminal it asks: `y` resets it', async () => {
+    const result = await reset({ json: true }, terminal('y\r'));
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(SEEDED);
+    expect(result.stderr).toContain('Reset: the store holds 2 plants now');
+    expect(await storedIds()).toEqual([2n, 9223372036854775807n]);
+  });
+});

@@ -1,0 +1,81 @@
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { showPlant } from '../../../src/cli/actions/show-plant.js';
+import { makeTempDir } from '../../helpers/cli.js';
+import { runInProcess } from '../../helpers/in-process.js';
+import { type StoreServer, startStoreServer } from '../../helpers/store-server.js';
+
+// plants get in this process: the action over in-memory streams, against a real store on loopback.
+
+const temp = makeTempDir('plants-get-action-');
+let server: StoreServer;
+beforeAll(async () => {
+  server = await startStoreServer({
+    seed: {
+      file: 'seed.ndjson',
+      plants: [
+        { id: 1n, name: 'Fern', tag: 'herb' },
+        { id: 9223372036854775807n, name: 'Max' },
+      ],
+      where: ['line 1', 'line 2'],
+    },
+  });
+});
+afterAll(async () => {
+  await server.close();
+  temp.remove();
+});
+
+function get(id: string, json = false) {
+  return runInProcess(
+    ({ factory, output }) => showPlant(id, { flagBaseUrl: undefined, insecure: false, json }, factory, output),
+    {
+      env: {
+        PLANTS_CONFIG_DIR: path.join(temp.dir, 'config'),
+        PLANTS_BASE_URL: server.url,
+        PLANTS_TOKEN: server.token,
+      },
+      json,
+    },
+  );
+}
+
+describe('plants get, in-process', () => {
+  it('prints the plant for a person', async () => {
+    expect(await get('1')).toEqual({ code: 0, stdout: 'id    1\nname  Fern\ntag   herb\n', stderr: '' });
+  });
+
+  it('with --json prints the body exactly, the largest int64 id in digits', async () => {
+    expect(await get('9223372036854775807', true)).toEqual({
+      code: 0,
+      stdout: '{"id":9223372036854775807,"name":"Max"}\n',
+      stderr: '',
+    });
+  });
+
+  it('a plant the store does not hold is exit 1, said on stderr; with --json the Error on stdout', async () => {
+    const human = await get('404');
+    expect(human.code).toBe(1);
+    expect(human.stdout).toBe('');
+    expect(human.stderr).toMatch(/^plants: .*404/);
+    const json = await get('404', true);
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout)).toMatchObject({ error: 404 });
+  });
+
+  it('an id that is not an int64 is exit 2 and nothing is sent', async () => {
+    const result = await get('1.5');
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/^plants: invalid id: .*\(got "1\.5"\)\n$/);
+  });
+
+  it('without a token the store refuses: exit 4', async () => {
+    const result = await runInProcess(({ factory, output }) => showPlant('1', { json: false }, factory, output), {
+      env: { PLANTS_CONFIG_DIR: path.join(temp.dir, 'config'), PLANTS_BASE_URL: server.url },
+    });
+    expect(result.code).toBe(4);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/^plants: .*401/);
+  });
+});

@@ -1,0 +1,91 @@
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { logIn } from '../../../src/cli/actions/log-in.js';
+import { showStatus } from '../../../src/cli/actions/show-status.js';
+import { makeTempDir } from '../../helpers/cli.js';
+import { runInProcess } from '../../helpers/in-process.js';
+import { type StoreServer, startStoreServer } from '../../helpers/store-server.js';
+
+// plants status in this process: the settings, the stored token, and the check on a real store.
+
+const temp = makeTempDir('plants-status-action-');
+let server: StoreServer;
+beforeAll(async () => {
+  server = await startStoreServer();
+});
+afterAll(async () => {
+  await server.close();
+  temp.remove();
+});
+
+function status(env: Record<string, string>, json = false) {
+  return runInProcess(({ factory, output }) => showStatus({ flagBaseUrl: undefined, json }, factory, output), {
+    env,
+    json,
+  });
+}
+
+describe('plants status, in-process', () => {
+  it('without a token: exit 4, and it says how to log in', async () => {
+    const env = { PLANTS_CONFIG_DIR: path.join(temp.dir, 'none'), PLANTS_BASE_URL: server.url };
+    const origin = new URL(server.url).origin;
+    const result = await status(env);
+    expect(result.code).toBe(4);
+    expect(result.stdout).toBe(
+      [
+        `Default store: ${origin} (from environment)`,
+        `Config file:   ${path.join(temp.dir, 'none', 'config.json')}`,
+        '',
+        `✗ ${origin} (default): no token`,
+        '',
+      ].join('\n'),
+    );
+    expect(result.stderr).toBe(
+      [
+        'plants: the server answered 401: missing bearer token: send Authorization: Bearer <token>',
+        `  No token is stored for ${origin}: run \`plants login --base-url ${origin}\` or set PLANTS_TOKEN.`,
+        '',
+      ].join('\n'),
+    );
+    const json = await status(env, true);
+    expect(json.code).toBe(4);
+    expect(JSON.parse(json.stdout)).toMatchObject({ authenticated: false });
+  });
+
+  it('after login: the store answers and takes the token, exit 0; --json is one document', async () => {
+    const env = { PLANTS_CONFIG_DIR: path.join(temp.dir, 'logged-in'), PLANTS_BASE_URL: server.url };
+    const login = await runInProcess(
+      ({ factory, output }) => logIn({ flagBaseUrl: undefined, token: undefined, withToken: true }, factory, output),
+      { env, streams: { input: `${server.token}\n` } },
+    );
+    expect(login.code).toBe(0);
+    const human = await status(env);
+    expect(human.code).toBe(0);
+    expect(human.stdout).toContain('✓ The store answers (GET /plants)\n');
+    expect(human.stdout).not.toContain(server.token);
+    expect(human.stderr).toBe('');
+    const json = await status(env, true);
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      authenticated: true,
+      store: { answered: true, token: 'accepted' },
+    });
+  });
+
+  it('a token the store refuses: the failure reported as every command reports it, exit 4', async () => {
+    const env = {
+      PLANTS_CONFIG_DIR: path.join(temp.dir, 'refused'),
+      PLANTS_BASE_URL: server.url,
+      PLANTS_TOKEN: 'refused-token-0123456789abcdef',
+    };
+    const result = await status(env);
+    expect(result.code).toBe(4);
+    expect(result.stdout).toContain('token ********cdef (from PLANTS_TOKEN), refused by the store\n');
+    expect(result.stderr).toMatch(
+      /^plants: the server answered 401: invalid bearer token\n {2}The token sent was PLANTS_TOKEN's/,
+    );
+    const json = await status(env, true);
+    expect(json.code).toBe(4);
+    expect(JSON.parse(json.stdout)).toMatchObject({ store: { answered: true, error: { error: 401 } } });
+  });
+});

@@ -1,0 +1,98 @@
+import { PassThrough } from 'node:stream';
+import { readEnv } from '../../src/cli/env.js';
+import { IOStreams } from '../../src/cli/io-streams.js';
+import { runAction } from '../../src/cli/run-command.js';
+
+/** Which of the streams are terminals, and what stdin holds (after gh's iostreams.Test()). */
+export interface TestStreamsOptions {
+  /** Written to stdin, which then ends. Without it stdin stays open: write to `stdin` to type. */
+  input?: string;
+  stdinIsTerminal?: boolean;
+  stdoutIsTerminal?: boolean;
+  stderrIsTerminal?: boolean;
+  /** The width of stdout when it is a terminal. */
+  columns?: number;
+}
+
+export interface TestStreams {
+  io: IOStreams;
+  /** What the command reads: write to it to type, end it for end of input. */
+  stdin: PassThrough;
+  /** What was written to stdout and to stderr so far. */
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** A PassThrough that passes for a terminal where asked: isTTY, a width, raw mode that does nothing. */
+function stream(terminal: boolean, columns: number): PassThrough {
+  const made = new PassThrough();
+  if (terminal) Object.assign(made, { isTTY: true, columns, setRawMode: () => made });
+  return made;
+}
+
+/** IOStreams over in-memory streams, none a terminal unless asked; stdout and stderr kept as text. */
+export function testStreams(options: TestStreamsOptions = {}): TestStreams {
+  const stdin = stream(options.stdinIsTerminal ?? false, 0);
+  const stdout = stream(options.stdoutIsTerminal ?? false, options.columns ?? 100);
+  // A terminal stderr of no width: Output draws no spinner on it (its timers would outlive a test).
+  const stderr = stream(options.stderrIsTerminal ?? false, 0);
+  const written = { stdout: '', stderr: '' };
+  stdout.on('data', (chunk: Buffer) => {
+    written.stdout += chunk.toString('utf8');
+  });
+  stderr.on('data', (chunk: Buffer) => {
+    written.stderr += chunk.toString('utf8');
+  });
+  if (options.input !== undefined) stdin.end(options.input);
+  return {
+    io: new IOStreams({
+      stdin: stdin as unknown as NodeJS.ReadStream,
+      stdout: stdout as unknown as NodeJS.WriteStream,
+      stderr: stderr as unknown as NodeJS.WriteStream,
+    }),
+    stdin,
+    get stdout() {
+      return written.stdout;
+    },
+    get stderr() {
+      return written.stderr;
+    },
+  };
+}
+
+export interface InProcessResult {
+  /** The exit code the run ends with: the action's own, else the one error reporting gives, else 0. */
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface InProcessOptions {
+  /** The environment plants reads (PLANTS_CONFIG_DIR, PLANTS_BASE_URL, PLANTS_TOKEN…); nothing else of process.env. */
+  env: Record<string, string>;
+  /** The streams, when the test types into stdin while the action runs (default: testStreams(streams)). */
+  io?: TestStreams;
+  streams?: TestStreamsOptions;
+  /** `--json`: a failure is reported as a JSON document on stdout too. */
+  json?: boolean;
+}
+
+/**
+ * Runs an action in this process as both routes run it (runAction: the Output and Factory over
+ * the test's streams, errors reported once) and resolves with its exit code and output.
+ */
+export async function runInProcess(
+  action: Parameters<typeof runAction>[0],
+  options: InProcessOptions,
+): Promise<InProcessResult> {
+  const streams = options.io ?? testStreams(options.streams);
+  const code = await runAction(action, {
+    io: streams.io,
+    env: readEnv(options.env),
+    version: '0.0.0-test',
+    json: options.json ?? false,
+  });
+  // Whatever was written is read: a PassThrough hands on its chunks a tick later.
+  await new Promise((resolve) => setImmediate(resolve));
+  return { code, stdout: streams.stdout, stderr: streams.stderr };
+}
