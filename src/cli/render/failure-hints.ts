@@ -1,4 +1,4 @@
-import { DEFAULT_BASE_URL, formatBaseUrl, isLoopbackHost } from '../../client/base-url.js';
+import { ClearTextTokenError, DEFAULT_BASE_URL, formatBaseUrl, isLoopbackHost } from '../../client/base-url.js';
 import {
   AuthRejectedError,
   ConflictError,
@@ -23,6 +23,9 @@ function factHints(error: PlantsError): readonly string[] {
   if (error instanceof NoAnswerError) return noAnswerHints(error);
   if (error instanceof UnreachableError) return unreachableHints(error.failure, error.baseUrl);
   if (error instanceof AuthRejectedError) return [refusedTokenHint(error.baseUrl, error.tokenSource, error.status)];
+  if (error instanceof ClearTextTokenError) {
+    return ['Pass --insecure to send it over plain http anyway (anyone on the network can read it).'];
+  }
   if (error instanceof ConflictError) return [`stored: ${error.storedPlant}`, `sent:   ${error.sentPlant}`];
   if (error instanceof ResponseError) {
     return [

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { failureHints, loginCommand, refusedTokenHint } from '../../../src/cli/render/failure-hints.js';
+import { ClearTextTokenError } from '../../../src/client/base-url.js';
 import {
   AuthRejectedError,
   ConflictError,
@@ -222,6 +223,14 @@ describe('failureHints: an answer that is no success', () => {
       attempts: 1,
     });
     expect(failureHints(conflict)).toEqual(['stored: {"id":1,"name":"Moss"}', 'sent:   {"id":1,"name":"Fern"}']);
+  });
+});
+
+describe('failureHints: a token that would go in clear text', () => {
+  it('names --insecure', () => {
+    expect(failureHints(new ClearTextTokenError('http://plants.example.com'))).toEqual([
+      'Pass --insecure to send it over plain http anyway (anyone on the network can read it).',
+    ]);
   });
 });
 
