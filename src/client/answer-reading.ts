@@ -1,6 +1,6 @@
 import { parseJsonExact } from '../schema/exact-json.js';
 import { ErrorBody, Plant, StoredPlant } from '../schema/plant.js';
-import { AuthRejectedError, ResponseError, UnexpectedBodyError } from './errors.js';
+import { AuthRejectedError, CrossOriginPageError, ResponseError, UnexpectedBodyError } from './errors.js';
 import { nextLink } from './link-header.js';
 import type { Answer } from './transport.js';
 
@@ -38,8 +38,8 @@ export function storedPlantOf(answer: Answer, source: AnswerSource): { plant: St
 
 /**
  * A page of plants from the 200 of `url`, with the next page's URL from its Link header:
- * UnexpectedBodyError when it is not a list of plants, ResponseError when the next page is on
- * another origin than `origin` (following it would send the token there).
+ * UnexpectedBodyError when it is not a list of plants, CrossOriginPageError when the next page is
+ * on another origin than `origin` (following it would send the token there).
  */
 export function plantPageOf(answer: Answer, url: URL, origin: string, source: AnswerSource): PlantPage {
   const json = tryParseJson(answer.text, answer.contentType);
@@ -47,11 +47,7 @@ export function plantPageOf(answer: Answer, url: URL, origin: string, source: An
   if (plants?.success !== true) throw notA('a list of plants', answer, source);
   const next = nextLink(answer.link, url);
   if (next !== undefined && next.origin !== origin) {
-    throw new ResponseError(`the server's next page is on another origin (${next.origin}); not following it`, {
-      status: 200,
-      body: { error: 200, message: 'next page on another origin' },
-      baseUrl: source.baseUrl,
-    });
+    throw new CrossOriginPageError({ nextOrigin: next.origin, baseUrl: source.baseUrl });
   }
   return { plants: plants.data, next };
 }

@@ -86,6 +86,23 @@ export class UnexpectedBodyError extends ResponseError {
   }
 }
 
+/**
+ * A page whose Link header sends the next page to another origin: not followed, since the token
+ * would go there too. Exit 1.
+ */
+export class CrossOriginPageError extends ResponseError {
+  /** The origin the next page is on. */
+  readonly nextOrigin: string;
+  constructor(options: { nextOrigin: string; baseUrl: URL }) {
+    super(`the server's next page is on another origin (${options.nextOrigin}); not following it`, {
+      status: 200,
+      body: { error: 200, message: 'next page on another origin' },
+      baseUrl: options.baseUrl,
+    });
+    this.nextOrigin = options.nextOrigin;
+  }
+}
+
 /** The server did not answer: connection refused, DNS, TLS, reset, time-out. Exit 3. */
 export class UnreachableError extends PlantsError {
   /** The store's base URL, as text ('' without one). */

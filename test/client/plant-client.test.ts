@@ -1,7 +1,13 @@
 import { createServer as createNetServer, type Server as NetServer } from 'node:net';
 import { Agent, type Dispatcher } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { AuthRejectedError, ResponseError, UnexpectedBodyError, UnreachableError } from '../../src/client/errors.js';
+import {
+  AuthRejectedError,
+  CrossOriginPageError,
+  ResponseError,
+  UnexpectedBodyError,
+  UnreachableError,
+} from '../../src/client/errors.js';
 import { PlantClient } from '../../src/client/plant-client.js';
 import { parseRetryAfter } from '../../src/client/retry-policy.js';
 import { createDirectAgent } from '../../src/client/undici-agent.js';
@@ -140,6 +146,21 @@ describe.each([
       error: 200,
       message: 'response is not a Plant: JSON that is not a Plant: {"nome":"Fern"}',
     });
+  });
+
+  it('does not follow a next page on another origin (CrossOriginPageError)', async () => {
+    server.respond((_request, response) => {
+      response.writeHead(200, {
+        'content-type': 'application/json',
+        link: '<http://127.0.0.2:9/plants?after=1>; rel="next"',
+      });
+      response.end('[]');
+    });
+    const error = (await failure(clientFor(server.url).listPage({}))) as CrossOriginPageError;
+    expect(error).toBeInstanceOf(CrossOriginPageError);
+    expect(error.nextOrigin).toBe('http://127.0.0.2:9');
+    expect(error.message).toBe("the server's next page is on another origin (http://127.0.0.2:9); not following it");
+    expect(error.exitCode).toBe(1);
   });
 
   it('reports a page that is not a list of plants as UnexpectedBodyError', async () => {
