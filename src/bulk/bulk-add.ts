@@ -311,7 +311,7 @@ function failure(at: RecordPosition, id: bigint, error: unknown): RecordOutcome 
 }
 
 function interruptedBeforeAnswer(id: bigint): NoAnswerError {
-  const cause = new UnreachableError('interrupted before its answer arrived', { url: '' });
+  const cause = new UnreachableError('interrupted before its answer arrived', { failure: { kind: 'interrupted' } });
   return new NoAnswerError(id, cause);
 }
 

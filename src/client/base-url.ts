@@ -43,11 +43,20 @@ export function isLoopbackHost(hostname: string): boolean {
   return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
 
-/** Refuses to send a bearer token in clear text to a host that is not this machine. Exit 2. */
+/** A bearer token would have gone in clear text to `origin`, which is not this machine. Exit 2. */
+export class ClearTextTokenError extends InvalidInputError {
+  readonly origin: string;
+  constructor(origin: string) {
+    super(`refusing to send a bearer token in clear text to ${origin}: use an https:// base URL`);
+    this.origin = origin;
+  }
+}
+
+/**
+ * Refuses (ClearTextTokenError) to send a bearer token in clear text to a host that is not this
+ * machine, unless `insecure` says to.
+ */
 export function assertTokenTransportSafe(url: URL, options: { insecure: boolean }): void {
   if (url.protocol === 'https:' || options.insecure || isLoopbackHost(url.hostname)) return;
-  throw new InvalidInputError(
-    `refusing to send a bearer token in clear text to ${url.origin}: use an https:// base URL`,
-    { hints: ['Pass --insecure to send it over plain http anyway (anyone on the network can read it).'] },
-  );
+  throw new ClearTextTokenError(url.origin);
 }

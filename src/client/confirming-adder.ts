@@ -143,11 +143,7 @@ export class ConfirmingAdder {
     if (read.kind === 'absent' && !state.resent) {
       return this.#add(plant, { resent: true, earlierAttempts: noAnswer.attempts });
     }
-    throw new NoAnswerError(
-      plant.id,
-      noAnswer,
-      read.kind === 'no-get' ? ['The store cannot be read back (no GET /plants/{id}).'] : [],
-    );
+    throw new NoAnswerError(plant.id, noAnswer, { noReadBack: read.kind === 'no-get' });
   }
 
   /**

@@ -1,15 +1,25 @@
 import { ExitCode, PlantsError } from '../errors.js';
 import type { ErrorBody } from '../schema/plant.js';
+import { formatBaseUrl } from './base-url.js';
+import type { NetworkFailure } from './network-errors.js';
+
+// The client's errors carry the facts of a failure (what failed, where, with which status or
+// code, whether the request may have been applied); a caller words them for its own users
+// (the CLI: src/cli/render/failure-hints.ts). They carry no hints of their own.
 
 /**
- * The server answered, but not with a Plant. `body` is the Error record to show for it:
- * the server's own when it sent one, otherwise one made from the status and what was wrong
+ * The server answered, but not with what was asked for. `body` is the Error record to show for
+ * it: the server's own when it sent one, otherwise one made from the status and what was wrong
  * with the answer. `rawBody` is the exact text of any JSON body (an Error, a problem+json).
  */
 export class ResponseError extends PlantsError {
   readonly status: number;
   readonly body: ErrorBody;
   readonly rawBody: string | undefined;
+  /** The base URL of the store that answered (absent for an error made from several answers). */
+  readonly baseUrl: URL | undefined;
+  /** The answer's Retry-After header, as sent. */
+  readonly retryAfter: string | undefined;
   /** How many times the request was sent before this answer. */
   attempts = 1;
   /** A 409 met by a POST sent again after a dropped connection: perhaps the first attempt's doing. */
@@ -17,21 +27,90 @@ export class ResponseError extends PlantsError {
 
   constructor(
     message: string,
-    options: { status: number; body: ErrorBody; rawBody?: string; exitCode?: ExitCode; hints?: readonly string[] },
+    options: {
+      status: number;
+      body: ErrorBody;
+      rawBody?: string | undefined;
+      baseUrl?: URL | undefined;
+      retryAfter?: string | undefined;
+      exitCode?: ExitCode;
+    },
   ) {
-    super(message, { exitCode: options.exitCode ?? ExitCode.serverError, hints: options.hints ?? [] });
+    super(message, { exitCode: options.exitCode ?? ExitCode.serverError });
     this.status = options.status;
     this.body = options.body;
     this.rawBody = options.rawBody;
+    this.baseUrl = options.baseUrl;
+    this.retryAfter = options.retryAfter;
   }
 }
 
 /** The server refused the token (401/403). Exit 4. */
-export class AuthRejectedError extends ResponseError {}
+export class AuthRejectedError extends ResponseError {
+  /** Where the token sent came from; undefined when none was sent. */
+  readonly tokenSource: 'environment' | 'config' | undefined;
+  constructor(
+    message: string,
+    options: {
+      status: 401 | 403;
+      body: ErrorBody;
+      rawBody?: string | undefined;
+      baseUrl: URL;
+      tokenSource: 'environment' | 'config' | undefined;
+    },
+  ) {
+    super(message, { ...options, exitCode: ExitCode.auth });
+    this.tokenSource = options.tokenSource;
+  }
+  declare readonly status: 401 | 403;
+  declare readonly baseUrl: URL;
+}
+
+/**
+ * A success whose body is not what was asked for (a Plant, a list of plants): the server
+ * answered, but the schema refuses the answer. Exit 1, like an answer with an error status.
+ */
+export class UnexpectedBodyError extends ResponseError {
+  /** What was asked for: `a Plant`, `a list of plants`. */
+  readonly expected: string;
+  /** What came instead, in a few words (`an empty body instead of a Plant`). */
+  readonly received: string;
+  constructor(options: { status: number; expected: string; received: string; baseUrl: URL }) {
+    super(`the server answered ${options.status} but ${options.received}`, {
+      status: options.status,
+      body: { error: options.status, message: `response is not ${options.expected}: ${options.received}` },
+      baseUrl: options.baseUrl,
+    });
+    this.expected = options.expected;
+    this.received = options.received;
+  }
+}
+
+/**
+ * A page whose Link header sends the next page to another origin: not followed, since the token
+ * would go there too. Exit 1.
+ */
+export class CrossOriginPageError extends ResponseError {
+  /** The origin the next page is on. */
+  readonly nextOrigin: string;
+  constructor(options: { nextOrigin: string; baseUrl: URL }) {
+    super(`the server's next page is on another origin (${options.nextOrigin}); not following it`, {
+      status: 200,
+      body: { error: 200, message: 'next page on another origin' },
+      baseUrl: options.baseUrl,
+    });
+    this.nextOrigin = options.nextOrigin;
+  }
+}
 
 /** The server did not answer: connection refused, DNS, TLS, reset, time-out. Exit 3. */
 export class UnreachableError extends PlantsError {
+  /** The store's base URL, as text ('' without one). */
   readonly url: string;
+  /** The store's base URL; absent for a request cut short by the user rather than the network. */
+  readonly baseUrl: URL | undefined;
+  /** What kind of failure it was. */
+  readonly failure: NetworkFailure;
   /** How many times the request was sent before giving up. */
   attempts = 1;
   /**
@@ -39,21 +118,23 @@ export class UnreachableError extends PlantsError {
    * out, the body was cut): the server may have applied it.
    */
   sentNoAnswer = false;
-  /** The flags that chose the store (PlantClientOptions.storeArgs), for a command a hint suggests. */
+  /** PlantClientOptions.storeArgs, carried for the caller (the client never reads them). */
   readonly storeArgs: readonly string[];
   constructor(
     message: string,
-    options: { url: string; cause?: unknown; hints?: readonly string[]; storeArgs?: readonly string[] | undefined },
+    options: {
+      baseUrl?: URL | undefined;
+      failure: NetworkFailure;
+      cause?: unknown;
+      storeArgs?: readonly string[] | undefined;
+    },
   ) {
-    super(message, { exitCode: ExitCode.unreachable, cause: options.cause, hints: options.hints ?? [] });
-    this.url = options.url;
+    super(message, { exitCode: ExitCode.unreachable, cause: options.cause });
+    this.baseUrl = options.baseUrl;
+    this.url = options.baseUrl === undefined ? '' : formatBaseUrl(options.baseUrl);
+    this.failure = options.failure;
     this.storeArgs = options.storeArgs ?? [];
   }
-}
-
-/** An argument as a shell takes it back: as it is when it needs no quoting, else in single quotes. */
-function shellWord(arg: string): string {
-  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", "'\\''")}'`;
 }
 
 /**
@@ -61,15 +142,20 @@ function shellWord(arg: string): string {
  * the plant may or may not have been added. Exit 3, like any missing answer.
  */
 export class NoAnswerError extends UnreachableError {
-  constructor(id: bigint, cause: UnreachableError, hints: readonly string[] = []) {
-    // The look-up goes to the same store: with the --base-url (and --ca-cert) the add was given.
-    const lookUp = ['plants', 'get', String(id), ...cause.storeArgs.map(shellWord)].join(' ');
+  /** The plant sent. */
+  readonly id: bigint;
+  /** The store has no GET /plants/{id}, so it could not be read back. */
+  readonly noReadBack: boolean;
+  declare readonly cause: UnreachableError;
+  constructor(id: bigint, cause: UnreachableError, options: { noReadBack?: boolean } = {}) {
     super(`sent, no answer: plant ${id} may or may not have been added (${cause.message})`, {
-      url: cause.url,
+      baseUrl: cause.baseUrl,
+      failure: cause.failure,
       cause,
-      hints: [`\`${lookUp}\` shows whether it is in the store.`, ...hints, ...cause.hints],
       storeArgs: cause.storeArgs,
     });
+    this.id = id;
+    this.noReadBack = options.noReadBack ?? false;
     this.attempts = cause.attempts;
     this.sentNoAnswer = true;
   }
@@ -84,12 +170,7 @@ export class ConflictError extends ResponseError {
   readonly storedPlant: string;
   constructor(message: string, options: { body: ErrorBody; sentPlant: string; storedPlant: string; attempts: number }) {
     const rawBody = `{"error":409,"message":${JSON.stringify(message)},"sent_plant":${options.sentPlant},"stored_plant":${options.storedPlant}}`;
-    super(message, {
-      status: 409,
-      body: options.body,
-      rawBody,
-      hints: [`stored: ${options.storedPlant}`, `sent:   ${options.sentPlant}`],
-    });
+    super(message, { status: 409, body: options.body, rawBody });
     this.sentPlant = options.sentPlant;
     this.storedPlant = options.storedPlant;
     this.attempts = options.attempts;

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { assertTokenTransportSafe, formatBaseUrl, isLoopbackHost, parseBaseUrl } from '../../src/client/base-url.js';
+import {
+  assertTokenTransportSafe,
+  ClearTextTokenError,
+  formatBaseUrl,
+  isLoopbackHost,
+  parseBaseUrl,
+} from '../../src/client/base-url.js';
 import { InvalidInputError } from '../../src/errors.js';
 
 describe('parseBaseUrl', () => {
@@ -46,7 +52,8 @@ describe('loopback and clear-text tokens', () => {
     expect(caught).toBeInstanceOf(InvalidInputError);
     expect((caught as InvalidInputError).exitCode).toBe(2);
     expect((caught as InvalidInputError).message).toContain('https');
-    expect((caught as InvalidInputError).hints.join(' ')).toContain('--insecure');
+    expect(caught).toBeInstanceOf(ClearTextTokenError);
+    expect((caught as ClearTextTokenError).origin).toBe(url.origin);
     expect(() => assertTokenTransportSafe(url, { insecure: true })).not.toThrow();
     expect(() =>
       assertTokenTransportSafe(parseBaseUrl('https://plants.example.com'), { insecure: false }),

@@ -1,7 +1,13 @@
 import { createServer as createNetServer, type Server as NetServer } from 'node:net';
 import { Agent, type Dispatcher } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { AuthRejectedError, ResponseError, UnreachableError } from '../../src/client/errors.js';
+import {
+  AuthRejectedError,
+  CrossOriginPageError,
+  ResponseError,
+  UnexpectedBodyError,
+  UnreachableError,
+} from '../../src/client/errors.js';
 import { PlantClient } from '../../src/client/plant-client.js';
 import { parseRetryAfter } from '../../src/client/retry-policy.js';
 import { createDirectAgent } from '../../src/client/undici-agent.js';
@@ -82,7 +88,9 @@ describe.each([
     expect((error as AuthRejectedError).exitCode).toBe(4);
     expect(error.message).toBe('the server answered 401: Unauthorized');
     expect((error as AuthRejectedError).rawBody).toBe('{"title":"Unauthorized","status":401}');
-    expect((error as AuthRejectedError).hints.join(' ')).toContain('plants login');
+    // No token was sent: the CLI words that as "No token is stored" (test/cli/render/failure-hints.test.ts).
+    expect((error as AuthRejectedError).tokenSource).toBeUndefined();
+    expect((error as AuthRejectedError).baseUrl.href).toBe(new URL(server.url).href);
   });
 
   it('reads an Error body on 400 exactly', async () => {
@@ -124,6 +132,43 @@ describe.each([
     expect(error.message).toContain(message);
     expect(error.body.error).toBe(status);
     expect(error.rawBody).toBeUndefined();
+  });
+
+  it('reports a 200 whose body is not a Plant as UnexpectedBodyError, naming what came instead', async () => {
+    server.respond(reply(200, '{"nome":"Fern"}'));
+    const error = (await failure(clientFor(server.url).addPlant(fern))) as UnexpectedBodyError;
+    expect(error).toBeInstanceOf(UnexpectedBodyError);
+    expect(error).toBeInstanceOf(ResponseError);
+    expect(error.expected).toBe('a Plant');
+    expect(error.received).toBe('JSON that is not a Plant: {"nome":"Fern"}');
+    expect(error.message).toBe('the server answered 200 but JSON that is not a Plant: {"nome":"Fern"}');
+    expect(error.body).toEqual({
+      error: 200,
+      message: 'response is not a Plant: JSON that is not a Plant: {"nome":"Fern"}',
+    });
+  });
+
+  it('does not follow a next page on another origin (CrossOriginPageError)', async () => {
+    server.respond((_request, response) => {
+      response.writeHead(200, {
+        'content-type': 'application/json',
+        link: '<http://127.0.0.2:9/plants?after=1>; rel="next"',
+      });
+      response.end('[]');
+    });
+    const error = (await failure(clientFor(server.url).listPage({}))) as CrossOriginPageError;
+    expect(error).toBeInstanceOf(CrossOriginPageError);
+    expect(error.nextOrigin).toBe('http://127.0.0.2:9');
+    expect(error.message).toBe("the server's next page is on another origin (http://127.0.0.2:9); not following it");
+    expect(error.exitCode).toBe(1);
+  });
+
+  it('reports a page that is not a list of plants as UnexpectedBodyError', async () => {
+    server.respond(reply(200, '{"plants":[]}'));
+    const error = (await failure(clientFor(server.url).listPage({}))) as UnexpectedBodyError;
+    expect(error).toBeInstanceOf(UnexpectedBodyError);
+    expect(error.expected).toBe('a list of plants');
+    expect(error.message).toBe('the server answered 200 but JSON that is not a list of plants: {"plants":[]}');
   });
 
   it('is unreachable (exit 3) when nothing listens, naming the URL', async () => {
@@ -220,12 +265,12 @@ describe.each([
     });
     afterAll(() => new Promise<void>((resolve) => raw.close(() => resolve())));
 
-    it('gives up after the time-out with exit 3 and names --timeout', async () => {
+    it('gives up after the time-out with exit 3, saying it timed out', async () => {
       behaviour = 'silent';
       const error = (await failure(clientFor(rawUrl, { timeoutMs: 300 }).addPlant(fern))) as UnreachableError;
       expect(error).toBeInstanceOf(UnreachableError);
       expect(error.message).toBe(`no answer from ${rawUrl} within 0.3 s`);
-      expect(error.hints.join(' ')).toContain('--timeout');
+      expect(error.failure).toEqual({ kind: 'timeout', timeoutMs: 300 });
     });
 
     it('reports a reset in the middle of the answer as exit 3', async () => {

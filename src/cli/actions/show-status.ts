@@ -1,7 +1,7 @@
 import { AuthRejectedError, ResponseError } from '../../client/errors.js';
-import { loginCommand } from '../../client/failure-hints.js';
 import { ExitCode } from '../../errors.js';
 import type { Factory } from '../factory.js';
+import { loginCommand } from '../render/failure-hints.js';
 import { errorDocument, type Output } from '../render/output.js';
 import { asPlantsError } from '../render/report-error.js';
 

@@ -2,6 +2,7 @@ import { ResponseError } from '../../client/errors.js';
 import { PlantsError } from '../../errors.js';
 import type { ColorMode } from '../env.js';
 import { type Colors, chalkColors, plain } from './colors.js';
+import { failureHints } from './failure-hints.js';
 import { importOra } from './import-ora.js';
 
 export interface OutputStreams {
@@ -83,7 +84,7 @@ export class Output {
     const c = this.errorColor;
     if (error instanceof PlantsError) {
       this.info(`${c.red('plants:')} ${sanitizeForTerminal(error.message)}`);
-      for (const hint of error.hints) this.info(c.dim(`  ${hint}`));
+      for (const hint of failureHints(error)) this.info(c.dim(`  ${hint}`));
       return;
     }
     const message = error instanceof Error ? error.message : String(error);

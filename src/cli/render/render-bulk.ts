@@ -2,6 +2,7 @@ import type { BulkSummary, RecordOutcome } from '../../bulk/bulk-add.js';
 import { ConflictError, NoAnswerError, type ResponseError } from '../../client/errors.js';
 import { parseJsonExact, stringifyJsonExact } from '../../schema/exact-json.js';
 import type { Colors } from './colors.js';
+import { failureHints } from './failure-hints.js';
 import { sanitizeForTerminal } from './output.js';
 
 /** A JSON text on one line: the server's body as it came when it is already one line. */
@@ -120,10 +121,10 @@ export function renderBulkSummary(summary: BulkSummary, c: Colors): string {
     for (const failure of summary.firstFailures) {
       lines.push(`  ${where(failure)}: ${sanitizeForTerminal(describeFailure(failure))}`);
       if (failure.kind === 'rejected' && summary.fatal === undefined)
-        for (const hint of failure.error.hints) hints.add(hint);
+        for (const hint of failureHints(failure.error)) hints.add(hint);
       // How to look for a plant sent with no answer, unless the stop below says it already.
       if (failure.kind === 'unknown' && !(summary.fatal instanceof NoAnswerError))
-        for (const hint of failure.error.hints) hints.add(hint);
+        for (const hint of failureHints(failure.error)) hints.add(hint);
     }
     for (const hint of hints) lines.push(c.dim(`  ${hint}`));
   }
@@ -131,7 +132,7 @@ export function renderBulkSummary(summary: BulkSummary, c: Colors): string {
   if (summary.fatal !== undefined && (summary.stopped === 'fatal' || summary.stopped === undefined)) {
     // What stopped the run, in the words (and with the hints) any other command uses for it.
     lines.push(`${c.red('plants:')} ${sanitizeForTerminal(summary.fatal.message)}`);
-    for (const hint of summary.fatal.hints) lines.push(c.dim(`  ${hint}`));
+    for (const hint of failureHints(summary.fatal)) lines.push(c.dim(`  ${hint}`));
   }
   return lines.join('\n');
 }

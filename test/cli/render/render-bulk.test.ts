@@ -16,7 +16,10 @@ const summary = (over: Partial<BulkSummary>): BulkSummary => ({
   unknown: 0,
   stopped: 'fatal',
   inputEnded: false,
-  fatal: new UnreachableError('cannot reach http://127.0.0.1:1', { url: 'http://127.0.0.1:1' }),
+  fatal: new UnreachableError('cannot reach http://127.0.0.1:1', {
+    baseUrl: new URL('http://127.0.0.1:1'),
+    failure: { kind: 'other', code: undefined },
+  }),
   firstFailures: [],
   elapsedMs: 10,
   ...over,

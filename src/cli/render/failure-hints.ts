@@ -1,0 +1,169 @@
+import { ClearTextTokenError, DEFAULT_BASE_URL, formatBaseUrl, isLoopbackHost } from '../../client/base-url.js';
+import {
+  AuthRejectedError,
+  ConflictError,
+  NoAnswerError,
+  ResponseError,
+  UnreachableError,
+} from '../../client/errors.js';
+import type { NetworkFailure } from '../../client/network-errors.js';
+import { parseRetryAfter } from '../../client/retry-policy.js';
+import type { PlantsError } from '../../errors.js';
+
+// What a failure means to the person running plants, and what to try: the CLI's words (its
+// commands and flags) for the facts the client's errors carry.
+
+/** The lines shown under a failure's message: its own hints, then what its facts suggest. */
+export function failureHints(error: PlantsError): readonly string[] {
+  const said = factHints(error);
+  return said.length === 0 ? error.hints : [...error.hints, ...said];
+}
+
+function factHints(error: PlantsError): readonly string[] {
+  if (error instanceof NoAnswerError) return noAnswerHints(error);
+  if (error instanceof UnreachableError) return unreachableHints(error.failure, error.baseUrl);
+  if (error instanceof AuthRejectedError) return [refusedTokenHint(error.baseUrl, error.tokenSource, error.status)];
+  if (error instanceof ClearTextTokenError) {
+    return ['Pass --insecure to send it over plain http anyway (anyone on the network can read it).'];
+  }
+  if (error instanceof ConflictError) return [`stored: ${error.storedPlant}`, `sent:   ${error.sentPlant}`];
+  if (error instanceof ResponseError) {
+    return [
+      ...busyHint(error.status, error.retryAfter),
+      ...(error.baseUrl === undefined ? [] : doubledPathHint(error.status, error.baseUrl)),
+    ];
+  }
+  return [];
+}
+
+/** How to look for a plant sent with no answer (at the same store), then why no answer came. */
+function noAnswerHints(error: NoAnswerError): string[] {
+  const lookUp = ['plants', 'get', String(error.id), ...error.storeArgs.map(shellWord)].join(' ');
+  return [
+    `\`${lookUp}\` shows whether it is in the store.`,
+    ...(error.noReadBack ? ['The store cannot be read back (no GET /plants/{id}).'] : []),
+    ...factHints(error.cause),
+  ];
+}
+
+/** What to try when a store at `baseUrl` gave no answer. */
+export function unreachableHints(failure: NetworkFailure, baseUrl: URL | undefined): string[] {
+  if (failure.kind === 'timeout') return ['Raise the limit with --timeout SECONDS.'];
+  if (baseUrl === undefined) return [];
+  switch (failure.kind) {
+    case 'refused':
+      return refusedHints(baseUrl);
+    case 'dns':
+      return ['Check the host in the base URL (--base-url, PLANTS_BASE_URL, or the default `plants status` shows).'];
+    case 'tls-port': {
+      const secure = new URL(formatBaseUrl(baseUrl));
+      secure.protocol = 'https:';
+      return [`Use ${formatBaseUrl(secure)}`];
+    }
+    case 'not-tls': {
+      const plain = new URL(formatBaseUrl(baseUrl));
+      plain.protocol = 'http:';
+      return [`If it is a plain-HTTP store, try ${formatBaseUrl(plain)}`];
+    }
+    case 'certificate':
+      // The chain was trusted when the name is wrong (the name is checked after it): --ca-cert would change nothing.
+      return failure.code === 'ERR_TLS_CERT_ALTNAME_INVALID'
+        ? [hostNameHint(failure.names, baseUrl)]
+        : [
+            "Trust it with --ca-cert FILE (its certificate, or its authority's, as PEM); `plants login --ca-cert FILE` keeps it for this origin.",
+          ];
+    default:
+      return [];
+  }
+}
+
+/** A refused connection on this machine: most often plants serve, not started or on another address. */
+function refusedHints(baseUrl: URL): string[] {
+  if (!isLoopbackHost(baseUrl.hostname)) return [];
+  if (formatBaseUrl(baseUrl) === DEFAULT_BASE_URL) return ['Is the local store running? Start it with `plants serve`.'];
+  const port = baseUrl.port || (baseUrl.protocol === 'https:' ? 443 : 80);
+  if (isIpv6Host(baseUrl.hostname)) {
+    // serve listens on 127.0.0.1 unless told otherwise: an IPv6 address never reaches it.
+    return [
+      `plants serve listens on 127.0.0.1 unless --host says otherwise: use ${formatBaseUrl(withHost(baseUrl, '127.0.0.1'))}, or start it with \`plants serve --host ::1 --port ${port}\`.`,
+    ];
+  }
+  return [`Is a store listening there? \`plants serve --port ${port}\` starts one.`];
+}
+
+/** A URL's host as an IPv6 address (`[::1]`, as URL keeps it). */
+function isIpv6Host(hostname: string): boolean {
+  return hostname.startsWith('[');
+}
+
+/** The same URL with another host. */
+function withHost(baseUrl: URL, host: string): URL {
+  const url = new URL(formatBaseUrl(baseUrl));
+  url.hostname = host;
+  return url;
+}
+
+/** What to do about a certificate made for other `names`: the URL with the first usable one. */
+function hostNameHint(names: readonly string[], baseUrl: URL): string {
+  const host = baseUrl.hostname.replace(/^\[|\]$/g, '');
+  if (names.length === 0) {
+    return `Its certificate's names do not include ${host}: reach the store by a name its certificate holds, or give it a certificate made for ${host}.`;
+  }
+  // A wildcard (*.example.com) is no host to connect to; an IPv6 address goes in brackets.
+  const usable = names.find((name) => !name.includes('*'));
+  const suggestion =
+    usable === undefined ? '' : ` (${formatBaseUrl(withHost(baseUrl, usable.includes(':') ? `[${usable}]` : usable))})`;
+  return `Its certificate names ${names.join(', ')}, not ${host}: use one of those in the URL${suggestion}, or give the store a certificate made for ${host}.`;
+}
+
+/** What to do about a refused token, naming where it came from (PLANTS_TOKEN cannot be mended by a login). */
+export function refusedTokenHint(
+  baseUrl: URL,
+  source: 'environment' | 'config' | undefined,
+  status: 401 | 403 = 401,
+): string {
+  const login = loginCommand(baseUrl);
+  if (source === 'environment') {
+    return `The token sent was PLANTS_TOKEN's (it comes before any stored token): set it to a valid token, or unset it to use the one \`${login}\` stores.`;
+  }
+  if (source === undefined) return `No token is stored for ${baseUrl.origin}: run \`${login}\` or set PLANTS_TOKEN.`;
+  if (status === 401 && isLoopbackHost(baseUrl.hostname)) {
+    // A store on this machine is most often plants serve, restarted with a token of its own.
+    return `This store may have started with a new token since the login (plants serve makes one up each start with --memory, else keeps it beside its file, as <file>.token): its banner shows the token, and \`${login} --with-token\` stores it.`;
+  }
+  return `Check the token: \`${login}\` stores a new one.`;
+}
+
+/** `plants login`, with `--base-url` when the store is not the default one. */
+export function loginCommand(baseUrl: URL): string {
+  const base = formatBaseUrl(baseUrl);
+  return base === DEFAULT_BASE_URL ? 'plants login' : `plants login --base-url ${base}`;
+}
+
+/**
+ * A base URL ending in /plants (`http://127.0.0.1:4010/plants`) sends to /plants/plants: `POST`
+ * meets 405, `GET /plants/plants` reads `plants` as an id (400). Say to drop it.
+ */
+export function doubledPathHint(status: number, baseUrl: URL): string[] {
+  if (status !== 400 && status !== 404 && status !== 405) return [];
+  if (!/\/plants$/i.test(baseUrl.pathname)) return [];
+  const base = new URL(formatBaseUrl(baseUrl));
+  base.pathname = base.pathname.replace(/\/plants$/i, '');
+  return [
+    `The base URL ends in /plants, which plants adds itself (this asked for ${baseUrl.pathname}/plants…): drop it, and use ${formatBaseUrl(base)}`,
+  ];
+}
+
+/** A 429 or 503 that says when to come back: say so (it was already waited for where that was allowed). */
+export function busyHint(status: number, retryAfter: string | undefined): string[] {
+  if (status !== 429 && status !== 503) return [];
+  const ms = parseRetryAfter(retryAfter);
+  return ms === undefined
+    ? ['The store is busy or down for now; try again later.']
+    : [`The store is busy; it asks to wait ${Math.ceil(ms / 1000)} s before trying again (Retry-After).`];
+}
+
+/** An argument as a shell takes it back: as it is when it needs no quoting, else in single quotes. */
+function shellWord(arg: string): string {
+  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", "'\\''")}'`;
+}

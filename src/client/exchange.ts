@@ -1,0 +1,91 @@
+import { ResponseError, type UnreachableError } from './errors.js';
+import { backoff, parseRetryAfter, type RetryPolicy, sleep } from './retry-policy.js';
+import { type Answer, SendError, type Transport } from './transport.js';
+
+// The retry loop: a request sent, and sent again under a RetryPolicy where that is safe.
+
+/** What came of a request, retries included. */
+export interface Exchange {
+  answer: Answer;
+  attempts: number;
+  /** A POST was sent again after a connection dropped with no answer: the first may have been applied. */
+  mayHaveBeenApplied: boolean;
+}
+
+export interface ExchangeRequest {
+  method: string;
+  url: URL;
+  body?: string | undefined;
+  /** The first attempt may be pipelined (see Transport.send); a retry never is. */
+  pipelined?: boolean;
+}
+
+/**
+ * The one way every request goes out: sent, and sent again under the retry policy where that
+ * is safe (see RetryPolicy). Resolves with the answer, whatever its status; rejects only with
+ * UnreachableError, whose `attempts` says how often it was sent.
+ */
+export async function exchange(
+  transport: Transport,
+  request: ExchangeRequest,
+  policy: RetryPolicy = { attempts: 1 },
+  /** Attempt 1, already sent by the caller: its answer, or what it was rejected with. */
+  first?: { answer: Answer } | { error: unknown },
+): Promise<Exchange> {
+  const { method, url, body, pipelined = false } = request;
+  let mayHaveBeenApplied = false;
+  /** Writes of the request that undici made on its own (a dropped pipeline), beyond the attempts. */
+  let replays = 0;
+  for (let attempt = 1; ; attempt++) {
+    let waitMs: number | undefined;
+    try {
+      let answer: Answer;
+      if (attempt === 1 && first !== undefined) {
+        if ('error' in first) throw first.error;
+        answer = first.answer;
+      } else {
+        // A retry goes alone on its connection, as without pipelining: after a failure, no
+        // other request's drop may cut it (nor make its attempts more than it was sent for).
+        answer = await transport.send(method, url, body, pipelined && attempt === 1);
+      }
+      if (answer.sends > 1) {
+        replays += answer.sends - 1;
+        mayHaveBeenApplied = true;
+      }
+      const retryAfterMs =
+        answer.status === 429 || answer.status === 503 ? parseRetryAfter(answer.retryAfter) : undefined;
+      if (retryAfterMs === undefined || attempt >= policy.attempts || retryAfterMs > (policy.maxDelayMs ?? 10_000)) {
+        return { answer, attempts: attempt + replays, mayHaveBeenApplied };
+      }
+      waitMs = retryAfterMs;
+    } catch (error) {
+      if (!(error instanceof SendError)) throw error;
+      if (error.sends > 1) replays += error.sends - 1;
+      if (error.sent || error.sends > 1) mayHaveBeenApplied = true;
+      // A DELETE sent again after it may have been applied would answer 404 for its own success.
+      const again = error.retryable === 'not-applied' || (error.retryable === 'maybe-applied' && method !== 'DELETE');
+      if (attempt >= policy.attempts || !again) {
+        const tls = await transport.tlsPortInstead(error.reported);
+        if (tls !== undefined) throw withAttemptsOn(tls, attempt + replays);
+        error.reported.sentNoAnswer = mayHaveBeenApplied;
+        throw withAttemptsOn(error.reported, attempt + replays);
+      }
+    }
+    await sleep(waitMs ?? backoff(attempt, policy));
+  }
+}
+
+/** The error, marked with how often its request was sent. */
+export function withAttemptsOn<T extends ResponseError | UnreachableError>(error: T, attempts: number): T {
+  error.attempts = attempts;
+  return error;
+}
+
+/** Runs `make`, marking a ResponseError it throws with how often the request was sent. */
+export function withAttempts<T>(make: () => T, attempts: number): T {
+  try {
+    return make();
+  } catch (error) {
+    throw error instanceof ResponseError ? withAttemptsOn(error, attempts) : error;
+  }
+}
