@@ -29,10 +29,13 @@ export const e2e = [
 ];
 
 /**
- * The fast tier's smoke run of the built CLI against a real store: add, list, get and delete
- * (manage), login, logout and status (login). Matched by `e2e` too; the fast tier takes them.
+ * The fast tier's smoke run of the built CLI against a real store: add, list, get and delete,
+ * piped and on a terminal (test/commands/manage.test.ts). Matched by `e2e` too; the fast tier
+ * takes it. Beside it the fast tier runs the CLI for help and usage errors (test/cli/help/,
+ * test/cli/hints.test.ts) and `plants serve` as a process (test/server/start.test.ts, cors.test.ts).
+ * test/commands/login.test.ts would add about a minute on two cores, so it is in the e2e tier.
  */
-export const smoke = ['test/commands/manage.test.ts', 'test/commands/login.test.ts'];
+export const smoke = ['test/commands/manage.test.ts'];
 
 /** Every test file: the fast tier is this less `e2e`, plus `smoke`. */
 export const all = ['test/**/*.test.ts'];

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { afterAll } from 'vitest';
 import { type CliProcess, type CliResult, makeTempDir, type RunCliOptions, runCli, spawnCli } from './cli.js';
 import { type FixtureScope, suiteFixture } from './fixture.js';
 
@@ -89,9 +90,15 @@ export function makeTempUser(
  * `store` is read at each run, so a fixture store (useTestStore) of any scope works.
  */
 export function useTempUser(store?: UserStore, { scope = 'file', ...options }: TempUserOptions = {}): TempUser {
-  return suiteFixture(
-    scope,
-    () => makeTempUser(store, options),
-    (user) => user.remove(),
-  );
+  if (scope === 'test')
+    return suiteFixture(
+      scope,
+      () => makeTempUser(store, options),
+      (user) => user.remove(),
+    );
+  // One for the file: made now, as a folder made at the top of a file would be, so that paths in
+  // it can be named while the tests are collected (it.each's cases).
+  const user = makeTempUser(store, options);
+  afterAll(() => user.remove());
+  return user;
 }
