@@ -1,16 +1,11 @@
 import { defineConfig } from 'vitest/config';
+import { all, e2e, smoke } from './test/tiers.js';
+import { defaultExclude, tierConfig } from './vitest.shared.js';
 
-export default defineConfig({
-  test: {
-    include: ['test/**/*.test.ts'],
-    // A real PostgreSQL for the tests that run on both stores (skipped, loudly, without one; never in CI).
-    globalSetup: ['test/helpers/postgres-global-setup.ts'],
-    // Tests start real servers and real CLI processes; two cores here, so keep parallelism modest.
-    pool: 'forks',
-    maxWorkers: 2,
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
-    // The JSON report is what .ci/run reads for its closing "N passed, N failed" line.
-    reporters: ['default', ['json', { outputFile: '.vitest-report.json' }]],
-  },
-});
+// The fast tier (`npm test`): every test file but the e2e tier's (test/tiers.ts), and the smoke suites.
+export default defineConfig(
+  tierConfig('.vitest-report.json', [
+    { extends: true, test: { name: 'fast', include: all, exclude: [...defaultExclude, ...e2e] } },
+    { extends: true, test: { name: 'smoke', include: smoke } },
+  ]),
+);

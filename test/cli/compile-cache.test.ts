@@ -1,22 +1,18 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import module from 'node:module';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeTempDir, projectRoot, runCli } from '../helpers/cli.js';
+import { describe, expect, it } from 'vitest';
+import { projectRoot, runCli } from '../helpers/cli.js';
+import { useTempUser } from '../helpers/user.js';
 
 // The entry keeps V8's compiled code between runs: the fast route's bundle as a vm.Script's
 // cachedData on every Node, and Node 22.1+ every other module itself (module.enableCompileCache);
 // in the user's cache folder, never in the package.
-let temp: ReturnType<typeof makeTempDir>;
-let cacheHome: string;
-beforeEach(() => {
-  temp = makeTempDir();
-  cacheHome = path.join(temp.dir, 'cache');
-});
-afterEach(() => temp.remove());
+const user = useTempUser(undefined, { scope: 'test' });
+const cacheHome = () => path.join(user.dir, 'cache');
 
 const hasCompileCache = 'enableCompileCache' in module;
-const cacheDir = () => path.join(cacheHome, 'plants', 'compile-cache');
+const cacheDir = () => path.join(cacheHome(), 'plants', 'compile-cache');
 const filesUnder = (dir: string): string[] =>
   existsSync(dir)
     ? readdirSync(dir, { recursive: true, withFileTypes: true })
@@ -26,18 +22,18 @@ const filesUnder = (dir: string): string[] =>
 
 describe('the compile cache', () => {
   it('is written to the user cache folder, and grows with what later runs load', async () => {
-    const env = { XDG_CACHE_HOME: cacheHome, PLANTS_CONFIG_DIR: path.join(temp.dir, 'config') };
-    expect((await runCli(['logout'], { env })).code).toBe(0);
+    const env = { XDG_CACHE_HOME: cacheHome() };
+    expect((await user.run(['logout'], { env })).code).toBe(0);
     const written = filesUnder(cacheDir());
     expect(written.length).toBeGreaterThan(0);
     // (Not status: its exit code depends on whether something listens on 127.0.0.1:4010 here.)
-    expect((await runCli(['get', '1', '--base-url', 'http://127.0.0.1:1'], { env })).code).toBe(3);
+    expect((await user.run(['get', '1', '--base-url', 'http://127.0.0.1:1'], { env })).code).toBe(3);
     // One cache file a command of the fast route: get's is new.
     const afterGet = filesUnder(cacheDir());
     expect(afterGet.length).toBeGreaterThan(written.length);
     expect(afterGet.some((name) => /^bundle-get-.*\.v8cache$/.test(name))).toBe(true);
     // Completion scripts come from oclif, whose modules Node 22+ keeps one file each.
-    expect((await runCli(['autocomplete', 'bash'], { env })).code).toBe(0);
+    expect((await user.run(['autocomplete', 'bash'], { env })).code).toBe(0);
     if (hasCompileCache) expect(filesUnder(cacheDir()).length).toBeGreaterThan(afterGet.length);
     // Nothing in the package's own folders.
     expect(existsSync(path.join(projectRoot, 'compile-cache'))).toBe(false);
@@ -45,17 +41,15 @@ describe('the compile cache', () => {
   });
 
   it('is not written with NODE_DISABLE_COMPILE_CACHE=1', async () => {
-    const env = { XDG_CACHE_HOME: cacheHome, NODE_DISABLE_COMPILE_CACHE: '1' };
+    const env = { XDG_CACHE_HOME: cacheHome(), NODE_DISABLE_COMPILE_CACHE: '1' };
     expect((await runCli(['--version'], { env })).code).toBe(0);
-    expect((await runCli(['logout'], { env: { ...env, PLANTS_CONFIG_DIR: path.join(temp.dir, 'config') } })).code).toBe(
-      0,
-    );
+    expect((await user.run(['logout'], { env })).code).toBe(0);
     expect(filesUnder(cacheDir())).toEqual([]);
   });
 
   it('is taken as written, and a damaged one is replaced', async () => {
-    const env = { XDG_CACHE_HOME: cacheHome, PLANTS_CONFIG_DIR: path.join(temp.dir, 'config') };
-    const first = await runCli(['logout'], { env });
+    const env = { XDG_CACHE_HOME: cacheHome() };
+    const first = await user.run(['logout'], { env });
     expect(first.code).toBe(0);
     const [name] = filesUnder(cacheDir());
     expect(name).toMatch(/^bundle-logout-.*\.v8cache$/);
@@ -63,19 +57,19 @@ describe('the compile cache', () => {
     const written = readFileSync(file);
     const { mtimeMs } = statSync(file);
     // Taken: the next run answers the same and leaves the file as it is.
-    const second = await runCli(['logout'], { env });
+    const second = await user.run(['logout'], { env });
     expect([second.code, second.stdout, second.stderr]).toEqual([first.code, first.stdout, first.stderr]);
     expect(statSync(file).mtimeMs).toBe(mtimeMs);
     // Damaged (V8 refuses it): the run answers the same, and writes a good one in its place.
     writeFileSync(file, Buffer.alloc(written.length, 7));
-    const third = await runCli(['logout'], { env });
+    const third = await user.run(['logout'], { env });
     expect([third.code, third.stdout, third.stderr]).toEqual([first.code, first.stdout, first.stderr]);
     expect(readFileSync(file).equals(Buffer.alloc(written.length, 7))).toBe(false);
     expect(readFileSync(file).length).toBeGreaterThan(1000);
   });
 
   it("drops a command's caches of other bundles when it writes its own, and no other command's", async () => {
-    const env = { XDG_CACHE_HOME: cacheHome, PLANTS_CONFIG_DIR: path.join(temp.dir, 'config') };
+    const env = { XDG_CACHE_HOME: cacheHome() };
     mkdirSync(cacheDir(), { recursive: true });
     // Left by an older install (another size and time, another V8), and by other commands.
     const stale = ['bundle-logout-11.3.244.8-node.38-x64-1-1.v8cache', 'bundle-logout-9.9.9-x64-2-2.v8cache'];
@@ -84,7 +78,7 @@ describe('the compile cache', () => {
       'bundle-add-file-11.3.244.8-node.38-x64-1-1.v8cache',
     ];
     for (const name of [...stale, ...others]) writeFileSync(path.join(cacheDir(), name), 'old');
-    expect((await runCli(['logout'], { env })).code).toBe(0);
+    expect((await user.run(['logout'], { env })).code).toBe(0);
     const left = filesUnder(cacheDir());
     for (const name of stale) expect(left).not.toContain(name);
     for (const name of others) expect(left).toContain(name);

@@ -1,28 +1,20 @@
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, writeFileSync } from 'node:fs';
 import { connect, createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { makeTempDir, runCli, spawnCli } from '../helpers/cli.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
 import { startFixtureServer } from '../helpers/fixture-server.js';
 import { expectNoSecret, expectOneLineError } from '../helpers/reliability.js';
 import { startServeProcess } from '../helpers/serve-process.js';
-import { readStoredPlants, type StoreServer, startStoreServer } from '../helpers/store-server.js';
+import { readStoredPlants, TEST_TOKEN, useTestStore } from '../helpers/store-server.js';
 import { makeUnwritable } from '../helpers/unwritable.js';
+import { useTempUser } from '../helpers/user.js';
 
 /** Issue 17, items 11-16: the CLI never misreports what happened, and never shows a token. */
 
-let store: StoreServer;
-let temp: ReturnType<typeof makeTempDir>;
-let env: Record<string, string>;
-beforeAll(async () => {
-  store = await startStoreServer();
-});
-afterAll(() => store.close());
-beforeEach(() => {
-  temp = makeTempDir();
-  env = { PLANTS_CONFIG_DIR: path.join(temp.dir, 'config'), PLANTS_TOKEN: store.token, NO_COLOR: '1' };
-});
-afterEach(() => temp.remove());
+const store = useTestStore();
+// No base URL: each case gives its own.
+const user = useTempUser(undefined, { scope: 'test', token: TEST_TOKEN, env: { NO_COLOR: '1' } });
 
 function listenRaw(onSocket: (socket: Socket) => void): Promise<{ url: string; server: NetServer }> {
   const server = createNetServer((socket) => {
@@ -43,7 +35,7 @@ describe('exit codes stay true in pipelines (17.11)', () => {
   it('stops and exits 141 when stdout is closed early (`add --file big | head -1`)', async () => {
     const count = 20_000;
     const input = Array.from({ length: count }, (_, i) => `{"id":${1_000_000 + i},"name":"p${i}"}`).join('\n');
-    const running = spawnCli(['add', '--file', '-', '--base-url', store.url, '--concurrency', '4'], { env });
+    const running = user.spawn(['add', '--file', '-', '--base-url', store.url, '--concurrency', '4']);
     running.child.stdin.end(`${input}\n`);
     // Like `head -1`: read one line, then close the pipe.
     await new Promise<void>((resolve) => {
@@ -68,7 +60,7 @@ describe('exit codes stay true in pipelines (17.11)', () => {
   ])('`plants %s > /dev/full`: one line and exit 74', async (_name, args) => {
     const full = openSync('/dev/full', 'w');
     try {
-      const result = await runCli([...args, '--base-url', store.url], { env, stdoutFd: full });
+      const result = await user.run([...args, '--base-url', store.url], { stdoutFd: full });
       expect(result.code, result.stderr).toBe(74);
       const [line, ...rest] = expectOneLineError(result.stderr);
       expect(line).toBe('plants: cannot write to stdout: no space left on device');
@@ -99,8 +91,7 @@ describe('--timeout bounds the whole answer (17.12)', () => {
   afterAll(() => closeRaw(drip.server));
 
   it('a body dripping a byte at a time ends at --timeout with exit 3', async () => {
-    const result = await runCli(['add', '--id', '1', '--name', 'Fern', '--timeout', '2', '--base-url', drip.url], {
-      env,
+    const result = await user.run(['add', '--id', '1', '--name', 'Fern', '--timeout', '2', '--base-url', drip.url], {
       timeoutMs: 40_000,
     });
     expect(result.code, result.stderr).toBe(3);
@@ -121,7 +112,7 @@ describe('paging ends (17.13)', () => {
       response.end('[{"id":1,"name":"a"},{"id":2,"name":"b"}]');
     });
     try {
-      const result = await runCli(['list', '--all', '--base-url', server.url], { env, timeoutMs: 15_000 });
+      const result = await user.run(['list', '--all', '--base-url', server.url], { timeoutMs: 15_000 });
       expect(result.code, result.stderr).toBe(1);
       expect(expectOneLineError(result.stderr)[0]).toMatch(
         /^plants: the server's next page does not move forward \(it repeats ids up to 2\); stopped after 1 page$/,
@@ -151,8 +142,8 @@ describe('the token never crosses a proxy in clear text (17.14)', () => {
       });
     });
     try {
-      const result = await runCli(['add', '--id', '1401', '--name', 'Direct', '--base-url', store.url], {
-        env: { ...env, HTTP_PROXY: proxy.url, HTTPS_PROXY: proxy.url },
+      const result = await user.run(['add', '--id', '1401', '--name', 'Direct', '--base-url', store.url], {
+        env: { HTTP_PROXY: proxy.url, HTTPS_PROXY: proxy.url },
       });
       expect(result.code, result.stderr).toBe(0);
       expectNoSecret(store.token, { proxy: Buffer.concat(seen).toString('latin1') });
@@ -176,7 +167,7 @@ describe('the token is never printed (17.15)', () => {
     ['login --help T', ['login', '--help', secret], {}],
   ])('%s', async (_name, args, extra) => {
     const result = await runCli(args as string[], {
-      env: { PLANTS_CONFIG_DIR: env.PLANTS_CONFIG_DIR ?? '', ...extra },
+      env: { PLANTS_CONFIG_DIR: user.configDir, ...extra },
     });
     expectNoSecret(secret, { stdout: result.stdout, stderr: result.stderr });
     expect(result.stderr).not.toMatch(/^\s+at /m);
@@ -193,10 +184,10 @@ describe('the token is never printed (17.15)', () => {
     ['a raw token', secret],
     ['an unquoted token', `{"tokens":{"http://127.0.0.1:4010":${secret}}}`],
   ])('a config file holding %s: exit 2, the file named, the token not quoted', async (_name, text) => {
-    mkdirSync(env.PLANTS_CONFIG_DIR ?? '', { recursive: true });
-    writeFileSync(path.join(env.PLANTS_CONFIG_DIR ?? '', 'config.json'), text);
+    mkdirSync(user.configDir, { recursive: true });
+    writeFileSync(path.join(user.configDir, 'config.json'), text);
     const result = await runCli(['status', '--base-url', store.url], {
-      env: { PLANTS_CONFIG_DIR: env.PLANTS_CONFIG_DIR ?? '' },
+      env: { PLANTS_CONFIG_DIR: user.configDir },
     });
     expect(result.code).toBe(2);
     expect(expectOneLineError(result.stderr)[0]).toMatch(/config\.json cannot be read: it is not valid JSON/);
@@ -216,15 +207,15 @@ describe('the config lives where a config belongs (17.16)', () => {
   it('HOME="" never puts it in the current folder: exit 2, one line', async () => {
     const result = await runCli(['login', '--token', 'some-token-1234'], {
       env: { HOME: '', XDG_CONFIG_HOME: '' },
-      cwd: temp.dir,
+      cwd: user.dir,
     });
     expect(result.code, result.stderr).toBe(2);
     expect(expectOneLineError(result.stderr)[0]).toMatch(/^plants: no folder for the config: HOME is not set/);
-    expect(readdirSync(temp.dir)).toEqual([]);
+    expect(readdirSync(user.dir)).toEqual([]);
   });
 
   it('a config folder that cannot be made private: exit 2, one line naming it', async () => {
-    const dir = path.join(temp.dir, 'config');
+    const dir = path.join(user.dir, 'config');
     mkdirSync(dir, { mode: 0o755 });
     const locked = makeUnwritable(dir);
     if (locked === undefined) return; // This machine cannot make a folder unwritable for its user.

@@ -1,20 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeTempDir, runCli } from '../helpers/cli.js';
-import { type StoreServer, startStoreServer, TEST_TOKEN } from '../helpers/store-server.js';
+import { describe, expect, it } from 'vitest';
+import { TEST_TOKEN, useTestStore } from '../helpers/store-server.js';
+import { useTempUser } from '../helpers/user.js';
 
 // Hints that point the right way (issue 28): a mistake the user made is named as that mistake,
 // with what to type instead, whichever command met it.
 
-let store: StoreServer;
-const temp = makeTempDir();
-beforeAll(async () => {
-  store = await startStoreServer();
-});
-afterAll(async () => {
-  await store.close();
-  temp.remove();
-});
-const env = () => ({ PLANTS_TOKEN: TEST_TOKEN, PLANTS_CONFIG_DIR: temp.dir, NO_COLOR: '1' });
+const store = useTestStore();
+// No base URL: each case gives its own.
+const user = useTempUser(undefined, { token: TEST_TOKEN, env: { NO_COLOR: '1' } });
 
 describe('a base URL ending in /plants', () => {
   it.each([
@@ -25,7 +18,7 @@ describe('a base URL ending in /plants', () => {
     [['list'], 'the server answered 400: id: must be a whole number'],
     [['get', '1'], 'the server answered 404: no such path: /plants/plants/1'],
   ])('%j: says to drop /plants', async (args, message) => {
-    const result = await runCli([...args, '--base-url', `${store.url}/plants`], { env: env() });
+    const result = await user.run([...args, '--base-url', `${store.url}/plants`]);
     expect(result.code).toBe(1);
     const [first, ...hints] = result.stderr.trimEnd().split('\n');
     expect(first?.startsWith(`plants: ${message}`), result.stderr).toBe(true);
@@ -35,7 +28,7 @@ describe('a base URL ending in /plants', () => {
   });
 
   it('gives no such hint when the base URL does not end in /plants', async () => {
-    const result = await runCli(['get', '1', '--base-url', store.url], { env: env() });
+    const result = await user.run(['get', '1', '--base-url', store.url]);
     expect(result.code).toBe(1);
     expect(result.stderr).toBe('plants: the server answered 404: no plant with id 1\n');
   });
@@ -43,7 +36,7 @@ describe('a base URL ending in /plants', () => {
 
 describe('a bad PLANTS_BASE_URL', () => {
   it('is named as the environment variable it is, with what to do', async () => {
-    const result = await runCli(['get', '1'], { env: { ...env(), PLANTS_BASE_URL: 'ftp://plants.example' } });
+    const result = await user.run(['get', '1'], { env: { PLANTS_BASE_URL: 'ftp://plants.example' } });
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(
       [
@@ -55,8 +48,8 @@ describe('a bad PLANTS_BASE_URL', () => {
   });
 
   it('--base-url wins over it, and its own bad value is named as the flag', async () => {
-    const result = await runCli(['get', '1', '--base-url', 'ftp://x'], {
-      env: { ...env(), PLANTS_BASE_URL: 'ftp://plants.example' },
+    const result = await user.run(['get', '1', '--base-url', 'ftp://x'], {
+      env: { PLANTS_BASE_URL: 'ftp://plants.example' },
     });
     expect(result.code).toBe(2);
     expect(result.stderr).toBe('plants: invalid base URL "ftp://x": the scheme must be http or https\n');

@@ -1,23 +1,14 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { makeTempDir, projectRoot, runCli, spawnCli } from '../helpers/cli.js';
+import { describe, expect, it } from 'vitest';
+import { projectRoot } from '../helpers/cli.js';
 import { reply, startFixtureServer } from '../helpers/fixture-server.js';
-import { readStoredPlants, type StoreServer, startStoreServer } from '../helpers/store-server.js';
+import { readStoredPlants, useTestStore } from '../helpers/store-server.js';
+import { useTempUser } from '../helpers/user.js';
 
 // Bulk adds through the real CLI into a real `plants serve` store (in this process, on a port).
-let store: StoreServer;
-let temp: ReturnType<typeof makeTempDir>;
-let env: Record<string, string>;
-beforeAll(async () => {
-  store = await startStoreServer();
-});
-afterAll(() => store.close());
-beforeEach(() => {
-  temp = makeTempDir();
-  env = { PLANTS_CONFIG_DIR: path.join(temp.dir, 'config'), PLANTS_BASE_URL: store.url, PLANTS_TOKEN: store.token };
-});
-afterEach(() => temp.remove());
+const store = useTestStore();
+const user = useTempUser(store, { scope: 'test' });
 
 const results = (stdout: string) =>
   stdout
@@ -42,7 +33,7 @@ describe('plants add --file with many records', () => {
       `{"id":"${b}","name":"String id"}`,
       `{"id":${big},"name":"Big","tag":"t"}`,
     ].join('\n');
-    const result = await runCli(['add', '--file', '-', '--concurrency', '4'], { env, input });
+    const result = await user.run(['add', '--file', '-', '--concurrency', '4'], { input });
     expect(result.code).toBe(1);
     const lines = results(result.stdout);
     expect(lines.map((line) => line.line)).toEqual([1, 3, 4, 5, 6, 7]);
@@ -63,7 +54,7 @@ describe('plants add --file with many records', () => {
 
   it('a JSON array, --tag applying to every record: exit 0, nothing on stderr', async () => {
     const ids = freshIds(3);
-    const file = path.join(temp.dir, 'plants.json');
+    const file = path.join(user.dir, 'plants.json');
     writeFileSync(
       file,
       JSON.stringify(
@@ -72,7 +63,7 @@ describe('plants add --file with many records', () => {
         2,
       ),
     );
-    const result = await runCli(['add', '--file', file, '--tag', 'herb'], { env });
+    const result = await user.run(['add', '--file', file, '--tag', 'herb']);
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
     const lines = results(result.stdout);
@@ -83,13 +74,12 @@ describe('plants add --file with many records', () => {
 
   it('refuses --id with many records, and a missing file, sending nothing (exit 2)', async () => {
     const before = storedIds().size;
-    const withId = await runCli(['add', '--file', '-', '--id', '5'], {
-      env,
+    const withId = await user.run(['add', '--file', '-', '--id', '5'], {
       input: '{"id":1,"name":"a"}\n{"id":2,"name":"b"}\n',
     });
     expect(withId.code).toBe(2);
     expect(withId.stderr).toContain('--id cannot apply to every record');
-    const missing = await runCli(['add', '--file', path.join(temp.dir, 'nope.ndjson')], { env });
+    const missing = await user.run(['add', '--file', path.join(user.dir, 'nope.ndjson')]);
     expect(missing.code).toBe(2);
     expect(storedIds().size).toBe(before);
   });
@@ -97,7 +87,7 @@ describe('plants add --file with many records', () => {
   it('--fail-fast stops reading at the first record not added', async () => {
     const [a, b, c] = freshIds(3) as [bigint, bigint, bigint];
     const input = `{"id":${a},"name":"a"}\n{"id":${a},"name":"dup"}\n{"id":${b},"name":"b"}\n{"id":${c},"name":"c"}\n`;
-    const result = await runCli(['add', '--file', '-', '--fail-fast', '--concurrency', '1'], { env, input });
+    const result = await user.run(['add', '--file', '-', '--fail-fast', '--concurrency', '1'], { input });
     expect(result.code).toBe(1);
     expect(results(result.stdout).map((line) => line.status)).toEqual([200, 409]);
     expect(result.stderr).toContain('--fail-fast');
@@ -109,8 +99,8 @@ describe('plants add --file with many records', () => {
     const input = `${freshIds(5)
       .map((id) => `{"id":${id},"name":"x"}`)
       .join('\n')}\n`;
-    const refused = await runCli(['add', '--file', '-', '--concurrency', '1'], {
-      env: { ...env, PLANTS_TOKEN: 'wrong-token' },
+    const refused = await user.run(['add', '--file', '-', '--concurrency', '1'], {
+      env: { PLANTS_TOKEN: 'wrong-token' },
       input,
     });
     expect(refused.code).toBe(4);
@@ -119,8 +109,8 @@ describe('plants add --file with many records', () => {
     expect(refused.stderr).toContain('plants: the server answered 401');
     const gone = await startFixtureServer();
     await gone.close();
-    const unreachable = await runCli(['add', '--file', '-', '--concurrency', '1', '--retries', '0'], {
-      env: { ...env, PLANTS_BASE_URL: gone.url },
+    const unreachable = await user.run(['add', '--file', '-', '--concurrency', '1', '--retries', '0'], {
+      env: { PLANTS_BASE_URL: gone.url },
       input,
     });
     expect(unreachable.code).toBe(3);
@@ -140,8 +130,8 @@ describe('plants add --file with many records', () => {
       reply(200, request.body)(request, response);
     });
     try {
-      const result = await runCli(['add', '--file', '-'], {
-        env: { ...env, PLANTS_BASE_URL: flaky.url },
+      const result = await user.run(['add', '--file', '-'], {
+        env: { PLANTS_BASE_URL: flaky.url },
         input: '{"id":1,"name":"a"}\n{"id":2,"name":"b"}\n',
       });
       expect(result.code).toBe(0);
@@ -155,7 +145,7 @@ describe('plants add --file with many records', () => {
 
   it('SIGINT: stops reading, reports what was in flight, prints the summary, exits 130', async () => {
     const ids = freshIds(100_000);
-    const running = spawnCli(['add', '--file', '-', '--concurrency', '8'], { env, timeoutMs: 60_000 });
+    const running = user.spawn(['add', '--file', '-', '--concurrency', '8'], { timeoutMs: 60_000 });
     const { child } = running;
     // Feed the first half, keep stdin open (a producer still running), interrupt once results flow.
     child.stdin.write(
@@ -183,10 +173,10 @@ describe('plants add --file with many records', () => {
 
   it('streams a large generated file in flat memory', async () => {
     const count = 60_000;
-    const file = path.join(temp.dir, 'big.ndjson');
+    const file = path.join(user.dir, 'big.ndjson');
     const ids = freshIds(count);
     writeFileSync(file, `${ids.map((id) => `{"id":${id},"name":"plant ${id}","tag":"bulk"}`).join('\n')}\n`);
-    const running = spawnCli(['add', '--file', file], { env, timeoutMs: 120_000 });
+    const running = user.spawn(['add', '--file', file], { timeoutMs: 120_000 });
     const { child } = running;
     let peakKb = 0;
     const sampler = setInterval(() => {
@@ -212,13 +202,12 @@ describe('plants add --file with many records', () => {
 describe('plants add --file keeps V8 small on every Node (src/entry/bulk-heap.ts)', () => {
   it("holds the young generation at 8 MB, whether V8's flags can be given at start (execve) or only while running", async () => {
     const count = 20_000;
-    const file = path.join(temp.dir, 'young.ndjson');
+    const file = path.join(user.dir, 'young.ndjson');
     const ids = freshIds(count);
     writeFileSync(file, `${ids.map((id) => `{"id":${id},"name":"plant ${id}"}`).join('\n')}\n`);
-    const probe = path.join(temp.dir, 'heap.json');
-    const result = await runCli(['add', '--file', file], {
+    const probe = path.join(user.dir, 'heap.json');
+    const result = await user.run(['add', '--file', file], {
       env: {
-        ...env,
         NODE_OPTIONS: `--import=${path.join(projectRoot, 'test', 'helpers', 'heap-probe.mjs')}`,
         PLANTS_TEST_HEAP_PROBE: probe,
       },
@@ -237,7 +226,7 @@ describe('plants add --file --json with many records', () => {
   it('prints NDJSON results, one line per record, as without --json (README: not one document)', async () => {
     const [a, b] = freshIds(2) as [bigint, bigint];
     const input = `{"id":${a},"name":"Fern"}\n{"id":${b},"name":"Ivy"}\n`;
-    const result = await runCli(['add', '--file', '-', '--json'], { env, input });
+    const result = await user.run(['add', '--file', '-', '--json'], { input });
     expect(result.code).toBe(0);
     expect(result.stdout.split('\n')).toHaveLength(3);
     expect(results(result.stdout).map((line) => [line.line, line.status])).toEqual([

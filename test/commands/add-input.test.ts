@@ -2,31 +2,17 @@ import { spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { binPath, type CliProcess, type CliResult, makeTempDir, runCli, spawnCli } from '../helpers/cli.js';
+import { describe, expect, it } from 'vitest';
+import { binPath, type CliProcess, type CliResult } from '../helpers/cli.js';
 import { expectOneLineError, rssKb } from '../helpers/reliability.js';
-import { readStoredPlants, type StoreServer, startStoreServer } from '../helpers/store-server.js';
+import { readStoredPlants, useTestStore } from '../helpers/store-server.js';
+import { useTempUser } from '../helpers/user.js';
 
 // What `plants add --file` reads (issues 17 and 19): jq's output, empty input, arrays told
 // apart by index, records bounded in size whatever the input, and bytes that are not UTF-8
 // refused rather than changed. The real CLI into a real `plants serve` store.
-let store: StoreServer;
-let temp: ReturnType<typeof makeTempDir>;
-let env: Record<string, string>;
-beforeAll(async () => {
-  store = await startStoreServer();
-});
-afterAll(() => store.close());
-beforeEach(() => {
-  temp = makeTempDir();
-  env = {
-    PLANTS_CONFIG_DIR: path.join(temp.dir, 'config'),
-    PLANTS_BASE_URL: store.url,
-    PLANTS_TOKEN: store.token,
-    NO_COLOR: '1',
-  };
-});
-afterEach(() => temp.remove());
+const store = useTestStore();
+const user = useTempUser(store, { scope: 'test', env: { NO_COLOR: '1' } });
 
 const results = (stdout: string) =>
   stdout
@@ -53,7 +39,7 @@ describe('plants add --file: the layouts people pipe in', () => {
   it("jq's default output (pretty-printed values one after another) is read as records", async () => {
     const [a, b, c] = freshIds(3) as [bigint, bigint, bigint];
     const input = `{\n  "id": ${a},\n  "name": "Fern"\n}\n{\n  "id": ${b},\n  "name": "Ivy",\n  "tag": "climber"\n}\n{\n  "id": ${c},\n  "name": "Moss"\n}\n`;
-    const result = await runCli(['add', '--file', '-'], { env, input });
+    const result = await user.run(['add', '--file', '-'], { input });
     expect(result.code, result.stderr).toBe(0);
     const lines = results(result.stdout);
     expect(lines.map((line) => [line.line, line.outcome])).toEqual([
@@ -71,7 +57,7 @@ describe('plants add --file: the layouts people pipe in', () => {
     ['blank lines', '\n\n  \n'],
   ])('%s is zero records: exit 0, nothing on stdout', async (_name, input) => {
     const before = stored().size;
-    const result = await runCli(['add', '--file', '-'], { env, input });
+    const result = await user.run(['add', '--file', '-'], { input });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe('');
     expect(result.stderr).toBe('');
@@ -80,8 +66,7 @@ describe('plants add --file: the layouts people pipe in', () => {
 
   it('a one-record array takes --id and --name', async () => {
     const [id] = freshIds(1) as [bigint];
-    const result = await runCli(['add', '--file', '-', '--id', String(id), '--name', 'Given'], {
-      env,
+    const result = await user.run(['add', '--file', '-', '--id', String(id), '--name', 'Given'], {
       input: '[{"id": 1, "name": "From the file", "tag": "kept"}]',
     });
     expect(result.code, result.stderr).toBe(0);
@@ -101,7 +86,7 @@ describe('plants add --file: the layouts people pipe in', () => {
   it('records of an array on one line are told apart by index, in results and in the summary', async () => {
     const [a, b] = freshIds(2) as [bigint, bigint];
     const input = `[{"id":${a},"name":"a"},{"id":${b},"name":""},{"id":${b},"name":"b"},{"id":${a},"name":"again"}]`;
-    const result = await runCli(['add', '--file', '-', '--concurrency', '1'], { env, input });
+    const result = await user.run(['add', '--file', '-', '--concurrency', '1'], { input });
     expect(result.code).toBe(1);
     expect(results(result.stdout).map((line) => [line.line, line.index, line.outcome])).toEqual([
       [1, 0, 'added'],
@@ -116,7 +101,7 @@ describe('plants add --file: the layouts people pipe in', () => {
 
 describe('plants add --file: memory stays flat on any input', () => {
   it('/dev/zero: refused at once with one line naming where, exit 2', async () => {
-    const running = spawnCli(['add', '--file', '/dev/zero'], { env, timeoutMs: 60_000 });
+    const running = user.spawn(['add', '--file', '/dev/zero'], { timeoutMs: 60_000 });
     running.child.stdin.end();
     const result = await withPeakRss(running);
     expect(result.code).toBe(2);
@@ -130,14 +115,14 @@ describe('plants add --file: memory stays flat on any input', () => {
 
   it('a 16 MiB line among records: that record invalid, naming its line, the others added', async () => {
     const [a, b] = freshIds(2) as [bigint, bigint];
-    const file = path.join(temp.dir, 'long-line.ndjson');
+    const file = path.join(user.dir, 'long-line.ndjson');
     const fd = openSync(file, 'w');
     writeSync(fd, `{"id":${a},"name":"before"}\n{"id":1,"name":"`);
     const block = 'x'.repeat(1024 * 1024);
     for (let mib = 0; mib < 16; mib++) writeSync(fd, block);
     writeSync(fd, `"}\n{"id":${b},"name":"after"}\n`);
     closeSync(fd);
-    const running = spawnCli(['add', '--file', file], { env, timeoutMs: 60_000 });
+    const running = user.spawn(['add', '--file', file], { timeoutMs: 60_000 });
     running.child.stdin.end();
     const result = await withPeakRss(running);
     expect(result.code).toBe(1);
@@ -153,7 +138,7 @@ describe('plants add --file: memory stays flat on any input', () => {
 
   it('a 128 MiB line on stdin, and an array element as long: refused unread, memory flat', async () => {
     const [a, b] = freshIds(2) as [bigint, bigint];
-    const running = spawnCli(['add', '--file', '-'], { env, timeoutMs: 120_000 });
+    const running = user.spawn(['add', '--file', '-'], { timeoutMs: 120_000 });
     const stdin = running.child.stdin;
     const write = (text: string) =>
       new Promise<void>((resolve) => {
@@ -181,12 +166,12 @@ describe('plants add --file: memory stays flat on any input', () => {
 describe('plants add: bytes that are not UTF-8 are refused, not changed', () => {
   it('one record in Latin-1: exit 2 naming the input, nothing stored', async () => {
     const [id] = freshIds(1) as [bigint];
-    const file = path.join(temp.dir, 'latin1.json');
+    const file = path.join(user.dir, 'latin1.json');
     writeFileSync(
       file,
       Buffer.concat([Buffer.from(`{"id":${id},"name":"Caf`), Buffer.from([0xe9]), Buffer.from('"}\n')]),
     );
-    const result = await runCli(['add', '--file', file], { env });
+    const result = await user.run(['add', '--file', file]);
     expect(result.code).toBe(2);
     expect(expectOneLineError(result.stderr)[0]).toBe(
       `plants: ${file} is not UTF-8 text: it holds bytes that are not UTF-8 (refused, not changed)`,
@@ -202,7 +187,7 @@ describe('plants add: bytes that are not UTF-8 are refused, not changed', () => 
       // A valid multi-byte character and U+FFFD itself are text, and stay.
       Buffer.from(`"}\n{"id":${c},"name":"Caf\u00e9 \ufffd"}\n`),
     ]);
-    const running = spawnCli(['add', '--file', '-'], { env });
+    const running = user.spawn(['add', '--file', '-']);
     running.child.stdin.end(input);
     const result = await running.exited;
     expect(result.code).toBe(1);
@@ -226,7 +211,7 @@ describe('plants add: bytes that are not UTF-8 are refused, not changed', () => 
   ])('%s with bytes that are not UTF-8: exit 2 naming the flag, nothing sent', async (flag, [rest]) => {
     const [id] = freshIds(1) as [bigint];
     const child = spawn('bash', ['-c', `exec "$0" "$1" add --id ${id} ${rest}`, process.execPath, binPath], {
-      env: { PATH: process.env.PATH ?? '', HOME: temp.dir, LANG: 'C.UTF-8', ...env },
+      env: { PATH: process.env.PATH ?? '', HOME: user.dir, LANG: 'C.UTF-8', ...user.env },
     });
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
@@ -243,7 +228,7 @@ describe('plants add: bytes that are not UTF-8 are refused, not changed', () => 
 
   it('--name holding U+FFFD as text is taken as given', async () => {
     const [id] = freshIds(1) as [bigint];
-    const result = await runCli(['add', '--id', String(id), '--name', 'odd \ufffd name'], { env });
+    const result = await user.run(['add', '--id', String(id), '--name', 'odd \ufffd name']);
     expect(result.code, result.stderr).toBe(0);
     expect(stored().get(id)?.name).toBe('odd \ufffd name');
   });
@@ -290,10 +275,10 @@ describe('plants add: input that is not text is refused before the first record'
       /is CSV \(comma- or tab-separated values\), not JSON; nothing was sent: plants reads JSON text: a NewPlant object, a JSON array of them, or NDJSON \(one per line\)$/,
     ],
   ])('%s: exit 2, one line saying what it is and what to do, nothing sent', async (_name, bytes, said) => {
-    const file = path.join(temp.dir, 'input');
+    const file = path.join(user.dir, 'input');
     writeFileSync(file, bytes());
     const before = store.logLines.length;
-    const result = await runCli(['add', '--file', file], { env });
+    const result = await user.run(['add', '--file', file]);
     expect(result.code, result.stderr).toBe(2);
     expect(result.stdout).toBe('');
     const [line] = expectOneLineError(result.stderr);
@@ -302,7 +287,7 @@ describe('plants add: input that is not text is refused before the first record'
   });
 
   it('gzip on stdin: refused the same way, naming stdin', async () => {
-    const running = spawnCli(['add', '--file', '-'], { env });
+    const running = user.spawn(['add', '--file', '-']);
     running.child.stdin.end(gzipSync(ndjson));
     const result = await running.exited;
     expect(result.code, result.stderr).toBe(2);

@@ -1,28 +1,12 @@
-import path from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { makeTempDir, spawnCli } from '../helpers/cli.js';
+import { describe, expect, it } from 'vitest';
 import { startFixtureServer } from '../helpers/fixture-server.js';
-import { readStoredPlants, type StoreServer, startStoreServer } from '../helpers/store-server.js';
+import { readStoredPlants, useTestStore } from '../helpers/store-server.js';
 import { runCliInTty } from '../helpers/tty.js';
+import { useTempUser } from '../helpers/user.js';
 
 // A person at `plants add --file`: stdin on a terminal, and Ctrl-C during a bulk add (issue 19).
-let store: StoreServer;
-let temp: ReturnType<typeof makeTempDir>;
-let env: Record<string, string>;
-beforeAll(async () => {
-  store = await startStoreServer();
-});
-afterAll(() => store.close());
-beforeEach(() => {
-  temp = makeTempDir();
-  env = {
-    PLANTS_CONFIG_DIR: path.join(temp.dir, 'config'),
-    PLANTS_BASE_URL: store.url,
-    PLANTS_TOKEN: store.token,
-    NO_COLOR: '1',
-  };
-});
-afterEach(() => temp.remove());
+const store = useTestStore();
+const user = useTempUser(store, { scope: 'test', env: { NO_COLOR: '1' } });
 
 const waitUntil = async (ready: () => boolean, what: string, timeoutMs = 20_000) => {
   const deadline = Date.now() + timeoutMs;
@@ -35,7 +19,7 @@ const waitUntil = async (ready: () => boolean, what: string, timeoutMs = 20_000)
 describe('plants add --file - on a terminal', () => {
   it('says it is reading stdin and how to end it; Ctrl-D ends the input', async () => {
     const id = 7_100_000_000_000_000_001n;
-    const session = runCliInTty(['add', '--file', '-'], env);
+    const session = runCliInTty(['add', '--file', '-'], user.env);
     await session.waitFor('reading plants from stdin');
     expect(session.screen).toContain('press Ctrl-D on a line of its own to end');
     session.type(`{"id":${id},"name":"Typed"}\n`);
@@ -52,8 +36,8 @@ describe('Ctrl-C during a bulk add', () => {
     const stalled = await startFixtureServer(() => {});
     try {
       const input = `${Array.from({ length: 50 }, (_, index) => `{"id":${index + 1},"name":"p${index}"}`).join('\n')}\n`;
-      const running = spawnCli(['add', '--file', '-', '--concurrency', '4', '--timeout', '120'], {
-        env: { ...env, PLANTS_BASE_URL: stalled.url },
+      const running = user.spawn(['add', '--file', '-', '--concurrency', '4', '--timeout', '120'], {
+        env: { PLANTS_BASE_URL: stalled.url },
         timeoutMs: 60_000,
       });
       running.child.stdin.end(input);
@@ -91,7 +75,7 @@ describe('Ctrl-C during a bulk add', () => {
 
   it('while waiting for input that does not come: stops at once, exit 130, the summary "of N read"', async () => {
     const ids = [7_100_000_000_000_000_101n, 7_100_000_000_000_000_102n, 7_100_000_000_000_000_103n];
-    const running = spawnCli(['add', '--file', '-'], { env, timeoutMs: 60_000 });
+    const running = user.spawn(['add', '--file', '-'], { timeoutMs: 60_000 });
     // A producer that wrote three records and stalls, stdin still open.
     running.child.stdin.write(`${ids.map((id) => `{"id":${id},"name":"slow"}`).join('\n')}\n`);
     await waitUntil(() => running.stdout.split('\n').length > 3, 'three results');

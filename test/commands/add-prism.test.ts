@@ -2,7 +2,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeTempDir, projectRoot, runCli } from '../helpers/cli.js';
+import { projectRoot } from '../helpers/cli.js';
+import { useTempUser } from '../helpers/user.js';
 
 // An independent implementation of the contract: Stoplight Prism mocking the project's own OpenAPI
 // document. It validates what `plants add` sends (a request that breaks the schema gets 422).
@@ -18,10 +19,10 @@ async function freePort(): Promise<number> {
 
 let prism: ChildProcess;
 let baseUrl: string;
-let temp: ReturnType<typeof makeTempDir>;
+// The store's URL is known once Prism listens; each run names it.
+const user = useTempUser(undefined, { token: 'prism-token' });
 
 beforeAll(async () => {
-  temp = makeTempDir();
   const port = await freePort();
   baseUrl = `http://127.0.0.1:${port}`;
   prism = spawn(
@@ -47,17 +48,16 @@ beforeAll(async () => {
 
 afterAll(() => {
   prism?.kill('SIGTERM');
-  temp?.remove();
 });
 
 describe('plants add against Prism (the contract, independently)', () => {
   it('sends what the contract accepts and prints the Plant it returns', async () => {
-    const env = { PLANTS_CONFIG_DIR: temp.dir, PLANTS_BASE_URL: baseUrl, PLANTS_TOKEN: 'prism-token' };
-    const human = await runCli(['add', '--id', '9007199254740991', '--name', 'Fern', '--tag', 'herb'], { env });
+    const env = { PLANTS_BASE_URL: baseUrl };
+    const human = await user.run(['add', '--id', '9007199254740991', '--name', 'Fern', '--tag', 'herb'], { env });
     expect(human.stderr).toBe('');
     expect(human.code).toBe(0);
     expect(human.stdout).toMatch(/^✓ Added plant 9007199254740991: \S+/);
-    const json = await runCli(['plant', 'add', '--id', '1', '--name', 'Fern', '--json'], { env });
+    const json = await user.run(['plant', 'add', '--id', '1', '--name', 'Fern', '--json'], { env });
     expect(json.code).toBe(0);
     expect(typeof JSON.parse(json.stdout).name).toBe('string');
   });
@@ -65,18 +65,18 @@ describe('plants add against Prism (the contract, independently)', () => {
   it("gets Prism's 400 for ids above 2^53-1, which Prism itself cannot hold, and prints it (exit 1)", async () => {
     // Prism validates int64 as a JS number and answers "must be <= 9007199254740991": its limit,
     // not the contract's. plants sends the exact digits and reports the Error it gets back.
-    const env = { PLANTS_CONFIG_DIR: temp.dir, PLANTS_BASE_URL: baseUrl, PLANTS_TOKEN: 'prism-token' };
-    const json = await runCli(['add', '--id', '9223372036854775807', '--name', 'Fern', '--json'], { env });
+    const env = { PLANTS_BASE_URL: baseUrl };
+    const json = await user.run(['add', '--id', '9223372036854775807', '--name', 'Fern', '--json'], { env });
     expect(json.code).toBe(1);
     expect(Object.keys(JSON.parse(json.stdout)).sort()).toEqual(['error', 'message']);
   });
 
   it('prints its 401 problem+json when no token is given (exit 4)', async () => {
-    const env = { PLANTS_CONFIG_DIR: temp.dir, PLANTS_BASE_URL: baseUrl };
-    const json = await runCli(['add', '--id', '1', '--name', 'Fern', '--json'], { env });
+    const env = { PLANTS_BASE_URL: baseUrl, PLANTS_TOKEN: undefined };
+    const json = await user.run(['add', '--id', '1', '--name', 'Fern', '--json'], { env });
     expect(json.code).toBe(4);
     expect(JSON.parse(json.stdout)).toMatchObject({ status: 401, title: 'Invalid security scheme used' });
-    const human = await runCli(['add', '--id', '1', '--name', 'Fern'], { env });
+    const human = await user.run(['add', '--id', '1', '--name', 'Fern'], { env });
     expect(human.code).toBe(4);
     expect(human.stderr).toContain('the server answered 401: Invalid security scheme used');
     expect(human.stderr).toContain(`No token is stored for ${baseUrl}`);

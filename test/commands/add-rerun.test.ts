@@ -1,29 +1,13 @@
-import path from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { makeTempDir, runCli } from '../helpers/cli.js';
+import { describe, expect, it } from 'vitest';
 import { startDroppingProxy } from '../helpers/dropping-proxy.js';
-import { readStoredPlants, type StoreServer, startStoreServer } from '../helpers/store-server.js';
+import { readStoredPlants, useTestStore } from '../helpers/store-server.js';
+import { useTempUser } from '../helpers/user.js';
 
 // Imports that can be run again (issue 15) and answers that never came (issue 17, item 8),
 // through the real CLI into a real `plants serve` store, with a proxy between them where the
 // network must fail.
-let store: StoreServer;
-let temp: ReturnType<typeof makeTempDir>;
-let env: Record<string, string>;
-beforeAll(async () => {
-  store = await startStoreServer();
-});
-afterAll(() => store.close());
-beforeEach(() => {
-  temp = makeTempDir();
-  env = {
-    PLANTS_CONFIG_DIR: path.join(temp.dir, 'config'),
-    PLANTS_BASE_URL: store.url,
-    PLANTS_TOKEN: store.token,
-    NO_COLOR: '1',
-  };
-});
-afterEach(() => temp.remove());
+const store = useTestStore();
+const user = useTempUser(store, { scope: 'test', env: { NO_COLOR: '1' } });
 
 const results = (stdout: string) =>
   stdout
@@ -41,11 +25,11 @@ describe('plants add --skip-existing: an import run again', () => {
   it('a finished import run again: exit 0, every line existing, the store unchanged', async () => {
     const ids = freshIds(40);
     const input = ndjson(ids);
-    const first = await runCli(['add', '--file', '-', '--concurrency', '8'], { env, input });
+    const first = await user.run(['add', '--file', '-', '--concurrency', '8'], { input });
     expect(first.code, first.stderr).toBe(0);
     const before = stored();
 
-    const again = await runCli(['add', '--file', '-', '--concurrency', '8', '--skip-existing'], { env, input });
+    const again = await user.run(['add', '--file', '-', '--concurrency', '8', '--skip-existing'], { input });
     expect(again.code, again.stderr).toBe(0);
     const lines = results(again.stdout);
     expect(lines).toHaveLength(40);
@@ -55,16 +39,15 @@ describe('plants add --skip-existing: an import run again', () => {
     expect(stored()).toEqual(before);
 
     // Without the flag the same run is what it was: 409s, exit 1.
-    const plain = await runCli(['add', '--file', '-', '--concurrency', '8'], { env, input });
+    const plain = await user.run(['add', '--file', '-', '--concurrency', '8'], { input });
     expect(plain.code).toBe(1);
     expect(results(plain.stdout).every((line) => line.status === 409 && line.outcome === 'rejected')).toBe(true);
   });
 
   it('a re-run that stopped half-way: the rest added, the first half existing, exit 0 and a summary that counts both', async () => {
     const ids = freshIds(20);
-    await runCli(['add', '--file', '-'], { env, input: ndjson(ids.slice(0, 10)) });
-    const again = await runCli(['add', '--file', '-', '--skip-existing', '--concurrency', '4'], {
-      env,
+    await user.run(['add', '--file', '-'], { input: ndjson(ids.slice(0, 10)) });
+    const again = await user.run(['add', '--file', '-', '--skip-existing', '--concurrency', '4'], {
       input: `${ndjson(ids)}not json\n`,
     });
     expect(again.code).toBe(1);
@@ -81,10 +64,10 @@ describe('plants add --skip-existing: an import run again', () => {
 
   it('one record stored with other data: exit 1, its line shows both versions', async () => {
     const ids = freshIds(5);
-    await runCli(['add', '--file', '-'], { env, input: ndjson(ids) });
+    await user.run(['add', '--file', '-'], { input: ndjson(ids) });
     const changed = ids[2] as bigint;
     const input = ndjson(ids, (id) => (id === changed ? 'renamed' : `plant ${id}`));
-    const result = await runCli(['add', '--file', '-', '--skip-existing', '--concurrency', '2'], { env, input });
+    const result = await user.run(['add', '--file', '-', '--skip-existing', '--concurrency', '2'], { input });
     expect(result.code).toBe(1);
     const lines = results(result.stdout);
     expect(lines.map((line) => line.outcome)).toEqual(['existing', 'existing', 'conflict', 'existing', 'existing']);
@@ -101,12 +84,12 @@ describe('plants add --skip-existing: an import run again', () => {
 
   it('reads nothing back when the 409 carries the stored plant: existing and conflict from the 409 alone', async () => {
     const ids = freshIds(12);
-    await runCli(['add', '--file', '-'], { env, input: ndjson(ids) });
+    await user.run(['add', '--file', '-'], { input: ndjson(ids) });
     const changed = ids[5] as bigint;
     const proxy = await startDroppingProxy(store.url);
     try {
-      const result = await runCli(['add', '--file', '-', '--skip-existing', '--concurrency', '4'], {
-        env: { ...env, PLANTS_BASE_URL: proxy.url },
+      const result = await user.run(['add', '--file', '-', '--skip-existing', '--concurrency', '4'], {
+        env: { PLANTS_BASE_URL: proxy.url },
         input: ndjson(ids, (id) => (id === changed ? 'renamed' : `plant ${id}`)),
       });
       expect(result.code).toBe(1);
@@ -125,11 +108,11 @@ describe('plants add --skip-existing: an import run again', () => {
 
   it("reads back as before when a store's 409 has the Error record only", async () => {
     const ids = freshIds(6);
-    await runCli(['add', '--file', '-'], { env, input: ndjson(ids) });
+    await user.run(['add', '--file', '-'], { input: ndjson(ids) });
     const proxy = await startDroppingProxy(store.url, { plainConflict: true });
     try {
-      const result = await runCli(['add', '--file', '-', '--skip-existing', '--concurrency', '2'], {
-        env: { ...env, PLANTS_BASE_URL: proxy.url },
+      const result = await user.run(['add', '--file', '-', '--skip-existing', '--concurrency', '2'], {
+        env: { PLANTS_BASE_URL: proxy.url },
         input: ndjson(ids),
       });
       expect(result.code, result.stderr).toBe(0);
@@ -143,11 +126,11 @@ describe('plants add --skip-existing: an import run again', () => {
 
   it('one record: already there exactly as given is exit 0; with other data, exit 1 and both versions', async () => {
     const [id] = freshIds(1) as [bigint];
-    await runCli(['add', '--id', String(id), '--name', 'Fern'], { env });
-    const same = await runCli(['add', '--id', String(id), '--name', 'Fern', '--skip-existing'], { env });
+    await user.run(['add', '--id', String(id), '--name', 'Fern']);
+    const same = await user.run(['add', '--id', String(id), '--name', 'Fern', '--skip-existing']);
     expect(same.code, same.stderr).toBe(0);
     expect(same.stdout).toBe(`✓ Plant ${id} is already there, exactly as given: Fern\n`);
-    const other = await runCli(['add', '--id', String(id), '--name', 'Ivy', '--skip-existing', '--json'], { env });
+    const other = await user.run(['add', '--id', String(id), '--name', 'Ivy', '--skip-existing', '--json']);
     expect(other.code).toBe(1);
     expect(JSON.parse(other.stdout)).toMatchObject({ error: 409 });
     expect(other.stdout).toContain(`"sent_plant":{"id":${id},"name":"Ivy"}`);
@@ -170,8 +153,8 @@ describe('a 409 on a retry is settled by reading back', () => {
       },
     });
     try {
-      const result = await runCli(['add', '--file', '-', '--concurrency', '2'], {
-        env: { ...env, PLANTS_BASE_URL: proxy.url },
+      const result = await user.run(['add', '--file', '-', '--concurrency', '2'], {
+        env: { PLANTS_BASE_URL: proxy.url },
         input: ndjson(ids),
       });
       expect(proxy.dropped).toBe(2);
@@ -198,8 +181,8 @@ describe('a 409 on a retry is settled by reading back', () => {
       },
     });
     try {
-      const result = await runCli(['add', '--id', String(id), '--name', 'Moss'], {
-        env: { ...env, PLANTS_BASE_URL: proxy.url },
+      const result = await user.run(['add', '--id', String(id), '--name', 'Moss'], {
+        env: { PLANTS_BASE_URL: proxy.url },
       });
       expect(result.code, result.stderr).toBe(0);
       expect(result.stdout).toBe(`✓ Added plant ${id}: Moss\n`);
@@ -225,8 +208,8 @@ describe('a 409 on a retry is settled by reading back', () => {
         noGet,
       });
       try {
-        const result = await runCli(['add', '--file', '-', '--concurrency', '1', '--retries', '1'], {
-          env: { ...env, PLANTS_BASE_URL: proxy.url },
+        const result = await user.run(['add', '--file', '-', '--concurrency', '1', '--retries', '1'], {
+          env: { PLANTS_BASE_URL: proxy.url },
           input: ndjson(ids),
         });
         // Each retry meets 409, and nothing can be read back.
@@ -249,8 +232,8 @@ describe('sent, no answer: never reported as not sent', () => {
   it('bulk: the store gone after applying a request: unknown, counted apart, exit 3', async () => {
     const ids = freshIds(3);
     const proxy = await startDroppingProxy(store.url, { dropAnswer: () => true, refuseAfterDrop: true });
-    const result = await runCli(['add', '--file', '-', '--concurrency', '1', '--retries', '2'], {
-      env: { ...env, PLANTS_BASE_URL: proxy.url },
+    const result = await user.run(['add', '--file', '-', '--concurrency', '1', '--retries', '2'], {
+      env: { PLANTS_BASE_URL: proxy.url },
       input: ndjson(ids),
     });
     expect(result.code).toBe(3);
@@ -272,8 +255,8 @@ describe('sent, no answer: never reported as not sent', () => {
   it('one record: "sent, no answer", the hint to look, exit 3', async () => {
     const [id] = freshIds(1) as [bigint];
     const proxy = await startDroppingProxy(store.url, { dropAnswer: () => true, refuseAfterDrop: true });
-    const result = await runCli(['add', '--id', String(id), '--name', 'Ivy', '--retries', '1'], {
-      env: { ...env, PLANTS_BASE_URL: proxy.url },
+    const result = await user.run(['add', '--id', String(id), '--name', 'Ivy', '--retries', '1'], {
+      env: { PLANTS_BASE_URL: proxy.url },
     });
     expect(result.code).toBe(3);
     expect(result.stderr).toMatch(

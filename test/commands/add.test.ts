@@ -2,22 +2,15 @@ import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { makeTempDir, runCli } from '../helpers/cli.js';
-import { type FixtureServer, reply, startFixtureServer } from '../helpers/fixture-server.js';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { reply, startFixtureServer, useFixtureServer } from '../helpers/fixture-server.js';
+import { useTempUser } from '../helpers/user.js';
 
 const token = 'tok_add_0123456789';
-let server: FixtureServer;
-let temp: ReturnType<typeof makeTempDir>;
-let env: Record<string, string>;
-
-beforeAll(async () => {
-  server = await startFixtureServer();
-});
-afterAll(() => server.close());
+const server = useFixtureServer();
+const user = useTempUser(server, { scope: 'test', token });
 beforeEach(() => {
-  temp = makeTempDir();
-  env = { PLANTS_CONFIG_DIR: path.join(temp.dir, 'config'), PLANTS_BASE_URL: server.url, PLANTS_TOKEN: token };
   server.requests.length = 0;
   server.respond((request, response) => {
     // Echo the plant back like a store would: the request's own text, so int64 digits survive.
@@ -25,13 +18,12 @@ beforeEach(() => {
     response.end(request.body);
   });
 });
-afterEach(() => temp.remove());
 
 const noStack = (text: string) => expect(text).not.toMatch(/\n\s+at .*\(/);
 
 describe('plants add', () => {
   it('sends --id --name --tag and prints a short human line', async () => {
-    const result = await runCli(['add', '--id', '1', '--name', 'Fern', '--tag', 'herb'], { env });
+    const result = await user.run(['add', '--id', '1', '--name', 'Fern', '--tag', 'herb']);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('✓ Added plant 1: Fern [herb]\n');
     expect(result.stderr).toBe('');
@@ -42,14 +34,14 @@ describe('plants add', () => {
   });
 
   it('sends 9223372036854775807 digit for digit and prints the body exactly with --json', async () => {
-    const result = await runCli(['add', '--id', '9223372036854775807', '--name', 'Oak', '--json'], { env });
+    const result = await user.run(['add', '--id', '9223372036854775807', '--name', 'Oak', '--json']);
     expect(result.code).toBe(0);
     expect(server.requests[0]?.body).toBe('{"id":9223372036854775807,"name":"Oak"}');
     expect(result.stdout).toBe('{"id":9223372036854775807,"name":"Oak"}\n');
   });
 
   it('is reachable as `plants plant add`', async () => {
-    const result = await runCli(['plant', 'add', '--id', '7', '--name', 'Ivy'], { env });
+    const result = await user.run(['plant', 'add', '--id', '7', '--name', 'Ivy']);
     expect(result.code).toBe(0);
     expect(server.requests[0]?.body).toBe('{"id":7,"name":"Ivy"}');
   });
@@ -65,7 +57,7 @@ describe('plants add', () => {
     [['--id', '1', '--name', 'x', '--bogus'], '`plants add` has no flag --bogus'],
     [['--id', '1', '--name', 'x', '--base-url', 'ftp://x'], 'the scheme must be http or https'],
   ])('refuses %j locally: exit 2, named, nothing sent', async (args, message) => {
-    const result = await runCli(['add', ...args], { env });
+    const result = await user.run(['add', ...args]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(message);
     expect(result.stdout).toBe('');
@@ -75,20 +67,20 @@ describe('plants add', () => {
 
   describe('--file', () => {
     const write = (name: string, text: string) => {
-      const file = path.join(temp.dir, name);
+      const file = path.join(user.dir, name);
       writeFileSync(file, text);
       return file;
     };
 
     it('reads a NewPlant from a file, with flags overriding its fields', async () => {
       const file = write('plant.json', '{"id": 9007199254740993, "name": "Fern", "tag": "herb"}');
-      const result = await runCli(['add', '--file', file, '--tag', 'shade', '--json'], { env });
+      const result = await user.run(['add', '--file', file, '--tag', 'shade', '--json']);
       expect(result.code).toBe(0);
       expect(server.requests[0]?.body).toBe('{"id":9007199254740993,"name":"Fern","tag":"shade"}');
     });
 
     it('reads stdin with --file -', async () => {
-      const result = await runCli(['add', '--file', '-'], { env, input: '{"id":3,"name":"Moss"}' });
+      const result = await user.run(['add', '--file', '-'], { input: '{"id":3,"name":"Moss"}' });
       expect(result.code).toBe(0);
       expect(server.requests[0]?.body).toBe('{"id":3,"name":"Moss"}');
     });
@@ -101,14 +93,14 @@ describe('plants add', () => {
       ['{"id":1,"name":', 'stdin is not valid JSON'],
       ['"just a string"', 'must hold a JSON object, an array of them, or NDJSON'],
     ])('refuses %s: exit 2, named, nothing sent', async (text, message) => {
-      const result = await runCli(['add', '--file', '-'], { env, input: text });
+      const result = await user.run(['add', '--file', '-'], { input: text });
       expect(result.code).toBe(2);
       expect(result.stderr).toContain(message);
       expect(server.requests).toHaveLength(0);
     });
 
     it('names a file that cannot be read', async () => {
-      const result = await runCli(['add', '--file', path.join(temp.dir, 'missing.json')], { env });
+      const result = await user.run(['add', '--file', path.join(user.dir, 'missing.json')]);
       expect(result.code).toBe(2);
       expect(result.stderr).toContain('missing.json: no such file');
     });
@@ -117,11 +109,11 @@ describe('plants add', () => {
   describe('server answers', () => {
     it('prints the Error and exits 1 on a 400; --json prints the body exactly', async () => {
       server.respond(reply(400, '{"error":400,"message":"name: is taken"}'));
-      const human = await runCli(['add', '--id', '1', '--name', 'x'], { env });
+      const human = await user.run(['add', '--id', '1', '--name', 'x']);
       expect(human.code).toBe(1);
       expect(human.stdout).toBe('');
       expect(human.stderr).toContain('plants: the server answered 400: name: is taken');
-      const json = await runCli(['add', '--id', '1', '--name', 'x', '--json'], { env });
+      const json = await user.run(['add', '--id', '1', '--name', 'x', '--json']);
       expect(json.code).toBe(1);
       expect(json.stdout).toBe('{"error":400,"message":"name: is taken"}\n');
     });
@@ -129,7 +121,7 @@ describe('plants add', () => {
     it('exits 4 on a 401, printing a problem+json body as it came with --json', async () => {
       const problem = '{"type":"about:blank","title":"Unauthorized","status":401}';
       server.respond(reply(401, problem, 'application/problem+json'));
-      const result = await runCli(['add', '--id', '1', '--name', 'x', '--json'], { env });
+      const result = await user.run(['add', '--id', '1', '--name', 'x', '--json']);
       expect(result.code).toBe(4);
       expect(result.stdout).toBe(`${problem}\n`);
       expect(result.stderr).toContain('the server answered 401: Unauthorized');
@@ -141,11 +133,11 @@ describe('plants add', () => {
       [200, '', 'application/json', 'an empty body instead of a Plant'],
     ])('reports %i %j clearly (exit 1), and --json stays one JSON document', async (status, body, type, message) => {
       server.respond(reply(status, body, type));
-      const human = await runCli(['add', '--id', '1', '--name', 'x'], { env });
+      const human = await user.run(['add', '--id', '1', '--name', 'x']);
       expect(human.code).toBe(1);
       expect(human.stderr).toContain(message);
       noStack(human.stderr);
-      const json = await runCli(['add', '--id', '1', '--name', 'x', '--json'], { env });
+      const json = await user.run(['add', '--id', '1', '--name', 'x', '--json']);
       expect(json.code).toBe(1);
       expect(JSON.parse(json.stdout)).toMatchObject({ error: status });
     });
@@ -153,8 +145,8 @@ describe('plants add', () => {
     it('exits 3 when nothing listens, naming the URL; --json gives error 0', async () => {
       const gone = await startFixtureServer();
       await gone.close();
-      const result = await runCli(['add', '--id', '1', '--name', 'x', '--json'], {
-        env: { ...env, PLANTS_BASE_URL: gone.url },
+      const result = await user.run(['add', '--id', '1', '--name', 'x', '--json'], {
+        env: { PLANTS_BASE_URL: gone.url },
       });
       expect(result.code).toBe(3);
       expect(result.stderr).toContain(`cannot reach ${gone.url}: connection refused`);
@@ -168,7 +160,7 @@ describe('plants add', () => {
       await gone.close();
       const port = new URL(gone.url).port;
       const result = await runCli(['add', '--id', '1', '--name', 'x', '--base-url', gone.url], {
-        env: { PLANTS_CONFIG_DIR: env.PLANTS_CONFIG_DIR as string, PLANTS_TOKEN: token },
+        env: { PLANTS_CONFIG_DIR: user.configDir, PLANTS_TOKEN: token },
       });
       expect(result.code).toBe(3);
       expect(result.stderr).toContain(`cannot reach ${gone.url}`);
@@ -177,7 +169,7 @@ describe('plants add', () => {
 
     it('hits --timeout against a server that never answers (exit 3)', async () => {
       server.respond(() => {});
-      const result = await runCli(['add', '--id', '1', '--name', 'x', '--timeout', '0.5'], { env });
+      const result = await user.run(['add', '--id', '1', '--name', 'x', '--timeout', '0.5']);
       expect(result.code).toBe(3);
       expect(result.stderr).toContain(`no answer from ${server.url} within 0.5 s`);
     });
@@ -185,9 +177,7 @@ describe('plants add', () => {
 
   describe('tokens', () => {
     it('refuses a token in clear text to a non-loopback host (exit 2), naming https and --insecure', async () => {
-      const result = await runCli(['add', '--id', '1', '--name', 'x', '--base-url', 'http://plants.example.com'], {
-        env,
-      });
+      const result = await user.run(['add', '--id', '1', '--name', 'x', '--base-url', 'http://plants.example.com'], {});
       expect(result.code).toBe(2);
       expect(result.stderr).toContain('https://');
       expect(result.stderr).toContain('--insecure');
@@ -195,8 +185,8 @@ describe('plants add', () => {
     });
 
     it('refuses a PLANTS_TOKEN that is not a bearer token as bad input (exit 2), without repeating it', async () => {
-      const result = await runCli(['add', '--id', '1', '--name', 'x'], {
-        env: { ...env, PLANTS_TOKEN: 'secret\nvalue' },
+      const result = await user.run(['add', '--id', '1', '--name', 'x'], {
+        env: { PLANTS_TOKEN: 'secret\nvalue' },
       });
       expect(result.code).toBe(2);
       expect(result.stderr).toContain('PLANTS_TOKEN is not a valid bearer token');
@@ -205,7 +195,7 @@ describe('plants add', () => {
     });
 
     it('never sends the token of one origin to another', async () => {
-      const { PLANTS_TOKEN: _unused, ...noEnvToken } = env;
+      const { PLANTS_TOKEN: _unused, ...noEnvToken } = user.env;
       await runCli(['login', '--token', token, '--base-url', 'http://127.0.0.1:1'], { env: noEnvToken });
       server.respond(reply(401, '{"error":401,"message":"no token"}'));
       const result = await runCli(['add', '--id', '1', '--name', 'x', '--base-url', server.url], { env: noEnvToken });
@@ -215,7 +205,7 @@ describe('plants add', () => {
     });
 
     it('uses the token stored for the origin, and PLANTS_TOKEN before it', async () => {
-      const { PLANTS_TOKEN: _unused, ...noEnvToken } = env;
+      const { PLANTS_TOKEN: _unused, ...noEnvToken } = user.env;
       await runCli(['login', '--token', 'stored-token', '--base-url', server.url], { env: noEnvToken });
       await runCli(['add', '--id', '1', '--name', 'x'], { env: noEnvToken });
       await runCli(['add', '--id', '2', '--name', 'x'], { env: { ...noEnvToken, PLANTS_TOKEN: 'env-token' } });
@@ -230,7 +220,7 @@ describe('plants add', () => {
   });
 
   it('has no colour when piped, whatever the terminal says', async () => {
-    const result = await runCli(['add', '--id', '1', '--name', 'Fern'], { env: { ...env, TERM: 'xterm-256color' } });
+    const result = await user.run(['add', '--id', '1', '--name', 'Fern'], { env: { TERM: 'xterm-256color' } });
     expect(result.stdout).not.toContain('\u001b[');
   });
 
@@ -263,11 +253,11 @@ describe('plants add', () => {
       // Only loopback exists here: a host that never resolves shows where the request went (the
       // proxy is asked for it by name; without the proxy, the name is looked up here and fails).
       const remote = ['add', '--id', '1', '--name', 'x', '--base-url', 'https://plants.invalid'];
-      const through = await runCli(remote, { env: { ...env, HTTPS_PROXY: proxyUrl } });
+      const through = await user.run(remote, { env: { HTTPS_PROXY: proxyUrl } });
       expect(through.code).toBe(3);
       expect(through.stderr).toContain('the proxy answered 502 instead of opening a tunnel to it');
       expect(tunnels).toEqual(['plants.invalid:443']);
-      const around = await runCli(remote, { env: { ...env, HTTPS_PROXY: proxyUrl, NO_PROXY: 'plants.invalid' } });
+      const around = await user.run(remote, { env: { HTTPS_PROXY: proxyUrl, NO_PROXY: 'plants.invalid' } });
       expect(around.code).toBe(3);
       expect(around.stderr).toContain('could not be resolved (DNS)');
       expect(tunnels).toHaveLength(1);
@@ -275,7 +265,7 @@ describe('plants add', () => {
 
     it('never sends a request to a store on this machine through a proxy (the token could be read there)', async () => {
       tunnels.length = 0;
-      const direct = await runCli(['add', '--id', '3', '--name', 'x'], { env: { ...env, HTTP_PROXY: proxyUrl } });
+      const direct = await user.run(['add', '--id', '3', '--name', 'x'], { env: { HTTP_PROXY: proxyUrl } });
       expect(direct.code).toBe(0);
       expect(tunnels).toEqual([]);
       expect(server.requests).toHaveLength(1);

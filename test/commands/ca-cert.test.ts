@@ -1,8 +1,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeTempDir, projectRoot, runCli } from '../helpers/cli.js';
+import { projectRoot, runCli } from '../helpers/cli.js';
 import { type ServeProcess, startServeProcess } from '../helpers/serve-process.js';
+import { useTempUser } from '../helpers/user.js';
 
 // --ca-cert FILE (curl's --cacert) trusts a self-signed store: given on any store command, or kept
 // for the origin by `plants login --ca-cert`. Against a real `plants serve --tls-cert`.
@@ -12,23 +13,20 @@ const key = path.join(fixtures, 'test-tls-key.pem');
 const TOKEN = 'ca-cert-test-token-0123456789';
 
 let serve: ServeProcess;
-const temp = makeTempDir();
-let env: Record<string, string>;
+const user = useTempUser();
 beforeAll(async () => {
   serve = await startServeProcess(['--port', '0', '--memory', '--token', TOKEN, '--tls-cert', cert, '--tls-key', key]);
-  env = { PLANTS_CONFIG_DIR: path.join(temp.dir, 'config') };
 });
 afterAll(async () => {
   await serve?.stop();
-  temp.remove();
 });
 
-const config = () => JSON.parse(readFileSync(path.join(env.PLANTS_CONFIG_DIR as string, 'config.json'), 'utf8'));
+const config = () => JSON.parse(readFileSync(path.join(user.configDir, 'config.json'), 'utf8'));
 
 describe('--ca-cert', () => {
   it('is needed: without it the self-signed store is a sentence and exit 3', async () => {
     expect(serve.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
-    const result = await runCli(['get', '1', '--base-url', serve.url], { env: { ...env, PLANTS_TOKEN: TOKEN } });
+    const result = await user.run(['get', '1', '--base-url', serve.url], { env: { PLANTS_TOKEN: TOKEN } });
     expect(result.code).toBe(3);
     expect(result.stderr.split('\n')[0]).toBe(
       `plants: cannot reach ${serve.url}: its TLS certificate is self-signed, and not trusted here`,
@@ -37,7 +35,7 @@ describe('--ca-cert', () => {
   });
 
   it('trusts the store for one command on every store command', async () => {
-    const withToken = { ...env, PLANTS_TOKEN: TOKEN };
+    const withToken = { ...user.env, PLANTS_TOKEN: TOKEN };
     const trust = ['--base-url', serve.url, '--ca-cert', cert];
     const add = await runCli(['add', '--id', '1', '--name', 'Fern', ...trust], { env: withToken });
     expect(add.code, add.stderr).toBe(0);
@@ -56,22 +54,21 @@ describe('--ca-cert', () => {
   });
 
   it('is kept for the origin by login, which checks the token over it', async () => {
-    const login = await runCli(['login', '--with-token', '--base-url', serve.url, '--ca-cert', cert], {
-      env,
+    const login = await user.run(['login', '--with-token', '--base-url', serve.url, '--ca-cert', cert], {
       input: TOKEN,
     });
     expect(login.code, login.stderr).toBe(0);
     expect(login.stderr).toContain('the store took the token');
     expect(config().caCerts).toEqual({ [serve.url]: cert });
-    const list = await runCli(['list', '--json'], { env });
+    const list = await user.run(['list', '--json']);
     expect(list.code, list.stderr).toBe(0);
     expect(list.stdout).toContain('"name":"Fern"');
-    const status = await runCli(['status'], { env });
+    const status = await user.run(['status']);
     expect(status.code, status.stderr).toBe(0);
     expect(status.stdout).toContain(
       `${serve.url} (default): token ********6789 (from config), TLS certificate trusted from ${cert}`,
     );
-    const json = await runCli(['status', '--json'], { env });
+    const json = await user.run(['status', '--json']);
     expect(JSON.parse(json.stdout).origins).toEqual([
       { origin: serve.url, token: '********6789', tokenSource: 'config', isDefault: true, caCert: cert },
     ]);
@@ -84,8 +81,8 @@ describe('--ca-cert', () => {
       ...['--tls-cert', cert, '--tls-key', key],
     ]);
     try {
-      const result = await runCli(['get', '1', '--base-url', other.url, '--ca-cert', cert], {
-        env: { ...env, PLANTS_TOKEN: TOKEN },
+      const result = await user.run(['get', '1', '--base-url', other.url, '--ca-cert', cert], {
+        env: { PLANTS_TOKEN: TOKEN },
       });
       expect(result.code).toBe(3);
       // --ca-cert was given and trusted the chain: the names are what is wrong, and the hint says so.
@@ -104,13 +101,13 @@ describe('--ca-cert', () => {
   });
 
   it.each([
-    ['a file that is not there', () => path.join(temp.dir, 'missing.pem'), 'cannot be read: no such file'],
-    ['a folder', () => temp.dir, 'cannot be read: it is a folder'],
+    ['a file that is not there', () => path.join(user.dir, 'missing.pem'), 'cannot be read: no such file'],
+    ['a folder', () => user.dir, 'cannot be read: it is a folder'],
     ['the private key', () => key, 'is not a PEM certificate (it holds a private key: give the certificate)'],
     [
       'text that is not PEM',
       () => {
-        const file = path.join(temp.dir, 'junk.pem');
+        const file = path.join(user.dir, 'junk.pem');
         writeFileSync(file, 'hello\n');
         return file;
       },
@@ -122,7 +119,7 @@ describe('--ca-cert', () => {
       ['get', '1'],
       ['login', '--token', TOKEN],
     ]) {
-      const result = await runCli([...args, '--base-url', serve.url, '--ca-cert', name], { env: { ...env } });
+      const result = await runCli([...args, '--base-url', serve.url, '--ca-cert', name], { env: { ...user.env } });
       expect(result.code, result.stderr).toBe(2);
       expect(result.stderr.split('\n')[0]).toBe(`plants: --ca-cert ${name} ${why}`);
       expect(result.stderr).not.toMatch(/error:[0-9A-F]{8}|PEM routines|\n\s+at /);

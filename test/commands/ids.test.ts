@@ -1,22 +1,11 @@
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeTempDir, runCli } from '../helpers/cli.js';
-import { readStoredPlants, type StoreServer, startStoreServer } from '../helpers/store-server.js';
+import { describe, expect, it } from 'vitest';
+import { readStoredPlants, useTestStore } from '../helpers/store-server.js';
+import { useTempUser } from '../helpers/user.js';
 
 // One spelling of an id everywhere, the one JSON has: the CLI's flags and arguments and the
 // server's URL paths agree (src/schema/int64.ts owns the rule).
-let store: StoreServer;
-let temp: ReturnType<typeof makeTempDir>;
-let env: Record<string, string>;
-beforeAll(async () => {
-  store = await startStoreServer();
-  temp = makeTempDir();
-  env = { PLANTS_CONFIG_DIR: path.join(temp.dir, 'config'), PLANTS_BASE_URL: store.url, PLANTS_TOKEN: store.token };
-});
-afterAll(async () => {
-  await store.close();
-  temp.remove();
-});
+const store = useTestStore();
+const user = useTempUser(store);
 
 const rule = 'written as JSON writes it (digits and a leading - if negative; no spaces, no +, no leading zeros)';
 
@@ -29,7 +18,7 @@ describe('an id spelled otherwise than JSON spells it', () => {
         ['get', '--', id],
         ['delete', '--yes', '--', id],
       ]) {
-        const result = await runCli(args, { env });
+        const result = await user.run(args);
         expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(2);
         expect(result.stderr).toContain(rule);
       }
@@ -47,7 +36,7 @@ describe('an id spelled otherwise than JSON spells it', () => {
 
   it('takes the JSON spelling, negative and zero included', async () => {
     for (const id of ['63', '-63', '0']) {
-      const result = await runCli(['add', `--id=${id}`, '--name', 'Fern'], { env });
+      const result = await user.run(['add', `--id=${id}`, '--name', 'Fern']);
       expect(result.code, result.stderr).toBe(0);
     }
     expect(readStoredPlants(store.dbPath).map((row) => row.id)).toEqual([-63n, 0n, 63n]);

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { type FixtureScope, suiteFixture } from './fixture.js';
 
 /** One request as the fixture server saw it, body as raw text (so int64 digits can be checked). */
 export interface RecordedRequest {
@@ -68,4 +69,16 @@ export async function startFixtureServer(handler: FixtureHandler = reply(200, '{
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * A scripted server (startFixtureServer) for the tests of the file or describe it is declared in,
+ * closed after them: `const server = useFixtureServer(reply(200, '{}'))`.
+ */
+export function useFixtureServer(handler?: FixtureHandler, scope: FixtureScope = 'file'): FixtureServer {
+  return suiteFixture(
+    scope,
+    () => startFixtureServer(handler),
+    (server) => server.close(),
+  );
 }

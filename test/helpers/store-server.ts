@@ -1,5 +1,6 @@
 import { type PlantServerOptions, type RunningPlantServer, startPlantServer } from '../../src/server/start.js';
 import { Database } from '../../src/server/stores/sqlite/sqlite-driver.js';
+import { type FixtureScope, suiteFixture } from './fixture.js';
 import { type StoreBackend, type StoredRow, type StoreLocation, sqliteBackend } from './store-backends.js';
 
 export const TEST_TOKEN = 'test-token-0123456789abcdef';
@@ -90,4 +91,25 @@ export function readStoreFile<T>(dbPath: string, read: (db: Database) => T): T {
 /** The plants table, straight from the file. */
 export function readStoredPlants(dbPath: string): StoredRow[] {
   return readStoreFile(dbPath, (db) => db.prepare<[], StoredRow>('SELECT id, name, tag FROM plants ORDER BY id').all());
+}
+
+export interface TestStoreOptions extends Partial<PlantServerOptions> {
+  backend?: StoreBackend;
+  /** 'file' (default): one store for the file or describe it is declared in; 'test': a new one for each test. */
+  scope?: FixtureScope;
+}
+
+/**
+ * A real plant store on a loopback port for the tests of the file or describe it is declared in
+ * (startStoreServer, started in a beforeAll or beforeEach this registers, closed and removed after):
+ *
+ *   const store = useTestStore();
+ *   const user = useTempUser(store);
+ */
+export function useTestStore({ scope = 'file', ...options }: TestStoreOptions = {}): StoreServer {
+  return suiteFixture(
+    scope,
+    () => startStoreServer(options),
+    (store) => store.close(),
+  );
 }

@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeTempDir, runCli } from '../helpers/cli.js';
-import { type FixtureHandler, type FixtureServer, startFixtureServer } from '../helpers/fixture-server.js';
+import { describe, expect, it } from 'vitest';
+import { type FixtureHandler, useFixtureServer } from '../helpers/fixture-server.js';
 import { expectNoSecret, expectOneLineError, fcOptions, reportFigures, scaled } from '../helpers/reliability.js';
+import { useTempUser } from '../helpers/user.js';
 import { INT64_MAX, INT64_MIN, validIdValue } from './arbitraries.js';
 
 /**
@@ -18,17 +17,8 @@ import { INT64_MAX, INT64_MIN, validIdValue } from './arbitraries.js';
 
 const TOKEN = `cli-${randomBytes(12).toString('base64url')}`;
 const MAX_RESPONSE_BYTES = 1024 * 1024;
-let fixture: FixtureServer;
-let temp: ReturnType<typeof makeTempDir>;
-
-beforeAll(async () => {
-  fixture = await startFixtureServer();
-  temp = makeTempDir('plants-client-fuzz-');
-});
-afterAll(async () => {
-  await fixture?.close();
-  temp?.remove();
-});
+const fixture = useFixtureServer();
+const user = useTempUser(fixture, { token: TOKEN });
 
 type Delivery = 'whole' | 'chunked' | 'truncated' | 'reset-before' | 'reset-mid-body' | 'stall';
 
@@ -302,10 +292,7 @@ async function runOnce(script: Scripted, call: { id: bigint; json: boolean; retr
   fixture.respond(handlerFor(script));
   const args = ['add', '--id', `${call.id}`, '--name', 'Fern', '--retries', `${call.retries}`, '--timeout', '0.5'];
   if (call.json) args.push('--json');
-  const result = await runCli(args, {
-    env: { PLANTS_CONFIG_DIR: path.join(temp.dir, 'config'), PLANTS_BASE_URL: fixture.url, PLANTS_TOKEN: TOKEN },
-    timeoutMs: 20_000,
-  });
+  const result = await user.run(args, { timeoutMs: 20_000 });
   figures.runs++;
   figures.byExit.set(result.code ?? -1, (figures.byExit.get(result.code ?? -1) ?? 0) + 1);
   figures.deliveries.set(script.delivery, (figures.deliveries.get(script.delivery) ?? 0) + 1);

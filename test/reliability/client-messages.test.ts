@@ -1,8 +1,7 @@
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeTempDir, runCli } from '../helpers/cli.js';
-import { type FixtureServer, reply, startFixtureServer } from '../helpers/fixture-server.js';
+import { describe, expect, it } from 'vitest';
+import { reply, useFixtureServer } from '../helpers/fixture-server.js';
 import { expectOneLineError } from '../helpers/reliability.js';
+import { useTempUser } from '../helpers/user.js';
 
 /**
  * A line break (or any control character) in a message the server sends must not reach stderr
@@ -12,16 +11,8 @@ import { expectOneLineError } from '../helpers/reliability.js';
  * "\n\u0000") while these suites were written; fixed in src/cli/render/output.ts. Kept as a regression test.
  */
 
-let server: FixtureServer;
-let temp: ReturnType<typeof makeTempDir>;
-beforeAll(async () => {
-  server = await startFixtureServer();
-  temp = makeTempDir();
-});
-afterAll(async () => {
-  await server?.close();
-  temp?.remove();
-});
+const server = useFixtureServer();
+const user = useTempUser(server, { token: 'tok-123' });
 
 describe('a server message with a line break', () => {
   it.each([
@@ -35,9 +26,7 @@ describe('a server message with a line break', () => {
     [400, 'application/problem+json', JSON.stringify({ detail: '\n\u0000' })],
   ])('%i %s %s: stderr is one line plus indented hints', async (status, type, body) => {
     server.respond(reply(status, body, type));
-    const result = await runCli(['add', '--id', '1', '--name', 'Fern'], {
-      env: { PLANTS_CONFIG_DIR: path.join(temp.dir, 'config'), PLANTS_BASE_URL: server.url, PLANTS_TOKEN: 'tok-123' },
-    });
+    const result = await user.run(['add', '--id', '1', '--name', 'Fern']);
     expect(result.code).toBe(status === 401 ? 4 : 1);
     expectOneLineError(result.stderr);
   });

@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeTempDir, runCli } from '../helpers/cli.js';
+import { describe, expect, it } from 'vitest';
 import { expectNoSecret } from '../helpers/reliability.js';
+import { useTempUser } from '../helpers/user.js';
 
 /**
  * Regression test, fixed (found by the token sweep of token-safety.test.ts): the token given to `plants
@@ -17,17 +16,13 @@ import { expectNoSecret } from '../helpers/reliability.js';
  */
 
 const TOKEN = `tok-${randomBytes(18).toString('base64url')}`;
-let temp: ReturnType<typeof makeTempDir>;
-beforeAll(() => {
-  temp = makeTempDir();
-});
-afterAll(() => temp?.remove());
+const user = useTempUser();
 
 describe('plants login with the token as an argument', () => {
   it.each([[['login', TOKEN]], [['login', '--base-url', 'http://127.0.0.1:4010', TOKEN]]])(
     '%j: refused, and the token is not printed',
     async (args) => {
-      const result = await runCli(args, { env: { PLANTS_CONFIG_DIR: path.join(temp.dir, 'config') } });
+      const result = await user.run(args);
       expect(result.code).not.toBe(0);
       expectNoSecret(TOKEN, { stdout: result.stdout, stderr: result.stderr });
     },
