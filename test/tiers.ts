@@ -9,9 +9,9 @@
  * `e2e`.
  */
 export const e2e = [
-  // Packaging, the README's examples and the single executable.
+  // Packaging, the shell examples of README.md and docs/, and the single executable.
   'test/package/**/*.test.ts',
-  'test/readme-examples.test.ts',
+  'test/docs/examples.test.ts',
   'test/binary/**/*.test.ts',
   // Reliability: faults, fuzzing, soak, kills, PostgreSQL failover and restarts.
   'test/reliability/**/*.test.ts',
