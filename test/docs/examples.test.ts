@@ -309,6 +309,7 @@ const examples: Record<string, Example> = {
   'BENCH_PIN=0 npm run bench': { notRunHere: 'a benchmark; tests time nothing' },
   'npm ci': { notRunHere: 'CI runs it' },
   'npm test': { notRunHere: 'CI runs it: this test is part of it' },
+  'npm run test:e2e': { notRunHere: 'CI runs it: this test is part of it' },
   './bin/dev.js add --help': {
     inProject: true,
     check: (run) => {
