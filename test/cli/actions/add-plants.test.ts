@@ -1,27 +1,19 @@
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type AddPlantsOptions, addPlants } from '../../../src/cli/actions/add-plants.js';
 import { DEFAULT_CONCURRENCY, DEFAULT_RETRIES } from '../../../src/cli/defaults.js';
 import type { PlantFlags } from '../../../src/cli/input/plant-input.js';
-import { makeTempDir } from '../../helpers/cli.js';
-import { type FixtureServer, reply, startFixtureServer } from '../../helpers/fixture-server.js';
+import { reply, useFixtureServer } from '../../helpers/fixture-server.js';
 import { runInProcess } from '../../helpers/in-process.js';
-import { type StoreServer, startStoreServer } from '../../helpers/store-server.js';
+import { useTestStore } from '../../helpers/store-server.js';
+import { useTempUser } from '../../helpers/user.js';
 
 // plants add in this process: the action over in-memory streams, against a real store on loopback.
 
-const temp = makeTempDir('plants-add-action-');
-let server: StoreServer;
-beforeAll(async () => {
-  server = await startStoreServer();
-});
-afterAll(async () => {
-  await server.close();
-  temp.remove();
-});
+const server = useTestStore();
+const user = useTempUser(server);
 
 function env(url = server.url): Record<string, string> {
-  return { PLANTS_CONFIG_DIR: path.join(temp.dir, 'config'), PLANTS_BASE_URL: url, PLANTS_TOKEN: server.token };
+  return { ...user.env, PLANTS_BASE_URL: url };
 }
 
 /** `plants add` with these plant flags and the command's defaults for the rest. */
@@ -141,11 +133,7 @@ describe('plants add, in-process', () => {
 describe('plants add, in-process, against a store that answers 400', () => {
   // The real store answers 400 only to a plant this client refuses before sending (above):
   // a scripted server on loopback answers one here.
-  let fixture: FixtureServer;
-  beforeAll(async () => {
-    fixture = await startFixtureServer(reply(400, '{"error":400,"message":"name: is taken"}'));
-  });
-  afterAll(() => fixture.close());
+  const fixture = useFixtureServer(reply(400, '{"error":400,"message":"name: is taken"}'));
 
   it('prints the Error and exits 1; with --json the body exactly', async () => {
     const run = (json: boolean) =>
