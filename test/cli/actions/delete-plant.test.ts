@@ -1,38 +1,24 @@
-import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { deletePlant } from '../../../src/cli/actions/delete-plant.js';
-import { makeTempDir } from '../../helpers/cli.js';
 import { runInProcess, type TestStreams, testStreams } from '../../helpers/in-process.js';
-import { type StoreServer, startStoreServer } from '../../helpers/store-server.js';
+import { useTestStore } from '../../helpers/store-server.js';
+import { useTempUser } from '../../helpers/user.js';
 import { postPlant } from '../../server/http-client.js';
 
 // plants delete in this process: the action over in-memory streams (a terminal where a prompt is
 // wanted), against a real store on loopback.
 
-const temp = makeTempDir('plants-delete-action-');
-let server: StoreServer;
-beforeAll(async () => {
-  server = await startStoreServer();
-});
-afterAll(async () => {
-  await server.close();
-  temp.remove();
-});
+const server = useTestStore();
+const user = useTempUser(server);
 beforeEach(async () => {
   // Answered 409 when a test before kept it: either way the store holds plant 7.
   await postPlant(server.url, server.token, '{"id":7,"name":"Fern"}');
 });
 
-const env = () => ({
-  PLANTS_CONFIG_DIR: path.join(temp.dir, 'config'),
-  PLANTS_BASE_URL: server.url,
-  PLANTS_TOKEN: server.token,
-});
-
 function remove(id: string, flags: { yes?: boolean; json?: boolean } = {}, io: TestStreams = testStreams()) {
   return runInProcess(
     ({ factory, output }) => deletePlant(id, { yes: flags.yes ?? false, json: flags.json }, factory, output),
-    { env: env(), io, json: flags.json },
+    { env: user.env, io, json: flags.json },
   );
 }
 
