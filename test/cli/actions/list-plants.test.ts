@@ -1,30 +1,19 @@
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { listPlants } from '../../../src/cli/actions/list-plants.js';
-import { makeTempDir } from '../../helpers/cli.js';
 import { runInProcess, type TestStreamsOptions } from '../../helpers/in-process.js';
-import { type StoreServer, startStoreServer } from '../../helpers/store-server.js';
+import { useTestStore } from '../../helpers/store-server.js';
+import { useTempUser } from '../../helpers/user.js';
 
 // plants list in this process: the action over in-memory streams, against a real store on loopback.
 
-const temp = makeTempDir('plants-list-action-');
 const PLANTS = [
   { id: 1n, name: 'Fern', tag: 'herb' },
   { id: 2n, name: 'Ivy' },
   { id: 9223372036854775807n, name: 'Max', tag: 'tree' },
 ];
-let server: StoreServer;
-let empty: StoreServer;
-beforeAll(async () => {
-  [server, empty] = await Promise.all([
-    startStoreServer({ seed: { file: 'seed.ndjson', plants: PLANTS, where: ['line 1', 'line 2', 'line 3'] } }),
-    startStoreServer(),
-  ]);
-});
-afterAll(async () => {
-  await Promise.all([server.close(), empty.close()]);
-  temp.remove();
-});
+const server = useTestStore({ seed: { file: 'seed.ndjson', plants: PLANTS, where: ['line 1', 'line 2', 'line 3'] } });
+const empty = useTestStore();
+const user = useTempUser(server);
 
 function list(
   flags: { limit?: number; after?: string; all?: boolean; json?: boolean } = {},
@@ -39,7 +28,7 @@ function list(
         output,
       ),
     {
-      env: { PLANTS_CONFIG_DIR: path.join(temp.dir, 'config'), PLANTS_BASE_URL: store.url, PLANTS_TOKEN: store.token },
+      env: { ...user.env, PLANTS_BASE_URL: store.url, PLANTS_TOKEN: store.token },
       streams,
     },
   );
