@@ -1,26 +1,20 @@
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { logIn } from '../../../src/cli/actions/log-in.js';
 import { logOut } from '../../../src/cli/actions/log-out.js';
-import { makeTempDir } from '../../helpers/cli.js';
 import { runInProcess } from '../../helpers/in-process.js';
-import { type StoreServer, startStoreServer } from '../../helpers/store-server.js';
+import { useTestStore } from '../../helpers/store-server.js';
+import { useTempUser } from '../../helpers/user.js';
 
 // plants logout in this process, after a login --with-token, with a temporary config folder.
 
-const temp = makeTempDir('plants-logout-action-');
-let server: StoreServer;
-beforeAll(async () => {
-  server = await startStoreServer();
-});
-afterAll(async () => {
-  await server.close();
-  temp.remove();
-});
+const server = useTestStore();
+const user = useTempUser(server, { token: false });
+/** A user of no store in particular: the default one is the local store. */
+const newcomer = useTempUser();
 
 describe('plants logout, in-process', () => {
   it('forgets the token of the origin; a second logout says none was stored (exit 0 both)', async () => {
-    const env = { PLANTS_CONFIG_DIR: path.join(temp.dir, 'config'), PLANTS_BASE_URL: server.url };
+    const env = user.env;
     const origin = new URL(server.url).origin;
     const login = await runInProcess(
       ({ factory, output }) => logIn({ flagBaseUrl: undefined, token: undefined, withToken: true }, factory, output),
@@ -34,7 +28,7 @@ describe('plants logout, in-process', () => {
   });
 
   it('logged out of the default origin made by login --base-url, the default is the local store again', async () => {
-    const env = { PLANTS_CONFIG_DIR: path.join(temp.dir, 'config-default') };
+    const env = newcomer.env;
     const login = await runInProcess(
       ({ factory, output }) =>
         logIn({ flagBaseUrl: server.url, token: server.token, withToken: false }, factory, output),
