@@ -1,32 +1,24 @@
-import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { resetStore } from '../../../src/cli/actions/reset-store.js';
-import { makeTempDir } from '../../helpers/cli.js';
 import { runInProcess, type TestStreams, testStreams } from '../../helpers/in-process.js';
-import { type StoreServer, startStoreServer } from '../../helpers/store-server.js';
+import { useTestStore } from '../../helpers/store-server.js';
+import { useTempUser } from '../../helpers/user.js';
 import { postPlant } from '../../server/http-client.js';
 
 // plants reset in this process, against a real store started with allowReset and a seed.
 
-const temp = makeTempDir('plants-reset-action-');
-let server: StoreServer;
-beforeAll(async () => {
-  server = await startStoreServer({
-    allowReset: true,
-    seed: {
-      file: 'seed.ndjson',
-      plants: [
-        { id: 2n, name: 'Ivy' },
-        { id: 9223372036854775807n, name: 'Max', tag: 'tree' },
-      ],
-      where: ['line 1', 'line 2'],
-    },
-  });
+const server = useTestStore({
+  allowReset: true,
+  seed: {
+    file: 'seed.ndjson',
+    plants: [
+      { id: 2n, name: 'Ivy' },
+      { id: 9223372036854775807n, name: 'Max', tag: 'tree' },
+    ],
+    where: ['line 1', 'line 2'],
+  },
 });
-afterAll(async () => {
-  await server.close();
-  temp.remove();
-});
+const user = useTempUser(server);
 beforeEach(async () => {
   // A plant the seed lacks: a reset takes it away.
   await postPlant(server.url, server.token, '{"id":5,"name":"Added"}');
@@ -36,11 +28,7 @@ function reset(flags: { yes?: boolean; json?: boolean } = {}, io: TestStreams = 
   return runInProcess(
     ({ factory, output }) => resetStore({ yes: flags.yes ?? false, json: flags.json ?? false }, factory, output),
     {
-      env: {
-        PLANTS_CONFIG_DIR: path.join(temp.dir, 'config'),
-        PLANTS_BASE_URL: server.url,
-        PLANTS_TOKEN: server.token,
-      },
+      env: user.env,
       io,
       json: flags.json,
     },
