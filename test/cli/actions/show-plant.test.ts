@@ -1,40 +1,29 @@
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { showPlant } from '../../../src/cli/actions/show-plant.js';
-import { makeTempDir } from '../../helpers/cli.js';
 import { runInProcess } from '../../helpers/in-process.js';
-import { type StoreServer, startStoreServer } from '../../helpers/store-server.js';
+import { useTestStore } from '../../helpers/store-server.js';
+import { useTempUser } from '../../helpers/user.js';
 
 // plants get in this process: the action over in-memory streams, against a real store on loopback.
 
-const temp = makeTempDir('plants-get-action-');
-let server: StoreServer;
-beforeAll(async () => {
-  server = await startStoreServer({
-    seed: {
-      file: 'seed.ndjson',
-      plants: [
-        { id: 1n, name: 'Fern', tag: 'herb' },
-        { id: 9223372036854775807n, name: 'Max' },
-      ],
-      where: ['line 1', 'line 2'],
-    },
-  });
+const server = useTestStore({
+  seed: {
+    file: 'seed.ndjson',
+    plants: [
+      { id: 1n, name: 'Fern', tag: 'herb' },
+      { id: 9223372036854775807n, name: 'Max' },
+    ],
+    where: ['line 1', 'line 2'],
+  },
 });
-afterAll(async () => {
-  await server.close();
-  temp.remove();
-});
+const user = useTempUser(server);
+const tokenless = useTempUser(server, { token: false });
 
 function get(id: string, json = false) {
   return runInProcess(
     ({ factory, output }) => showPlant(id, { flagBaseUrl: undefined, insecure: false, json }, factory, output),
     {
-      env: {
-        PLANTS_CONFIG_DIR: path.join(temp.dir, 'config'),
-        PLANTS_BASE_URL: server.url,
-        PLANTS_TOKEN: server.token,
-      },
+      env: user.env,
       json,
     },
   );
@@ -72,7 +61,7 @@ describe('plants get, in-process', () => {
 
   it('without a token the store refuses: exit 4', async () => {
     const result = await runInProcess(({ factory, output }) => showPlant('1', { json: false }, factory, output), {
-      env: { PLANTS_CONFIG_DIR: path.join(temp.dir, 'config'), PLANTS_BASE_URL: server.url },
+      env: tokenless.env,
     });
     expect(result.code).toBe(4);
     expect(result.stdout).toBe('');
