@@ -1,22 +1,16 @@
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { logIn } from '../../../src/cli/actions/log-in.js';
 import { showStatus } from '../../../src/cli/actions/show-status.js';
-import { makeTempDir } from '../../helpers/cli.js';
 import { runInProcess } from '../../helpers/in-process.js';
-import { type StoreServer, startStoreServer } from '../../helpers/store-server.js';
+import { useTestStore } from '../../helpers/store-server.js';
+import { useTempUser } from '../../helpers/user.js';
 
 // plants status in this process: the settings, the stored token, and the check on a real store.
 
-const temp = makeTempDir('plants-status-action-');
-let server: StoreServer;
-beforeAll(async () => {
-  server = await startStoreServer();
-});
-afterAll(async () => {
-  await server.close();
-  temp.remove();
-});
+const server = useTestStore();
+/** A config folder of its own for each case, and no PLANTS_TOKEN. */
+const user = useTempUser(server, { scope: 'test', token: false });
 
 function status(env: Record<string, string>, json = false) {
   return runInProcess(({ factory, output }) => showStatus({ flagBaseUrl: undefined, json }, factory, output), {
@@ -27,14 +21,14 @@ function status(env: Record<string, string>, json = false) {
 
 describe('plants status, in-process', () => {
   it('without a token: exit 4, and it says how to log in', async () => {
-    const env = { PLANTS_CONFIG_DIR: path.join(temp.dir, 'none'), PLANTS_BASE_URL: server.url };
+    const env = user.env;
     const origin = new URL(server.url).origin;
     const result = await status(env);
     expect(result.code).toBe(4);
     expect(result.stdout).toBe(
       [
         `Default store: ${origin} (from environment)`,
-        `Config file:   ${path.join(temp.dir, 'none', 'config.json')}`,
+        `Config file:   ${path.join(user.configDir, 'config.json')}`,
         '',
         `✗ ${origin} (default): no token`,
         '',
@@ -53,7 +47,7 @@ describe('plants status, in-process', () => {
   });
 
   it('after login: the store answers and takes the token, exit 0; --json is one document', async () => {
-    const env = { PLANTS_CONFIG_DIR: path.join(temp.dir, 'logged-in'), PLANTS_BASE_URL: server.url };
+    const env = user.env;
     const login = await runInProcess(
       ({ factory, output }) => logIn({ flagBaseUrl: undefined, token: undefined, withToken: true }, factory, output),
       { env, streams: { input: `${server.token}\n` } },
@@ -73,11 +67,7 @@ describe('plants status, in-process', () => {
   });
 
   it('a token the store refuses: the failure reported as every command reports it, exit 4', async () => {
-    const env = {
-      PLANTS_CONFIG_DIR: path.join(temp.dir, 'refused'),
-      PLANTS_BASE_URL: server.url,
-      PLANTS_TOKEN: 'refused-token-0123456789abcdef',
-    };
+    const env = { ...user.env, PLANTS_TOKEN: 'refused-token-0123456789abcdef' };
     const result = await status(env);
     expect(result.code).toBe(4);
     expect(result.stdout).toContain('token ********cdef (from PLANTS_TOKEN), refused by the store\n');
