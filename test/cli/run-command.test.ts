@@ -1,30 +1,21 @@
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { run as add } from '../../src/cli/run/add.js';
 import { run as get } from '../../src/cli/run/get.js';
 import { run as status } from '../../src/cli/run/status.js';
-import { makeTempDir } from '../helpers/cli.js';
 import { runInProcess } from '../helpers/in-process.js';
-import { type StoreServer, startStoreServer } from '../helpers/store-server.js';
+import { useTestStore } from '../helpers/store-server.js';
+import { useTempUser } from '../helpers/user.js';
 
 // The commands' run functions (src/cli/run/<id>.ts), as both routes call them once parsed, in
 // this process: the exit code they end in comes back to the edge, never set on the process.
 
-const temp = makeTempDir('plants-run-command-');
-let server: StoreServer;
-beforeAll(async () => {
-  server = await startStoreServer();
-});
-afterAll(async () => {
-  await server.close();
-  temp.remove();
-});
+const server = useTestStore();
+const user = useTempUser(server, { token: false });
 
 const requestFlags = { 'base-url': undefined, 'ca-cert': undefined, insecure: false, timeout: 30 };
 
 function env(token?: string): Record<string, string> {
-  const base = { PLANTS_CONFIG_DIR: path.join(temp.dir, 'config'), PLANTS_BASE_URL: server.url };
-  return token === undefined ? base : { ...base, PLANTS_TOKEN: token };
+  return token === undefined ? user.env : { ...user.env, PLANTS_TOKEN: token };
 }
 
 describe('a command run, in-process', () => {
