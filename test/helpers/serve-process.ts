@@ -1,4 +1,5 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { afterEach } from 'vitest';
 import { binPath, projectRoot } from './cli.js';
 
 export interface ServeProcess {
@@ -111,4 +112,30 @@ export function isRunning(pid: number): boolean {
 export async function stopDetachedServer(pid: number): Promise<void> {
   process.kill(pid, 'SIGTERM');
   while (isRunning(pid)) await new Promise((resolve) => setTimeout(resolve, 50));
+}
+
+export interface ServeProcesses {
+  /** startServeProcess: one more `plants serve`, killed after the test if it still runs. */
+  start(args: readonly string[], env?: Record<string, string>, options?: ServeProcessOptions): Promise<ServeProcess>;
+}
+
+/**
+ * `plants serve` processes for each test of the file or describe it is declared in, each killed
+ * (SIGKILL) after its test unless it has ended:
+ *
+ *   const serves = useServeProcesses();
+ *   const serve = await serves.start(['--port', '0', '--memory'], user.env);
+ */
+export function useServeProcesses(): ServeProcesses {
+  const running: ServeProcess[] = [];
+  afterEach(async () => {
+    for (const serve of running.splice(0)) if (serve.child.exitCode === null) await serve.stop('SIGKILL');
+  });
+  return {
+    async start(args, env, options) {
+      const serve = await startServeProcess(args, env, options);
+      running.push(serve);
+      return serve;
+    },
+  };
 }

@@ -25,6 +25,8 @@ export interface TempUser {
   dir: string;
   /** PLANTS_CONFIG_DIR, inside `dir` (not created: the CLI makes it). */
   configDir: string;
+  /** The data folder `plants serve` keeps plants.db in by default (env-paths' under XDG_DATA_HOME; not created). */
+  dataDir: string;
   /**
    * What a CLI run needs to be this user: HOME and the XDG folders inside `dir`, PLANTS_CONFIG_DIR,
    * and, with a store, PLANTS_BASE_URL and PLANTS_TOKEN.
@@ -71,6 +73,7 @@ export function makeTempUser(
   return {
     dir: temp.dir,
     configDir,
+    dataDir: path.join(temp.dir, '.local', 'share', 'plants'),
     get env() {
       return envNow();
     },
