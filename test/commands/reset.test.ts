@@ -1,28 +1,24 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { makeTempDir, runCli } from '../helpers/cli.js';
+import { describe, expect, it } from 'vitest';
 import { expectOneLineError } from '../helpers/reliability.js';
-import { type ServeProcess, startServeProcess } from '../helpers/serve-process.js';
+import { useServeProcesses } from '../helpers/serve-process.js';
 import { runCliInTty } from '../helpers/tty.js';
+import { useTempUser } from '../helpers/user.js';
 import { postPlant, send } from '../server/http-client.js';
 
 // plants reset through the real CLI against a real plants serve --allow-reset.
 
 const TOKEN = 'reset-command-token-0123456789';
-const temp = makeTempDir();
-const running: ServeProcess[] = [];
-afterEach(async () => {
-  for (const serve of running.splice(0)) if (serve.child.exitCode === null) await serve.stop('SIGKILL');
-});
-afterAll(() => temp.remove());
+const user = useTempUser(undefined, { token: TOKEN });
+const serves = useServeProcesses();
 
 const SEED = '{"id":2,"name":"Ivy"}\n{"id":9223372036854775807,"name":"Max","tag":"tree"}\n';
 
 async function store(args: readonly string[]): Promise<{ url: string; env: Record<string, string> }> {
-  const seed = path.join(temp.dir, 'seed.ndjson');
+  const seed = path.join(user.dir, 'seed.ndjson');
   writeFileSync(seed, SEED);
-  const serve = await startServeProcess([
+  const serve = await serves.start([
     '--port',
     '0',
     '--memory',
@@ -30,11 +26,7 @@ async function store(args: readonly string[]): Promise<{ url: string; env: Recor
     TOKEN,
     ...args.map((arg) => (arg === 'SEED' ? seed : arg)),
   ]);
-  running.push(serve);
-  return {
-    url: serve.url,
-    env: { PLANTS_CONFIG_DIR: path.join(temp.dir, 'config'), PLANTS_BASE_URL: serve.url, PLANTS_TOKEN: TOKEN },
-  };
+  return { url: serve.url, env: { ...user.env, PLANTS_BASE_URL: serve.url } };
 }
 
 async function held(url: string): Promise<string> {
@@ -45,21 +37,21 @@ describe('plants reset', () => {
   it('with --yes: the store back to its seed; prints what it holds (NDJSON when piped), exit 0', async () => {
     const { url, env } = await store(['--seed', 'SEED', '--allow-reset']);
     expect((await postPlant(url, TOKEN, '{"id":5,"name":"Fern"}')).status).toBe(200);
-    const result = await runCli(['reset', '--yes'], { env });
+    const result = await user.run(['reset', '--yes'], { env });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe('{"id":2,"name":"Ivy"}\n{"id":9223372036854775807,"name":"Max","tag":"tree"}\n');
     expect(result.stderr).toBe('✓ Reset: the store holds 2 plants now\n');
     expect(await held(url)).toBe('[{"id":2,"name":"Ivy"},{"id":9223372036854775807,"name":"Max","tag":"tree"}]');
-    const json = await runCli(['reset', '-y', '--json'], { env });
+    const json = await user.run(['reset', '-y', '--json'], { env });
     expect(json.code).toBe(0);
     expect(json.stdout).toBe(result.stdout);
   });
 
   it('prints every plant of a seed longer than one page', async () => {
-    const seed = path.join(temp.dir, 'long.ndjson');
+    const seed = path.join(user.dir, 'long.ndjson');
     writeFileSync(seed, Array.from({ length: 250 }, (_, index) => `{"id":${index},"name":"p${index}"}\n`).join(''));
     const { env } = await store(['--seed', seed, '--allow-reset']);
-    const result = await runCli(['reset', '--yes'], { env });
+    const result = await user.run(['reset', '--yes'], { env });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout.trim().split('\n')).toHaveLength(250);
     expect(result.stderr).toBe('✓ Reset: the store holds 250 plants now\n');
@@ -68,7 +60,7 @@ describe('plants reset', () => {
   it('without a seed: empties the store', async () => {
     const { url, env } = await store(['--allow-reset']);
     expect((await postPlant(url, TOKEN, '{"id":5,"name":"Fern"}')).status).toBe(200);
-    const result = await runCli(['reset', '--yes'], { env });
+    const result = await user.run(['reset', '--yes'], { env });
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('');
     expect(result.stderr).toBe('✓ Reset: the store holds no plants now\n');
@@ -78,7 +70,7 @@ describe('plants reset', () => {
   it('not on a terminal and without --yes: exit 2, nothing sent, nothing changed', async () => {
     const { url, env } = await store(['--seed', 'SEED', '--allow-reset']);
     expect((await postPlant(url, TOKEN, '{"id":5,"name":"Fern"}')).status).toBe(200);
-    const result = await runCli(['reset'], { env });
+    const result = await user.run(['reset'], { env });
     expect(result.code).toBe(2);
     expect(expectOneLineError(result.stderr)[0]).toBe(
       'plants: plants reset replaces every plant in the store: give --yes to reset without asking',
@@ -90,12 +82,12 @@ describe('plants reset', () => {
   it('a store started without --allow-reset refuses: exit 1 with its message, nothing changed; --json prints its Error', async () => {
     const { url, env } = await store(['--seed', 'SEED']);
     expect((await postPlant(url, TOKEN, '{"id":5,"name":"Fern"}')).status).toBe(200);
-    const result = await runCli(['reset', '--yes'], { env });
+    const result = await user.run(['reset', '--yes'], { env });
     expect(result.code).toBe(1);
     expect(expectOneLineError(result.stderr)).toEqual([
       'plants: the server answered 404: reset is off on this server: start plants serve with --allow-reset to allow it',
     ]);
-    const json = await runCli(['reset', '--yes', '--json'], { env });
+    const json = await user.run(['reset', '--yes', '--json'], { env });
     expect(json.code).toBe(1);
     expect(JSON.parse(json.stdout)).toEqual({
       error: 404,
