@@ -3,31 +3,21 @@ import { generateKeyPairSync } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { binPath, makeTempDir, projectRoot, runCli } from '../helpers/cli.js';
-import { type ServeProcess, startServeProcess, stopDetachedServer } from '../helpers/serve-process.js';
+import { describe, expect, it } from 'vitest';
+import { binPath, projectRoot } from '../helpers/cli.js';
+import { type ServeProcess, stopDetachedServer, useServeProcesses } from '../helpers/serve-process.js';
 import { readStoredPlants } from '../helpers/store-server.js';
+import { useTempUser } from '../helpers/user.js';
 
-let temp: ReturnType<typeof makeTempDir>;
-let running: ServeProcess | undefined;
-beforeEach(() => {
-  temp = makeTempDir();
-});
-afterEach(async () => {
-  if (running !== undefined && running.child.exitCode === null) await running.stop('SIGKILL');
-  running = undefined;
-  temp.remove();
-});
-
-const dataEnv = () => ({
-  PLANTS_DATA_DIR: path.join(temp.dir, 'data'),
-  PLANTS_CONFIG_DIR: path.join(temp.dir, 'config'),
-});
+/** A user of its own for each test: HOME, config and data folders (serve's plants.db in user.dataDir). */
+const user = useTempUser(undefined, { scope: 'test' });
+const serves = useServeProcesses();
+let running: ServeProcess;
 
 describe('plants serve', () => {
   it('README flow: serve, login with the printed command, add; the plant is in the default database', async () => {
-    const env = dataEnv();
-    running = await startServeProcess(['--port', '0'], env);
+    const env = user.env;
+    running = await serves.start(['--port', '0'], env);
     expect(running.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     await running.waitForStderr('Ctrl-C stops the server');
     // Started as `node bin/run.js` in the clone (as `npm start` does), it names the script so.
@@ -36,18 +26,18 @@ describe('plants serve', () => {
     const at = lines.findIndex((line) => line.includes(' login '));
     const printed = lines[at]?.split('#')[0]?.trim().split(/\s+/);
     expect(printed).toEqual(['./bin/run.js', 'login', '--base-url', running.url, '--with-token']);
-    const login = await runCli(printed?.slice(1) ?? [], { env, input: `${lines[at + 1]?.trim()}\n` });
+    const login = await user.run(printed?.slice(1) ?? [], { env, input: `${lines[at + 1]?.trim()}\n` });
     expect(login.code).toBe(0);
-    const add = await runCli(['add', '--id', '9223372036854775807', '--name', 'Fern', '--tag', 'herb', '--json'], {
+    const add = await user.run(['add', '--id', '9223372036854775807', '--name', 'Fern', '--tag', 'herb', '--json'], {
       env,
     });
     expect(add.code).toBe(0);
     expect(add.stdout).toBe('{"id":9223372036854775807,"name":"Fern","tag":"herb"}\n');
-    const again = await runCli(['plant', 'add', '--id', '9223372036854775807', '--name', 'Other'], { env });
+    const again = await user.run(['plant', 'add', '--id', '9223372036854775807', '--name', 'Other'], { env });
     expect(again.code).toBe(1);
     expect(again.stderr).toContain('409');
     expect(await running.stop('SIGINT')).toBe(0);
-    expect(readStoredPlants(path.join(env.PLANTS_DATA_DIR, 'plants.db'))).toEqual([
+    expect(readStoredPlants(path.join(user.dataDir, 'plants.db'))).toEqual([
       { id: 9223372036854775807n, name: 'Fern', tag: 'herb' },
     ]);
     expect(running.stderr).toMatch(/POST \/plants 200 \d+(\.\d+)?ms/);
@@ -55,8 +45,8 @@ describe('plants serve', () => {
   });
 
   it('accepts each --token, prints none of them, and logs nothing with --quiet', async () => {
-    const db = path.join(temp.dir, 'own.db');
-    running = await startServeProcess([
+    const db = path.join(user.dir, 'own.db');
+    running = await serves.start([
       '--port',
       '0',
       '--db',
@@ -71,13 +61,13 @@ describe('plants serve', () => {
       ['1', 'first-token'],
       ['2', 'second-token'],
     ] as const) {
-      const add = await runCli(['add', '--id', id, '--name', 'x', '--base-url', running.url], {
-        env: { PLANTS_TOKEN: token, PLANTS_CONFIG_DIR: temp.dir },
+      const add = await user.run(['add', '--id', id, '--name', 'x', '--base-url', running.url], {
+        env: { PLANTS_TOKEN: token },
       });
       expect(add.code).toBe(0);
     }
-    const refused = await runCli(['add', '--id', '3', '--name', 'x', '--base-url', running.url], {
-      env: { PLANTS_TOKEN: 'wrong-token', PLANTS_CONFIG_DIR: temp.dir },
+    const refused = await user.run(['add', '--id', '3', '--name', 'x', '--base-url', running.url], {
+      env: { PLANTS_TOKEN: 'wrong-token' },
     });
     expect(refused.code).toBe(4);
     expect(await running.stop('SIGTERM')).toBe(0);
@@ -87,9 +77,9 @@ describe('plants serve', () => {
   });
 
   it('takes PLANTS_TOKEN when no --token is given', async () => {
-    running = await startServeProcess(['--port', '0', '--memory'], { PLANTS_TOKEN: 'env-serve-token' });
-    const add = await runCli(['add', '--id', '1', '--name', 'x', '--base-url', running.url], {
-      env: { PLANTS_TOKEN: 'env-serve-token', PLANTS_CONFIG_DIR: temp.dir },
+    running = await serves.start(['--port', '0', '--memory'], { PLANTS_TOKEN: 'env-serve-token' });
+    const add = await user.run(['add', '--id', '1', '--name', 'x', '--base-url', running.url], {
+      env: { PLANTS_TOKEN: 'env-serve-token' },
     });
     expect(add.code).toBe(0);
     expect(running.stderr).not.toContain('env-serve-token');
@@ -97,15 +87,15 @@ describe('plants serve', () => {
   });
 
   it('warns that tokens travel in clear text on a non-loopback host', async () => {
-    running = await startServeProcess(['--port', '0', '--memory', '--host', '0.0.0.0', '--token', 'abc']);
+    running = await serves.start(['--port', '0', '--memory', '--host', '0.0.0.0', '--token', 'abc']);
     await running.waitForStderr('Ctrl-C stops the server');
     expect(running.stderr).toContain('tokens travel in clear text');
   });
 
   it('refuses a file that is not SQLite without touching it (exit 2)', async () => {
-    const db = path.join(temp.dir, 'notes.txt');
+    const db = path.join(user.dir, 'notes.txt');
     writeFileSync(db, 'my precious notes, not a database\n'.repeat(100));
-    const result = await runCli(['serve', '--port', '0', '--db', db, '--token', 'abc']);
+    const result = await user.run(['serve', '--port', '0', '--db', db, '--token', 'abc']);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(db);
     expect(result.stderr).not.toMatch(/\n\s+at /);
@@ -118,13 +108,13 @@ describe('plants serve', () => {
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     const address = blocker.address();
     const port = typeof address === 'object' && address !== null ? address.port : 0;
-    const db = path.join(temp.dir, 'new.db');
+    const db = path.join(user.dir, 'new.db');
     try {
-      const result = await runCli(['serve', '--port', String(port), '--db', db, '--token', 'abc']);
+      const result = await user.run(['serve', '--port', String(port), '--db', db, '--token', 'abc']);
       expect(result.code).toBe(2);
       expect(result.stderr).toContain(`127.0.0.1:${port}`);
       expect(result.stderr).toContain('already in use');
-      expect(readdirSync(temp.dir)).toEqual([]);
+      expect(readdirSync(user.dir)).toEqual([]);
     } finally {
       blocker.close();
     }
@@ -149,12 +139,12 @@ describe('plants serve', () => {
     const at = args.indexOf('--env');
     const extra = at === -1 ? {} : Object.fromEntries([(args[at + 1] ?? '').split(/=(.*)/s).slice(0, 2)]);
     const argv = at === -1 ? args : [...args.slice(0, at), ...args.slice(at + 2)];
-    const result = await runCli(['serve', ...(argv.includes('--port') ? [] : ['--port', '0']), ...argv], {
-      env: { ...dataEnv(), ...extra },
+    const result = await user.run(['serve', ...(argv.includes('--port') ? [] : ['--port', '0']), ...argv], {
+      env: extra,
     });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(message);
-    expect(existsSync(path.join(temp.dir, 'data', 'plants.db'))).toBe(false);
+    expect(existsSync(path.join(user.dataDir, 'plants.db'))).toBe(false);
   });
 });
 
@@ -174,34 +164,34 @@ describe('a restarted local store keeps its token', () => {
   };
 
   it('a login made before a restart still adds after it; the token is kept 0600 beside the file', async () => {
-    const env = dataEnv();
+    const env = user.env;
     const port = await freePort();
-    const tokenFile = path.join(env.PLANTS_DATA_DIR, 'plants.db.token');
-    running = await startServeProcess(['--port', port], env);
+    const tokenFile = path.join(user.dataDir, 'plants.db.token');
+    running = await serves.start(['--port', port], env);
     await running.waitForStderr('Ctrl-C stops the server');
     const token = printedToken(running.stderr);
     expect(token).toMatch(/^[A-Za-z0-9_-]{32}$/);
     expect(running.stderr).toContain(`kept in ${tokenFile}, 0600`);
     expect(readFileSync(tokenFile, 'utf8')).toBe(`${token}\n`);
     expect(statSync(tokenFile).mode & 0o777).toBe(0o600);
-    const login = await runCli(['login', '--base-url', running.url, '--with-token'], { env, input: `${token}\n` });
+    const login = await user.run(['login', '--base-url', running.url, '--with-token'], { env, input: `${token}\n` });
     expect(login.code).toBe(0);
-    expect((await runCli(['add', '--id', '1', '--name', 'Fern'], { env })).code).toBe(0);
+    expect((await user.run(['add', '--id', '1', '--name', 'Fern'], { env })).code).toBe(0);
     expect(await running.stop('SIGINT')).toBe(0);
 
-    running = await startServeProcess(['--port', port], env);
+    running = await serves.start(['--port', port], env);
     await running.waitForStderr('Ctrl-C stops the server');
     expect(printedToken(running.stderr)).toBe(token);
     expect(running.stderr).toContain(`this store's token, kept in ${tokenFile} since it was made`);
-    const after = await runCli(['add', '--id', '2', '--name', 'Ivy', '--json'], { env });
+    const after = await user.run(['add', '--id', '2', '--name', 'Ivy', '--json'], { env });
     expect(after.stderr).toBe('');
     expect(after.code).toBe(0);
     expect(after.stdout).toBe('{"id":2,"name":"Ivy"}\n');
     expect(await running.stop('SIGINT')).toBe(0);
 
     // An explicit --token wins, and leaves the kept one as it was; the 401 says what happened.
-    running = await startServeProcess(['--port', port, '--token', 'explicit-token-0123456789'], env);
-    const refused = await runCli(['add', '--id', '3', '--name', 'Oak'], { env });
+    running = await serves.start(['--port', port, '--token', 'explicit-token-0123456789'], env);
+    const refused = await user.run(['add', '--id', '3', '--name', 'Oak'], { env });
     expect(refused.code).toBe(4);
     expect(refused.stderr).toBe(
       [
@@ -214,20 +204,20 @@ describe('a restarted local store keeps its token', () => {
   });
 
   it('keeps none for --memory or a given token, and refuses a kept file that holds no token (exit 2)', async () => {
-    const env = dataEnv();
-    running = await startServeProcess(['--port', '0', '--memory'], env);
+    const env = user.env;
+    running = await serves.start(['--port', '0', '--memory'], env);
     await running.waitForStderr('Ctrl-C stops the server');
     expect(running.stderr).toContain('a token made up for this run');
     await running.stop();
-    const db = path.join(temp.dir, 'own.db');
-    running = await startServeProcess(['--port', '0', '--db', db, '--token', 'given-token-0123456789'], env);
+    const db = path.join(user.dir, 'own.db');
+    running = await serves.start(['--port', '0', '--db', db, '--token', 'given-token-0123456789'], env);
     await running.waitForStderr('Ctrl-C stops the server');
     await running.stop();
-    expect(readdirSync(temp.dir).filter((name) => name.endsWith('.token'))).toEqual([]);
-    expect(existsSync(path.join(env.PLANTS_DATA_DIR, 'plants.db.token'))).toBe(false);
+    expect(readdirSync(user.dir).filter((name) => name.endsWith('.token'))).toEqual([]);
+    expect(existsSync(path.join(user.dataDir, 'plants.db.token'))).toBe(false);
 
     writeFileSync(`${db}.token`, 'not a token\n');
-    const bad = await runCli(['serve', '--port', '0', '--db', db], { env });
+    const bad = await user.run(['serve', '--port', '0', '--db', db], { env });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toBe(
       [
@@ -239,11 +229,9 @@ describe('a restarted local store keeps its token', () => {
   });
 
   it('with --detach the background server keeps it, and the banner says "Next:" for this terminal', async () => {
-    const db = path.join(temp.dir, 'bg.db');
-    const pidFile = path.join(temp.dir, 'plants.pid');
-    const started = await runCli(['serve', '--port', '0', '--db', db, '--detach', '--pid-file', pidFile], {
-      env: dataEnv(),
-    });
+    const db = path.join(user.dir, 'bg.db');
+    const pidFile = path.join(user.dir, 'plants.pid');
+    const started = await user.run(['serve', '--port', '0', '--db', db, '--detach', '--pid-file', pidFile]);
     const pid = Number(readFileSync(pidFile, 'utf8'));
     try {
       expect(started.code).toBe(0);
@@ -261,14 +249,14 @@ describe('a restarted local store keeps its token', () => {
 describe('plants serve --detach', () => {
   /** Runs a line of bash in the temp folder with `plants` on the PATH as the built CLI; a hang fails the test. */
   const bash = (line: string, env: Record<string, string> = {}) => {
-    const bin = path.join(temp.dir, 'bin');
+    const bin = path.join(user.dir, 'bin');
     mkdirSync(bin, { recursive: true });
     if (!existsSync(path.join(bin, 'plants'))) symlinkSync(binPath, path.join(bin, 'plants'));
     return spawnSync('bash', ['--norc', '--noprofile', '-c', line], {
-      cwd: temp.dir,
+      cwd: user.dir,
       encoding: 'utf8',
       timeout: 20_000,
-      env: { PATH: `${bin}:${process.env.PATH ?? ''}`, HOME: temp.dir, ...dataEnv(), ...env },
+      env: { PATH: `${bin}:${process.env.PATH ?? ''}`, ...user.env, ...env },
     });
   };
   const stopped = stopDetachedServer;
@@ -281,11 +269,11 @@ describe('plants serve --detach', () => {
     expect(result.status).toBe(0);
     const url = /^url=(http:\/\/127\.0\.0\.1:\d+)$/m.exec(result.stdout)?.[1];
     expect(url).toBeDefined();
-    const pid = Number(readFileSync(path.join(temp.dir, 'plants.pid'), 'utf8'));
+    const pid = Number(readFileSync(path.join(user.dir, 'plants.pid'), 'utf8'));
     expect(result.stderr).toContain(`Plant store listening on ${url}`);
     expect(result.stderr).toContain(`\`kill ${pid}\` stops it`);
     try {
-      const add = await runCli(['add', '--id', '7', '--name', 'Fern', '--base-url', url ?? '', '--json'], {
+      const add = await user.run(['add', '--id', '7', '--name', 'Fern', '--base-url', url ?? '', '--json'], {
         env: { PLANTS_TOKEN: 'tok-detach' },
       });
       expect(add.code).toBe(0);
@@ -300,7 +288,7 @@ describe('plants serve --detach', () => {
     expect(result.error).toBeUndefined();
     expect(result.status).toBe(0);
     expect(result.stdout).toMatch(/^http:\/\/127\.0\.0\.1:\d+\n$/);
-    await stopped(Number(readFileSync(path.join(temp.dir, 'plants.pid'), 'utf8')));
+    await stopped(Number(readFileSync(path.join(user.dir, 'plants.pid'), 'utf8')));
   });
 
   it('exits 2 with the reason when the server cannot start, and leaves nothing running', async () => {
@@ -312,8 +300,8 @@ describe('plants serve --detach', () => {
       expect(result.status).toBe(2);
       expect(result.stdout).toBe('');
       expect(result.stderr).toContain(`plants: cannot listen on 127.0.0.1:${port}: the port is already in use`);
-      expect(existsSync(path.join(temp.dir, 'plants.pid'))).toBe(false);
-      expect(existsSync(path.join(temp.dir, 'new.db'))).toBe(false);
+      expect(existsSync(path.join(user.dir, 'plants.pid'))).toBe(false);
+      expect(existsSync(path.join(user.dir, 'new.db'))).toBe(false);
     } finally {
       blocker.close();
     }
@@ -332,11 +320,11 @@ describe('serve --tls-cert and --tls-key that cannot be used', () => {
     [
       'a missing cert',
       () => {
-        const none = path.join(temp.dir, 'none.pem');
+        const none = path.join(user.dir, 'none.pem');
         return [none, key, `--tls-cert ${none}: cannot read it: no such file`];
       },
     ],
-    ['a folder for a key', () => [cert, temp.dir, `--tls-key ${temp.dir}: cannot read it: it is a folder`]],
+    ['a folder for a key', () => [cert, user.dir, `--tls-key ${user.dir}: cannot read it: it is a folder`]],
     [
       'a key that is no key',
       () => [cert, cert, `--tls-key ${cert} holds no PEM private key (-----BEGIN PRIVATE KEY-----)`],
@@ -344,7 +332,7 @@ describe('serve --tls-cert and --tls-key that cannot be used', () => {
     [
       'a key of another certificate',
       () => {
-        const other = path.join(temp.dir, 'other-key.pem');
+        const other = path.join(user.dir, 'other-key.pem');
         const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
         writeFileSync(other, privateKey.export({ type: 'pkcs8', format: 'pem' }));
         return [
@@ -356,7 +344,7 @@ describe('serve --tls-cert and --tls-key that cannot be used', () => {
     ],
   ])('%s: exit 2 naming the flag and the file, no OpenSSL codes', async (_what, files) => {
     const [certFile, keyFile, message] = files();
-    const result = await runCli([
+    const result = await user.run([
       'serve',
       '--port',
       '0',
@@ -377,26 +365,26 @@ describe('serve --tls-cert and --tls-key that cannot be used', () => {
 
 describe('the serve banner', () => {
   it('warns about a token short enough to be guessed, and refuses a "Bearer " one saying why', async () => {
-    running = await startServeProcess(['--port', '0', '--memory', '--token', 'x']);
+    running = await serves.start(['--port', '0', '--memory', '--token', 'x']);
     await running.waitForStderr('Ctrl-C stops the server');
     expect(running.stderr).toContain('warning: a token shorter than 16 characters can be guessed');
     await running.stop();
-    running = await startServeProcess(['--port', '0', '--memory', '--token', 'a-long-enough-token-0123456789']);
+    running = await serves.start(['--port', '0', '--memory', '--token', 'a-long-enough-token-0123456789']);
     await running.waitForStderr('Ctrl-C stops the server');
     expect(running.stderr).not.toContain('can be guessed');
-    const bearer = await runCli(['serve', '--port', '0', '--memory', '--token', 'Bearer abc']);
+    const bearer = await user.run(['serve', '--port', '0', '--memory', '--token', 'Bearer abc']);
     expect(bearer.code).toBe(2);
     expect(bearer.stderr).toContain('the token starts with "Bearer"');
   });
 
   it('names the durability of a database file, and none for a store in memory', async () => {
-    running = await startServeProcess(['--port', '0', '--memory', '--token', 'abc']);
+    running = await serves.start(['--port', '0', '--memory', '--token', 'abc']);
     await running.waitForStderr('Ctrl-C stops the server');
     expect(running.stderr).toContain('store: in memory (gone when the server stops)\n');
     expect(running.stderr).not.toContain('durability');
     await running.stop();
-    const db = path.join(temp.dir, 'own.db');
-    running = await startServeProcess(['--port', '0', '--db', db, '--durability', 'normal', '--token', 'abc']);
+    const db = path.join(user.dir, 'own.db');
+    running = await serves.start(['--port', '0', '--db', db, '--durability', 'normal', '--token', 'abc']);
     await running.waitForStderr('Ctrl-C stops the server');
     expect(running.stderr).toContain(`store: ${db}, durability: normal\n`);
   });
