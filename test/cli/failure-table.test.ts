@@ -1,9 +1,10 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliResult, makeTempDir, projectRoot, runCli } from '../helpers/cli.js';
-import { type FailureServers, startFailureServers } from '../helpers/failure-servers.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type CliResult, projectRoot } from '../helpers/cli.js';
+import { type FailureServers, useFailureServers } from '../helpers/failure-servers.js';
 import { expectOneLineError } from '../helpers/reliability.js';
+import { useTempUser } from '../helpers/user.js';
 
 /**
  * One table of failures, every command that talks to a store: the same failure gets the same
@@ -280,36 +281,24 @@ const manifest = JSON.parse(readFileSync(path.join(projectRoot, 'oclif.manifest.
 };
 const takesJson = (command: CommandRow) => manifest.commands[command.args[0] ?? '']?.flags.json !== undefined;
 
-let servers: FailureServers;
-let configDir: { dir: string; remove: () => void };
-let emptyConfigDir: { dir: string; remove: () => void };
+const servers = useFailureServers();
+/** A user with the token stored for every failing origin, and one with none stored. */
+const loggedIn = useTempUser(undefined, { env: { NO_COLOR: '1' } });
+const newcomer = useTempUser(undefined, { env: { NO_COLOR: '1' } });
 
-beforeAll(async () => {
-  servers = await startFailureServers();
-  configDir = makeTempDir();
-  emptyConfigDir = makeTempDir();
+beforeAll(() => {
   const origins = failures.map((row) => new URL(row.url(servers)).origin);
+  mkdirSync(loggedIn.configDir, { recursive: true });
   writeFileSync(
-    path.join(configDir.dir, 'config.json'),
+    path.join(loggedIn.configDir, 'config.json'),
     JSON.stringify({ tokens: Object.fromEntries(origins.map((origin) => [origin, token])) }),
     { mode: 0o600 },
   );
 });
-afterAll(async () => {
-  await servers.close();
-  configDir.remove();
-  emptyConfigDir.remove();
-});
 
 function run(command: CommandRow, failure: FailureRow, json: boolean): Promise<CliResult> {
-  const env: Record<string, string> = {
-    PLANTS_CONFIG_DIR: failure.token === 'none' ? emptyConfigDir.dir : configDir.dir,
-    NO_COLOR: '1',
-  };
-  if (failure.token === 'environment') {
-    env.PLANTS_TOKEN = token;
-    env.PLANTS_CONFIG_DIR = emptyConfigDir.dir;
-  }
+  const user = failure.token === 'none' || failure.token === 'environment' ? newcomer : loggedIn;
+  const env: Record<string, string> = failure.token === 'environment' ? { PLANTS_TOKEN: token } : {};
   const args = [
     ...command.args,
     '--base-url',
@@ -317,7 +306,7 @@ function run(command: CommandRow, failure: FailureRow, json: boolean): Promise<C
     ...(failure.args ?? []),
     ...(json ? ['--json'] : []),
   ];
-  return runCli(args, { env, input: command.input ?? '' });
+  return user.run(args, { env, input: command.input ?? '' });
 }
 
 /** The message and hint lines the failure left on stderr. */

@@ -9,6 +9,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
 import path from 'node:path';
 import { projectRoot } from './cli.js';
+import { type FixtureScope, suiteFixture } from './fixture.js';
 
 /** Every way a store can fail a client, one server (or address) each. */
 export interface FailureServers {
@@ -139,4 +140,14 @@ export async function startFailureServers(): Promise<FailureServers> {
       await Promise.all(closers.map((close) => close()));
     },
   };
+}
+
+/**
+ * The failing stores (startFailureServers) for the tests of the file or describe it is declared
+ * in, closed after them:
+ *
+ *   const servers = useFailureServers();
+ */
+export function useFailureServers(scope: FixtureScope = 'file'): FailureServers {
+  return suiteFixture(scope, startFailureServers, (servers) => servers.close());
 }
