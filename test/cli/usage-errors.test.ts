@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { makeTempDir, projectRoot, runCli } from '../helpers/cli.js';
+import { describe, expect, it } from 'vitest';
+import { projectRoot } from '../helpers/cli.js';
+import { useTempUser } from '../helpers/user.js';
 
 // Every usage error of every command reads as one `plants: …` sentence naming the argument or
 // flag at fault, with exit 2 (README, Exit codes), never oclif's own texts. The cases come from
@@ -194,14 +195,8 @@ function readmeUsageExitCode(): number {
   return Number(rows[0]?.[1]);
 }
 
-const temp = makeTempDir();
-afterAll(() => temp.remove());
-const env = {
-  PLANTS_CONFIG_DIR: path.join(temp.dir, 'config'),
-  PLANTS_DATA_DIR: path.join(temp.dir, 'data'),
-  // Nothing listens here: a usage error must be found before anything is sent.
-  PLANTS_BASE_URL: 'http://127.0.0.1:9',
-};
+// Nothing listens here: a usage error must be found before anything is sent.
+const user = useTempUser({ url: 'http://127.0.0.1:9' });
 
 describe('usage errors, every command', () => {
   it('places every flag that takes a value in badValues (a value its parser refuses, or null)', () => {
@@ -219,7 +214,7 @@ describe('usage errors, every command', () => {
   });
 
   it.concurrent.each(cases.map((c) => [c.name, c] as const))('%s', { timeout: 60_000 }, async (_name, c) => {
-    const result = await runCli(c.argv, { env, timeoutMs: 50_000 });
+    const result = await user.run(c.argv, { timeoutMs: 50_000 });
     expect(result.code, result.stderr).toBe(readmeUsageExitCode());
     expect(result.stdout).toBe('');
     const [first = '', ...rest] = result.stderr.trimEnd().split('\n');
@@ -244,7 +239,7 @@ describe('a value with spaces given without quotes', () => {
     [['add', '--id', '1', '--name', 'Fern', '--tag', 'deep', 'shade'], '--tag "deep shade"'],
     [['add', '--id', '1', '--name', 'Cost', '$5'], "--name 'Cost $5'"],
   ])('%j: says to quote it, and how', async (argv, quoted) => {
-    const result = await runCli(argv, { env });
+    const result = await user.run(argv);
     expect(result.code).toBe(readmeUsageExitCode());
     const flag = quoted.split(' ')[0];
     expect(result.stderr).toBe(
@@ -258,14 +253,14 @@ describe('a value with spaces given without quotes', () => {
   });
 
   it('never repeats the words after a token flag, and a stray word elsewhere is not quoted', async () => {
-    const token = await runCli(['login', '--token', 'secret-part-one', 'secret-part-two'], { env });
+    const token = await user.run(['login', '--token', 'secret-part-one', 'secret-part-two']);
     expect(token.code).toBe(readmeUsageExitCode());
     expect(token.stderr).not.toMatch(/secret-part|Quote it/);
     // A command that takes a token never quotes a stray word: it may be the token.
-    const afterUrl = await runCli(['login', '--base-url', 'http://127.0.0.1:4010', 'secret-part-three'], { env });
+    const afterUrl = await user.run(['login', '--base-url', 'http://127.0.0.1:4010', 'secret-part-three']);
     expect(afterUrl.code).toBe(readmeUsageExitCode());
     expect(afterUrl.stderr).not.toMatch(/secret-part|Quote it/);
-    const stray = await runCli(['get', '1', 'Fern'], { env });
+    const stray = await user.run(['get', '1', 'Fern']);
     expect(stray.stderr.split('\n')[0]).toBe(
       "plants: unexpected argument: `plants get` takes one argument, ID, and a flag's value goes right after it",
     );
