@@ -1,12 +1,13 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { makeTempDir, runCli } from '../helpers/cli.js';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { reply, startFixtureServer } from '../helpers/fixture-server.js';
 import { freePort } from '../helpers/postgres.js';
-import { type StoreServer, startStoreServer } from '../helpers/store-server.js';
+import { startStoreServer, useTestStore } from '../helpers/store-server.js';
+import { useTempUser } from '../helpers/user.js';
 
-let temp: ReturnType<typeof makeTempDir>;
+/** A user of its own for each test; `env` is what its runs get. */
+const user = useTempUser(undefined, { scope: 'test' });
 let env: Record<string, string>;
 /**
  * A loopback URL nobody listens on, for logins to the default base URL: login tries its token on
@@ -15,19 +16,17 @@ let env: Record<string, string>;
 let home: string;
 let offline: Record<string, string>;
 beforeEach(async () => {
-  temp = makeTempDir();
-  env = { PLANTS_CONFIG_DIR: path.join(temp.dir, 'config') };
+  env = user.env;
   home = `http://127.0.0.1:${await freePort()}`;
   offline = { ...env, PLANTS_BASE_URL: home };
 });
-afterEach(() => temp.remove());
 
 const token = 'tok_9f8e7d6c5b4a3210';
-const readConfig = () => JSON.parse(readFileSync(path.join(env.PLANTS_CONFIG_DIR as string, 'config.json'), 'utf8'));
+const readConfig = () => JSON.parse(readFileSync(path.join(user.configDir, 'config.json'), 'utf8'));
 
 describe('plants login', () => {
   it('stores --token for the origin of the default base URL without printing it', async () => {
-    const result = await runCli(['login', '--token', token], { env: offline });
+    const result = await user.run(['login', '--token', token], { env: offline });
     expect(result.code).toBe(0);
     expect(result.stdout + result.stderr).not.toContain(token);
     expect(result.stderr).toContain(`Logged in to ${home}`);
@@ -35,13 +34,13 @@ describe('plants login', () => {
   });
 
   it('reads the token from stdin with --with-token, dropping one trailing newline', async () => {
-    const result = await runCli(['login', '--with-token'], { env: offline, input: `${token}\n` });
+    const result = await user.run(['login', '--with-token'], { env: offline, input: `${token}\n` });
     expect(result.code).toBe(0);
     expect(readConfig().tokens[home]).toBe(token);
   });
 
   it('with --base-url keeps the token for that origin and makes it the default', async () => {
-    const result = await runCli(['login', '--with-token', '--base-url', 'https://plants.example.com/v1/'], {
+    const result = await user.run(['login', '--with-token', '--base-url', 'https://plants.example.com/v1/'], {
       env,
       input: token,
     });
@@ -58,7 +57,7 @@ describe('plants login', () => {
     ['an inner = sign', 'ab=cd'],
     ['nothing', ''],
   ])('refuses a token with %s, exit 2, without echoing it', async (_what, bad) => {
-    const result = await runCli(['login', '--with-token'], { env, input: bad });
+    const result = await user.run(['login', '--with-token'], { env, input: bad });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('token refused');
     if (bad !== '') expect(result.stderr).not.toContain(bad);
@@ -66,45 +65,43 @@ describe('plants login', () => {
   });
 
   it('without a token and without a terminal, says how to give one (exit 2)', async () => {
-    const result = await runCli(['login'], { env });
+    const result = await user.run(['login'], { env });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('no token given');
     expect(result.stderr).toContain('--with-token');
   });
 
   it('refuses --token together with --with-token', async () => {
-    const result = await runCli(['login', '--token', token, '--with-token'], { env, input: token });
+    const result = await user.run(['login', '--token', token, '--with-token'], { env, input: token });
     expect(result.code).toBe(2);
     expect(result.stderr).not.toContain(token);
   });
 
   it('writes the config 0600 in a 0700 folder, tightening a looser existing folder', async () => {
-    const dir = env.PLANTS_CONFIG_DIR as string;
+    const dir = user.configDir;
     mkdirSync(dir, { mode: 0o777 });
     chmodSync(dir, 0o777);
-    const result = await runCli(['login', '--token', token], { env: offline });
+    const result = await user.run(['login', '--token', token], { env: offline });
     expect(result.code).toBe(0);
     expect(statSync(dir).mode & 0o777).toBe(0o700);
     expect(statSync(path.join(dir, 'config.json')).mode & 0o777).toBe(0o600);
   });
 
   it('uses the XDG config folder when PLANTS_CONFIG_DIR is not set', async () => {
-    const xdg = path.join(temp.dir, 'xdg');
-    const result = await runCli(['login', '--token', token], { env: { XDG_CONFIG_HOME: xdg, PLANTS_BASE_URL: home } });
+    const xdg = path.join(user.dir, 'xdg');
+    const result = await user.run(['login', '--token', token], {
+      env: { PLANTS_CONFIG_DIR: undefined, XDG_CONFIG_HOME: xdg, PLANTS_BASE_URL: home },
+    });
     expect(result.code).toBe(0);
     expect(statSync(path.join(xdg, 'plants', 'config.json')).mode & 0o777).toBe(0o600);
   });
 });
 
 describe('plants login checks the token with the store, as gh auth login does', () => {
-  let store: StoreServer;
-  beforeAll(async () => {
-    store = await startStoreServer();
-  });
-  afterAll(() => store.close());
+  const store = useTestStore();
 
   it('stores a token the store takes, and says the store took it', async () => {
-    const result = await runCli(['login', '--with-token', '--base-url', store.url], { env, input: store.token });
+    const result = await user.run(['login', '--with-token', '--base-url', store.url], { env, input: store.token });
     expect(result.code).toBe(0);
     expect(result.stderr).toContain(`✓ Logged in to ${store.url}`);
     expect(result.stderr).toContain('the store took the token');
@@ -113,19 +110,19 @@ describe('plants login checks the token with the store, as gh auth login does', 
   });
 
   it('refuses a token the store refuses (exit 4) and does not store it', async () => {
-    const result = await runCli(['login', '--token', 'not-the-right-token-42', '--base-url', store.url], { env });
+    const result = await user.run(['login', '--token', 'not-the-right-token-42', '--base-url', store.url], { env });
     expect(result.code).toBe(4);
     expect(result.stderr.split('\n')[0]).toBe(
       `plants: the store at ${store.url} refused this token (401: invalid bearer token); it was not saved`,
     );
     expect(result.stdout + result.stderr).not.toContain('not-the-right-token-42');
-    expect(existsSync(path.join(env.PLANTS_CONFIG_DIR as string, 'config.json'))).toBe(false);
+    expect(existsSync(path.join(user.configDir, 'config.json'))).toBe(false);
   });
 
   it('stores the token when the store cannot be reached, saying it was not checked', async () => {
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
-    const result = await runCli(['login', '--token', token, '--base-url', base], { env });
+    const result = await user.run(['login', '--token', token, '--base-url', base], { env });
     expect(result.code).toBe(0);
     expect(result.stderr).toContain(`✓ Logged in to ${base}`);
     expect(result.stderr).toContain(`not checked: cannot reach ${base}: connection refused`);
@@ -133,11 +130,11 @@ describe('plants login checks the token with the store, as gh auth login does', 
   });
 
   it('refuses a plain-http URL of another machine at login (exit 2), as every command would; --insecure allows it', async () => {
-    const refused = await runCli(['login', '--token', token, '--base-url', 'http://plants.invalid'], { env });
+    const refused = await user.run(['login', '--token', token, '--base-url', 'http://plants.invalid'], { env });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('refusing to send a bearer token in clear text to http://plants.invalid');
-    expect(existsSync(path.join(env.PLANTS_CONFIG_DIR as string, 'config.json'))).toBe(false);
-    const allowed = await runCli(['login', '--token', token, '--base-url', 'http://plants.invalid', '--insecure'], {
+    expect(existsSync(path.join(user.configDir, 'config.json'))).toBe(false);
+    const allowed = await user.run(['login', '--token', token, '--base-url', 'http://plants.invalid', '--insecure'], {
       env,
     });
     expect(allowed.code).toBe(0);
@@ -148,9 +145,9 @@ describe('plants login checks the token with the store, as gh auth login does', 
 
 describe('plants logout', () => {
   it('of the default origin puts the default back to the local store, and says so', async () => {
-    await runCli(['login', '--token', 'other-token', '--base-url', 'https://plants.example.com'], { env });
+    await user.run(['login', '--token', 'other-token', '--base-url', 'https://plants.example.com'], { env });
     expect(readConfig().defaultBaseUrl).toBe('https://plants.example.com');
-    const result = await runCli(['logout'], { env });
+    const result = await user.run(['logout'], { env });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toContain('Logged out of https://plants.example.com');
     expect(result.stderr).toContain('The default store is the local one again: http://127.0.0.1:4010');
@@ -158,31 +155,27 @@ describe('plants logout', () => {
   });
 
   it('forgets only the token of the given origin', async () => {
-    await runCli(['login', '--token', token], { env: offline });
-    await runCli(['login', '--token', 'other-token', '--base-url', 'https://plants.example.com'], { env });
-    const result = await runCli(['logout', '--base-url', home], { env });
+    await user.run(['login', '--token', token], { env: offline });
+    await user.run(['login', '--token', 'other-token', '--base-url', 'https://plants.example.com'], { env });
+    const result = await user.run(['logout', '--base-url', home], { env });
     expect(result.code).toBe(0);
     expect(result.stderr).toContain(`Logged out of ${home}`);
     expect(readConfig().tokens).toEqual({ 'https://plants.example.com': 'other-token' });
-    const again = await runCli(['logout', '--base-url', home], { env });
+    const again = await user.run(['logout', '--base-url', home], { env });
     expect(again.code).toBe(0);
     expect(again.stderr).toContain(`No token was stored for ${home}`);
   });
 });
 
 describe('plants status', () => {
-  let store: StoreServer;
-  beforeAll(async () => {
-    store = await startStoreServer();
-  });
-  afterAll(() => store.close());
+  const store = useTestStore();
 
   it('exits 4 when the store wants a token and none is stored, in human and --json mode', async () => {
-    const human = await runCli(['status', '--base-url', store.url], { env });
+    const human = await user.run(['status', '--base-url', store.url], { env });
     expect(human.code).toBe(4);
     expect(human.stdout).toContain(`${store.url} (from --base-url)`);
     expect(human.stderr).toContain(`run \`plants login --base-url ${store.url}\` or set PLANTS_TOKEN`);
-    const json = await runCli(['status', '--json', '--base-url', store.url], { env });
+    const json = await user.run(['status', '--json', '--base-url', store.url], { env });
     expect(json.code).toBe(4);
     expect(JSON.parse(json.stdout)).toMatchObject({
       defaultBaseUrl: store.url,
@@ -193,9 +186,9 @@ describe('plants status', () => {
   });
 
   it('shows every origin with its token masked and the source of each setting, also when the store cannot be reached', async () => {
-    await runCli(['login', '--token', token], { env: offline });
-    await runCli(['login', '--token', 'remote-token-wxyz', '--base-url', 'https://plants.invalid'], { env });
-    const result = await runCli(['status', '--json'], { env });
+    await user.run(['login', '--token', token], { env: offline });
+    await user.run(['login', '--token', 'remote-token-wxyz', '--base-url', 'https://plants.invalid'], { env });
+    const result = await user.run(['status', '--json'], { env });
     // plants.invalid never resolves: exit 3, as for any command, and the settings are still shown.
     expect(result.code).toBe(3);
     expect(result.stdout).not.toContain(token);
@@ -208,7 +201,7 @@ describe('plants status', () => {
       { origin: home, token: '********3210', tokenSource: 'config', isDefault: false },
     ]);
     expect(status.store).toMatchObject({ answered: false, error: { error: 0 } });
-    const human = await runCli(['status'], { env });
+    const human = await user.run(['status'], { env });
     expect(human.code).toBe(3);
     expect(human.stdout).toContain('https://plants.invalid (default): token ********wxyz (from config)');
     expect(human.stderr).toMatch(/^plants: cannot reach https:\/\/plants\.invalid: /);
@@ -216,7 +209,7 @@ describe('plants status', () => {
   });
 
   it('reports the environment and the flag as sources, flag first, and that the store takes the token', async () => {
-    const fromEnv = await runCli(['status', '--json'], {
+    const fromEnv = await user.run(['status', '--json'], {
       env: { ...env, PLANTS_BASE_URL: store.url, PLANTS_TOKEN: store.token },
     });
     expect(fromEnv.code).toBe(0);
@@ -227,7 +220,7 @@ describe('plants status', () => {
       origins: [{ origin: store.url, token: `********${store.token.slice(-4)}`, tokenSource: 'environment' }],
       store: { answered: true, token: 'accepted' },
     });
-    const fromFlag = await runCli(['status', '--json', '--base-url', store.url], {
+    const fromFlag = await user.run(['status', '--json', '--base-url', store.url], {
       env: { ...env, PLANTS_BASE_URL: 'http://127.0.0.1:6000', PLANTS_TOKEN: store.token },
     });
     expect(fromFlag.code).toBe(0);
@@ -235,10 +228,10 @@ describe('plants status', () => {
   });
 
   it('names a broken config file instead of crashing (exit 2)', async () => {
-    mkdirSync(env.PLANTS_CONFIG_DIR as string, { recursive: true });
+    mkdirSync(user.configDir, { recursive: true });
     const { writeFileSync } = await import('node:fs');
-    writeFileSync(path.join(env.PLANTS_CONFIG_DIR as string, 'config.json'), '{oops');
-    const result = await runCli(['status'], { env });
+    writeFileSync(path.join(user.configDir, 'config.json'), '{oops');
+    const result = await user.run(['status'], { env });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('config.json cannot be read');
     expect(result.stderr).not.toMatch(/\n\s+at /);
@@ -247,15 +240,11 @@ describe('plants status', () => {
 
 describe('a config file left careless', () => {
   // status checks the store it shows: a real one, so that it can answer 0.
-  let store: StoreServer;
-  beforeAll(async () => {
-    store = await startStoreServer();
-  });
-  afterAll(() => store.close());
+  const store = useTestStore();
 
-  const configFile = () => path.join(env.PLANTS_CONFIG_DIR as string, 'config.json');
+  const configFile = () => path.join(user.configDir, 'config.json');
   const writeConfig = (text: string, mode = 0o600) => {
-    mkdirSync(env.PLANTS_CONFIG_DIR as string, { recursive: true, mode: 0o700 });
+    mkdirSync(user.configDir, { recursive: true, mode: 0o700 });
     writeFileSync(configFile(), text, { mode });
     chmodSync(configFile(), mode);
   };
@@ -268,7 +257,7 @@ describe('a config file left careless', () => {
   ])('refuses %s, naming the key and the file (exit 2)', async (text, problem) => {
     writeConfig(text);
     for (const args of [['status'], ['status', '--json'], ['add', '--id', '1', '--name', 'x']]) {
-      const result = await runCli(args, { env });
+      const result = await user.run(args, { env });
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stderr).toContain(`the config file ${configFile()} cannot be read: ${problem}`);
       expect(result.stderr).not.toMatch(/\n\s+at /);
@@ -280,25 +269,27 @@ describe('a config file left careless', () => {
     writeConfig(JSON.stringify({ tokens: { 'http://127.0.0.1:4010': token } }), 0o644);
     const warning = `warning: the config file ${configFile()} holds tokens and other users can open it (mode 0644)`;
 
-    const status = await runCli(['status', '--base-url', store.url], { env: { ...env, PLANTS_TOKEN: store.token } });
+    const status = await user.run(['status', '--base-url', store.url], { env: { ...env, PLANTS_TOKEN: store.token } });
     expect(status.code).toBe(0);
     expect(status.stderr.split(warning)).toHaveLength(2);
     expect(status.stdout).not.toContain('warning');
     expect(status.stdout + status.stderr).not.toContain(token);
     expect(statSync(configFile()).mode & 0o777).toBe(0o644);
 
-    const login = await runCli(['login', '--base-url', 'https://plants.example.com', '--token', `${token}x`], { env });
+    const login = await user.run(['login', '--base-url', 'https://plants.example.com', '--token', `${token}x`], {
+      env,
+    });
     expect(login.code).toBe(0);
     expect(login.stderr.split(warning)).toHaveLength(2);
     expect(statSync(configFile()).mode & 0o777).toBe(0o600);
 
-    const after = await runCli(['status'], { env });
+    const after = await user.run(['status'], { env });
     expect(after.stderr).not.toContain('warning');
   });
 
   it('says nothing of a readable file without tokens', async () => {
     writeConfig('{"defaultBaseUrl":"http://127.0.0.1:4011"}', 0o644);
-    const status = await runCli(['status'], { env });
+    const status = await user.run(['status'], { env });
     expect(status.stderr).not.toContain('warning');
   });
 });
@@ -311,7 +302,7 @@ describe('a token typed wrong', () => {
     ['   ', 'the token is only white space'],
     ['sek rit9', 'the token has white space in it'],
   ])('%j is refused with a message that says which (exit 2), never repeating it', async (typed, reason) => {
-    const result = await runCli(['login', '--token', typed], { env });
+    const result = await user.run(['login', '--token', typed], { env });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`token refused: ${reason}`);
     expect(result.stderr).not.toMatch(/sek|rit9/);
@@ -325,14 +316,14 @@ describe('plants status against a store with POST /plants alone, with no token, 
       const only = await startFixtureServer(reply(status, `{"error":${status},"message":"no"}`));
       try {
         const withToken = { ...env, PLANTS_BASE_URL: only.url, PLANTS_TOKEN: token };
-        const human = await runCli(['status'], { env: withToken });
+        const human = await user.run(['status'], { env: withToken });
         expect(human.code, human.stderr).toBe(0);
         expect(human.stdout).toContain('the token was not checked');
         expect(human.stderr).toBe('');
-        const json = await runCli(['status', '--json'], { env: withToken });
+        const json = await user.run(['status', '--json'], { env: withToken });
         expect(json.code, json.stderr).toBe(0);
         expect(JSON.parse(json.stdout).store).toEqual({ answered: true, token: 'not checked' });
-        const login = await runCli(['login', '--token', token, '--base-url', only.url], { env });
+        const login = await user.run(['login', '--token', token, '--base-url', only.url], { env });
         expect(login.code, login.stderr).toBe(0);
         expect(login.stderr).toContain('Token not checked: the store does not list plants');
       } finally {
@@ -342,10 +333,10 @@ describe('plants status against a store with POST /plants alone, with no token, 
   );
 
   it('exits 4 with no token whether or not a store listens there', async () => {
-    const human = await runCli(['status'], { env: offline });
+    const human = await user.run(['status'], { env: offline });
     expect(human.code, human.stderr).toBe(4);
     expect(human.stderr).toContain(`No token for ${home}`);
-    const json = await runCli(['status', '--json'], { env: offline });
+    const json = await user.run(['status', '--json'], { env: offline });
     expect(json.code, json.stderr).toBe(4);
     expect(JSON.parse(json.stdout)).toMatchObject({ authenticated: false, store: { answered: false } });
   });
@@ -353,7 +344,7 @@ describe('plants status against a store with POST /plants alone, with no token, 
   it('never marks with a green ✓ a token the store has just refused', async () => {
     const store = await startStoreServer();
     try {
-      const result = await runCli(['status'], {
+      const result = await user.run(['status'], {
         env: { ...env, PLANTS_BASE_URL: store.url, PLANTS_TOKEN: 'not-the-token-0123' },
       });
       expect(result.code).toBe(4);
