@@ -1,6 +1,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { afterEach } from 'vitest';
 import { binPath, projectRoot } from './cli.js';
+import { type FixtureScope, suiteFixture } from './fixture.js';
 
 export interface ServeProcess {
   /** The URL `plants serve` printed as its first line. */
@@ -129,7 +130,8 @@ export interface ServeProcesses {
 export function useServeProcesses(): ServeProcesses {
   const running: ServeProcess[] = [];
   afterEach(async () => {
-    for (const serve of running.splice(0)) if (serve.child.exitCode === null) await serve.stop('SIGKILL');
+    for (const serve of running.splice(0))
+      if (serve.child.exitCode === null && serve.child.signalCode === null) await serve.stop('SIGKILL');
   });
   return {
     async start(args, env, options) {
@@ -138,4 +140,30 @@ export function useServeProcesses(): ServeProcesses {
       return serve;
     },
   };
+}
+
+export interface UseServeProcessOptions extends ServeProcessOptions {
+  /** Its environment (a temp user's `env`, PLANTS_TOKEN…). */
+  env?: Record<string, string>;
+  /** 'file' (default): one for the file or describe it is declared in; 'test': a new one for each test. */
+  scope?: FixtureScope;
+}
+
+/**
+ * One `plants serve` for the tests of the file or describe it is declared in, started before them
+ * (once it printed its URL) and killed after them unless it has ended:
+ *
+ *   const serve = useServeProcess(['--port', '0', '--memory', '--token', TOKEN]);
+ */
+export function useServeProcess(
+  args: readonly string[],
+  { env, scope = 'file', ...options }: UseServeProcessOptions = {},
+): ServeProcess {
+  return suiteFixture(
+    scope,
+    () => startServeProcess(args, env, options),
+    async (serve) => {
+      if (serve.child.exitCode === null && serve.child.signalCode === null) await serve.stop('SIGKILL');
+    },
+  );
 }
