@@ -2,11 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Agent, request } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliResult, makeTempDir, projectRoot, runCli } from '../helpers/cli.js';
-import { type FixtureServer, startFixtureServer } from '../helpers/fixture-server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type CliResult, projectRoot } from '../helpers/cli.js';
+import { useFixtureServer } from '../helpers/fixture-server.js';
 import { expectNoSecret, reportFigures } from '../helpers/reliability.js';
-import { type ServeProcess, startServeProcess } from '../helpers/serve-process.js';
+import { startServeProcess, useServeProcess } from '../helpers/serve-process.js';
+import { useTempUser } from '../helpers/user.js';
 
 /**
  * Token safety: the CLI and the server are run through their paths (login, status, add one and
@@ -23,9 +24,9 @@ const fixtures = path.join(projectRoot, 'test', 'server', 'fixtures');
 const certPath = path.join(fixtures, 'test-tls-cert.pem');
 const keyPath = path.join(fixtures, 'test-tls-key.pem');
 
-let temp: ReturnType<typeof makeTempDir>;
-let serve: ServeProcess;
-let silent: FixtureServer;
+const user = useTempUser();
+const serve = useServeProcess(['--port', '0', '--db', path.join(user.dir, 'plants.db'), '--token', TOKEN]);
+const silent = useFixtureServer(() => {});
 /** Everything printed, by where it came from. */
 const printed: Record<string, string> = {};
 const record = (where: string, result: CliResult) => {
@@ -34,21 +35,10 @@ const record = (where: string, result: CliResult) => {
   return result;
 };
 
-beforeAll(async () => {
-  temp = makeTempDir('plants-token-');
-  serve = await startServeProcess(['--port', '0', '--db', path.join(temp.dir, 'plants.db'), '--token', TOKEN]);
-  await serve.waitForStderr('Ctrl-C stops the server');
-  silent = await startFixtureServer(() => {});
-});
-afterAll(async () => {
-  if (serve !== undefined && serve.child.exitCode === null) await serve.stop('SIGKILL');
-  await silent?.close();
-  temp?.remove();
-});
+beforeAll(() => serve.waitForStderr('Ctrl-C stops the server'));
 
-const config = () => path.join(temp.dir, 'config');
 const cli = (where: string, args: string[], env: Record<string, string> = {}, input?: string) =>
-  runCli(args, { env: { PLANTS_CONFIG_DIR: config(), ...env }, input }).then((result) => record(where, result));
+  user.run(args, { env, input }).then((result) => record(where, result));
 
 describe('the token never appears in what plants prints', () => {
   // Two dozen CLI processes one after another: on a loaded 2-core machine, well past vitest's 30 s default.
@@ -155,7 +145,7 @@ describe('the token never appears in what plants prints', () => {
     ['serve --token', (bad: string) => ['serve', '--port', '0', '--memory', '--token', bad], undefined],
   ] as const)('%s refuses a malformed token without echoing it (exit 2)', async (_what, args, input) => {
     for (const bad of [`${TOKEN} extra`, `${TOKEN}!`, `${TOKEN}\u0007`, `é${TOKEN}`]) {
-      const result = await runCli(args(bad), { env: { PLANTS_CONFIG_DIR: config() }, input: input?.(bad) });
+      const result = await user.run(args(bad), { input: input?.(bad) });
       expect(result.code).toBe(2);
       expectNoSecret(TOKEN, { stdout: result.stdout, stderr: result.stderr });
     }
@@ -183,8 +173,9 @@ describe('the token never appears in what plants prints', () => {
 });
 
 describe('plants serve with a token it made up', () => {
+  const newcomer = useTempUser();
   it('prints it once, in the banner, and nowhere else however it is used', async () => {
-    const own = await startServeProcess(['--port', '0', '--memory'], { PLANTS_DATA_DIR: path.join(temp.dir, 'data') });
+    const own = await startServeProcess(['--port', '0', '--memory'], newcomer.env);
     try {
       await own.waitForStderr('Ctrl-C stops the server');
       // The banner's login command takes the token on stdin; the token is on the line after it.
@@ -194,11 +185,10 @@ describe('plants serve with a token it made up', () => {
       const made = loginLine?.trim() as string;
       expect(lines[at]).toContain(`login --base-url ${own.url} --with-token`);
       expect(made).toMatch(/^[A-Za-z0-9._~+/-]{16,}=*$/);
-      const env = { PLANTS_CONFIG_DIR: path.join(temp.dir, 'made-config') };
-      const login = await runCli(['login', '--base-url', own.url, '--with-token'], { env, input: `${made}\n` });
-      const add = await runCli(['add', '--id', '1', '--name', 'x', '--json'], { env });
-      const wrong = await runCli(['add', '--id', '2', '--name', 'x'], { env: { ...env, PLANTS_TOKEN: WRONG } });
-      const status = await runCli(['status', '--json'], { env });
+      const login = await newcomer.run(['login', '--base-url', own.url, '--with-token'], { input: `${made}\n` });
+      const add = await newcomer.run(['add', '--id', '1', '--name', 'x', '--json']);
+      const wrong = await newcomer.run(['add', '--id', '2', '--name', 'x'], { env: { PLANTS_TOKEN: WRONG } });
+      const status = await newcomer.run(['status', '--json']);
       expect([login.code, add.code, wrong.code, status.code]).toEqual([0, 0, 4, 0]);
       await own.waitForStderr('POST /plants 401');
       const everything = [own.stdout, own.stderr, ...[login, add, wrong, status].flatMap((r) => [r.stdout, r.stderr])];
@@ -212,6 +202,7 @@ describe('plants serve with a token it made up', () => {
 });
 
 describe('plants serve over HTTPS', () => {
+  const tlsUser = useTempUser(undefined, { token: TOKEN });
   it('serves HTTPS with --tls-cert and --tls-key; plants add reaches it, and a client without the CA is refused', async () => {
     const tls = await startServeProcess([
       '--port',
@@ -249,19 +240,25 @@ describe('plants serve over HTTPS', () => {
         await agent.close();
       }
 
-      const env = { PLANTS_CONFIG_DIR: path.join(temp.dir, 'tls-config'), PLANTS_TOKEN: TOKEN };
-      const trusted = await runCli(['add', '--id', '1', '--name', 'Fern', '--base-url', url, '--json'], {
-        env: { ...env, NODE_EXTRA_CA_CERTS: certPath },
+      const trusted = await tlsUser.run(['add', '--id', '1', '--name', 'Fern', '--base-url', url, '--json'], {
+        env: { NODE_EXTRA_CA_CERTS: certPath },
       });
       expect(trusted.code, trusted.stderr).toBe(0);
       expect(trusted.stdout).toBe('{"id":1,"name":"Fern"}\n');
-      const untrusted = await runCli(['add', '--id', '2', '--name', 'Fern', '--base-url', url], { env });
+      const untrusted = await tlsUser.run(['add', '--id', '2', '--name', 'Fern', '--base-url', url]);
       expect(untrusted.code).toBe(3);
       expect(untrusted.stderr).toMatch(/TLS|certificate/i);
-      const plain = await runCli(
-        ['add', '--id', '3', '--name', 'Fern', '--base-url', url.replace('https', 'http'), '--retries', '0'],
-        { env },
-      );
+      const plain = await tlsUser.run([
+        'add',
+        '--id',
+        '3',
+        '--name',
+        'Fern',
+        '--base-url',
+        url.replace('https', 'http'),
+        '--retries',
+        '0',
+      ]);
       expect([1, 3]).toContain(plain.code);
       expectNoSecret(TOKEN, {
         trusted: trusted.stdout + trusted.stderr,
