@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeTempDir, spawnCli } from '../helpers/cli.js';
+import { describe, expect, it } from 'vitest';
 import { integrityCheck, reportFigures, SEED, scaled, seededRandom } from '../helpers/reliability.js';
-import { type ServeProcess, startServeProcess } from '../helpers/serve-process.js';
+import { type ServeProcess, useServeProcesses } from '../helpers/serve-process.js';
 import { readStoredPlants } from '../helpers/store-server.js';
+import { useTempUser } from '../helpers/user.js';
 
 /**
  * A bulk add across crashes (issue 15): `plants serve` (SQLite, a child process) is killed with
@@ -17,17 +17,9 @@ import { readStoredPlants } from '../helpers/store-server.js';
 const TOKEN = `kills-${randomBytes(12).toString('base64url')}`;
 const KILLS = scaled(3, 10);
 const RECORDS = scaled(6_000, 40_000);
-let temp: ReturnType<typeof makeTempDir>;
+const user = useTempUser(undefined, { token: TOKEN });
+const serves = useServeProcesses();
 let serve: ServeProcess | undefined;
-
-beforeAll(() => {
-  temp = makeTempDir('plants-bulk-kills-');
-});
-afterAll(async () => {
-  if (serve !== undefined && serve.child.exitCode === null && serve.child.signalCode === null)
-    await serve.stop('SIGKILL');
-  temp?.remove();
-});
 
 const isAlive = (process: ServeProcess) => process.child.exitCode === null && process.child.signalCode === null;
 
@@ -35,17 +27,17 @@ describe('plants add --file while plants serve is killed with -9 and restarted',
   it(
     `ends with exit 0, every record added or confirmed, the store holding exactly the input (${KILLS} kills)`,
     async () => {
-      const dbPath = path.join(temp.dir, 'kills.db');
+      const dbPath = path.join(user.dir, 'kills.db');
       const next = seededRandom(SEED);
-      serve = await startServeProcess(['--port', '0', '--db', dbPath, '--token', TOKEN, '--quiet']);
+      serve = await serves.start(['--port', '0', '--db', dbPath, '--token', TOKEN, '--quiet']);
       const port = new URL(serve.url).port;
       const first = 3n * 2n ** 61n;
       const input = Array.from({ length: RECORDS }, (_, index) => {
         const id = first + BigInt(index);
         return `{"id":${id},"name":"plant ${index}","tag":"k${index % 7}"}`;
       });
-      const adding = spawnCli(['add', '--file', '-', '--retries', '10', '--concurrency', '16'], {
-        env: { PLANTS_BASE_URL: serve.url, PLANTS_TOKEN: TOKEN, PLANTS_CONFIG_DIR: path.join(temp.dir, 'config') },
+      const adding = user.spawn(['add', '--file', '-', '--retries', '10', '--concurrency', '16'], {
+        env: { PLANTS_BASE_URL: serve.url },
         timeoutMs: scaled(240_000, 900_000),
       });
       adding.child.stdin.end(`${input.join('\n')}\n`);
@@ -62,7 +54,7 @@ describe('plants add --file while plants serve is killed with -9 and restarted',
         expect(await running.stop('SIGKILL')).toBe('SIGKILL');
         // Down for a moment: the client meets refused connections and waits, as it would.
         await new Promise((resolve) => setTimeout(resolve, Math.floor(next() * 400)));
-        serve = await startServeProcess(['--port', port, '--db', dbPath, '--token', TOKEN, '--quiet']);
+        serve = await serves.start(['--port', port, '--db', dbPath, '--token', TOKEN, '--quiet']);
       }
 
       const { code, stdout, stderr } = await adding.exited;
