@@ -6,8 +6,7 @@ import fc from 'fast-check';
 import { Pool } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Database } from '../../src/server/stores/sqlite/sqlite-driver.js';
-import { makeTempDir, runCli } from '../helpers/cli.js';
-import { type FixtureServer, startFixtureServer } from '../helpers/fixture-server.js';
+import { useFixtureServer } from '../helpers/fixture-server.js';
 import {
   expectNoSecret,
   expectOneLineError,
@@ -17,10 +16,11 @@ import {
   reportFigures,
   scaled,
 } from '../helpers/reliability.js';
-import { type ServeProcess, startServeProcess } from '../helpers/serve-process.js';
+import { startServeProcess, useServeProcess } from '../helpers/serve-process.js';
 import { holdSqliteLock } from '../helpers/sqlite-lock.js';
 import { readStoredPlants } from '../helpers/store-server.js';
 import { makeUnwritable } from '../helpers/unwritable.js';
+import { useTempUser } from '../helpers/user.js';
 import { RawConnection, sleep } from '../server/http-client.js';
 
 /**
@@ -31,19 +31,16 @@ import { RawConnection, sleep } from '../server/http-client.js';
  */
 
 const TOKEN = `fault-${randomBytes(12).toString('base64url')}`;
-let temp: ReturnType<typeof makeTempDir>;
+/** Its folder holds the tests' databases; its runs send TOKEN. */
+const user = useTempUser(undefined, { token: TOKEN });
 const cleanups: Array<() => unknown> = [];
-beforeAll(() => {
-  temp = makeTempDir('plants-faults-');
-});
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
-afterAll(() => temp?.remove());
 
 /** A folder of its own for one test's database (tests here run concurrently). */
 function ownFolder(name: string): string {
-  const folder = path.join(temp.dir, `${name}.d`);
+  const folder = path.join(user.dir, `${name}.d`);
   mkdirSync(folder);
   return folder;
 }
@@ -74,7 +71,7 @@ async function expectRefusal(database: string, message: RegExp): Promise<void> {
   const folder = path.dirname(database);
   const listing = readdirSync(folder).sort();
   const bytes = readFileSync(database);
-  const result = await runCli(['serve', '--port', '0', '--db', database, '--token', TOKEN], { timeoutMs: 30_000 });
+  const result = await user.run(['serve', '--port', '0', '--db', database, '--token', TOKEN], { timeoutMs: 30_000 });
   expect(result.code, result.stderr).toBe(2);
   expect(result.stdout).toBe('');
   expectOneLineError(result.stderr);
@@ -122,19 +119,19 @@ describe('plants serve refuses a database it cannot use (exit 2, the file unchan
   });
 
   it.concurrent('when its folder cannot be written, root included (/proc)', async () => {
-    const result = await runCli(['serve', '--port', '0', '--db', '/proc/plants.db', '--token', TOKEN]);
+    const result = await user.run(['serve', '--port', '0', '--db', '/proc/plants.db', '--token', TOKEN]);
     expect(result.code).toBe(2);
     expectOneLineError(result.stderr);
     expect(result.stderr).toContain('/proc/plants.db');
   });
 
   it.concurrent('when its folder cannot be written (immutable, or read-only for a user)', async ({ skip }) => {
-    const folder = path.join(temp.dir, 'sealed');
+    const folder = path.join(user.dir, 'sealed');
     mkdirSync(folder);
     const sealed = makeUnwritable(folder);
     if (sealed === undefined) return skip('this machine cannot make a folder unwritable for root');
     try {
-      const result = await runCli(['serve', '--port', '0', '--db', path.join(folder, 'plants.db'), '--token', TOKEN]);
+      const result = await user.run(['serve', '--port', '0', '--db', path.join(folder, 'plants.db'), '--token', TOKEN]);
       expect(result.code).toBe(2);
       expectOneLineError(result.stderr);
       expect(result.stderr).toContain(path.join(folder, 'plants.db'));
@@ -146,15 +143,8 @@ describe('plants serve refuses a database it cannot use (exit 2, the file unchan
 });
 
 describe('plants serve against stalling and vanishing clients', () => {
-  let serve: ServeProcess;
-  let dbPath: string;
-  beforeAll(async () => {
-    dbPath = path.join(temp.dir, 'clients.db');
-    serve = await startServeProcess(['--port', '0', '--db', dbPath, '--token', TOKEN, '--durability', 'normal']);
-  });
-  afterAll(async () => {
-    if (serve !== undefined && serve.child.exitCode === null) await serve.stop('SIGKILL');
-  });
+  const dbPath = path.join(user.dir, 'clients.db');
+  const serve = useServeProcess(['--port', '0', '--db', dbPath, '--token', TOKEN, '--durability', 'normal']);
 
   it('cuts a client that trickles its headers at the default 10 s limit, serving others meanwhile', async () => {
     const port = Number(new URL(serve.url).port);
@@ -281,13 +271,12 @@ describe('plants serve against stalling and vanishing clients', () => {
 });
 
 describe('plants add against servers that fail it', () => {
-  let silent: FixtureServer;
+  const silent = useFixtureServer(() => {});
   let mute: net.Server;
   let muteUrl: string;
   let resetting: net.Server;
   let resettingUrl: string;
   beforeAll(async () => {
-    silent = await startFixtureServer(() => {});
     // Accepts connections and never reads a byte.
     mute = net.createServer((socket) => {
       socket.pause();
@@ -307,18 +296,13 @@ describe('plants add against servers that fail it', () => {
     resettingUrl = `http://127.0.0.1:${(resetting.address() as net.AddressInfo).port}`;
   });
   afterAll(async () => {
-    await silent.close();
     for (const server of [mute, resetting]) {
       server.close();
       (server as net.Server & { closeAllConnections?: () => void }).closeAllConnections?.();
     }
   });
 
-  const env = (url: string) => ({
-    PLANTS_CONFIG_DIR: path.join(temp.dir, 'config'),
-    PLANTS_BASE_URL: url,
-    PLANTS_TOKEN: TOKEN,
-  });
+  const env = (url: string) => ({ PLANTS_BASE_URL: url });
   const records = (count: number) =>
     `${Array.from({ length: count }, (_x, i) => `{"id":${700 + i},"name":"r${i}"}`).join('\n')}\n`;
 
@@ -328,7 +312,9 @@ describe('plants add against servers that fail it', () => {
   ])(
     '%s: --timeout gives exit 3, with one JSON document under --json, for one plant and for many',
     async (_what, url) => {
-      const one = await runCli(['add', '--id', '1', '--name', 'x', '--timeout', '0.5', '--json'], { env: env(url()) });
+      const one = await user.run(['add', '--id', '1', '--name', 'x', '--timeout', '0.5', '--json'], {
+        env: env(url()),
+      });
       expect(one.code).toBe(3);
       // Sent, and no answer (nor one to reading it back): it may have been added (issue 17, item 8).
       expect(JSON.parse(one.stdout)).toEqual({
@@ -337,7 +323,7 @@ describe('plants add against servers that fail it', () => {
       });
       expectOneLineError(one.stderr);
 
-      const many = await runCli(['add', '--file', '-', '--timeout', '0.5', '--retries', '0', '--concurrency', '4'], {
+      const many = await user.run(['add', '--file', '-', '--timeout', '0.5', '--retries', '0', '--concurrency', '4'], {
         env: env(url()),
         input: records(50),
       });
@@ -359,15 +345,15 @@ describe('plants add against servers that fail it', () => {
   );
 
   it.concurrent('a server that resets in the middle of its answer: exit 3, for one plant and for many', async () => {
-    const human = await runCli(['add', '--id', '1', '--name', 'x'], { env: env(resettingUrl) });
+    const human = await user.run(['add', '--id', '1', '--name', 'x'], { env: env(resettingUrl) });
     expect(human.code).toBe(3);
     expect(human.stdout).toBe('');
     expect(expectOneLineError(human.stderr)[0]).toContain(`cannot reach ${resettingUrl}`);
-    const json = await runCli(['add', '--id', '1', '--name', 'x', '--json'], { env: env(resettingUrl) });
+    const json = await user.run(['add', '--id', '1', '--name', 'x', '--json'], { env: env(resettingUrl) });
     expect(json.code).toBe(3);
     expect(JSON.parse(json.stdout)).toMatchObject({ error: 0, message: expect.stringContaining(resettingUrl) });
 
-    const many = await runCli(['add', '--file', '-', '--concurrency', '1'], {
+    const many = await user.run(['add', '--file', '-', '--concurrency', '1'], {
       env: env(resettingUrl),
       input: records(5),
     });
