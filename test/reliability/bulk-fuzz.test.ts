@@ -1,11 +1,11 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeTempDir, runCli } from '../helpers/cli.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { expectNoSecret, fcOptions, reportFigures, scaled } from '../helpers/reliability.js';
 import { storeBackends } from '../helpers/store-backends.js';
-import { type StoreServer, startStoreServer } from '../helpers/store-server.js';
+import { type StoreServer, useTestStore } from '../helpers/store-server.js';
+import { useTempUser } from '../helpers/user.js';
 import { INT64_MAX, INT64_MIN } from './arbitraries.js';
 
 /**
@@ -19,13 +19,8 @@ import { INT64_MAX, INT64_MIN } from './arbitraries.js';
 
 /** The store of the describe block running now (one per backend, one after the other). */
 let store: StoreServer;
-let temp: ReturnType<typeof makeTempDir>;
-beforeAll(() => {
-  temp = makeTempDir('plants-bulk-fuzz-');
-});
-afterAll(() => {
-  temp?.remove();
-});
+/** Its folder holds the input files; each run is given the store of the moment. */
+const user = useTempUser();
 
 /** Ids never used before in this file, alternating near the top and the bottom of int64. */
 let issued = 0n;
@@ -229,14 +224,14 @@ async function runOnce(l: Layout): Promise<void> {
   const args = ['add', '--file', '-', '--concurrency', `${l.concurrency}`];
   let input: string | undefined = text;
   if (l.viaFile) {
-    const file = path.join(temp.dir, `input-${figures.runs}.json`);
+    const file = path.join(user.dir, `input-${figures.runs}.json`);
     writeFileSync(file, text);
     args[2] = file;
     input = undefined;
   }
   if (l.tagFlag !== undefined) args.push('--tag', l.tagFlag);
-  const result = await runCli(args, {
-    env: { PLANTS_CONFIG_DIR: path.join(temp.dir, 'config'), PLANTS_BASE_URL: store.url, PLANTS_TOKEN: store.token },
+  const result = await user.run(args, {
+    env: { PLANTS_BASE_URL: store.url, PLANTS_TOKEN: store.token },
     input,
     timeoutMs: 60_000,
   });
@@ -352,12 +347,10 @@ async function waitForLog(count: number): Promise<void> {
 }
 
 describe.each(storeBackends())('plants add --file with generated records, on $name', (backend) => {
-  beforeAll(async () => {
-    store = await startStoreServer({ backend });
+  const own = useTestStore({ backend });
+  beforeAll(() => {
+    store = own;
     for (const key of Object.keys(figures) as Array<keyof typeof figures>) figures[key] = 0;
-  });
-  afterAll(async () => {
-    await store?.close();
   });
 
   it(
