@@ -55,8 +55,10 @@ export async function loadBundle<T>(
   const { size, mtimeMs } = statSync(file);
   // A bulk add runs with other V8 flags (bulk-heap.ts), whose cache V8 would refuse here.
   const command = isBulkAdd(argv) ? 'add-file' : (argv[0] === 'plant' ? argv[1] : argv[0])?.replace(/[^a-z-]/g, '');
-  const prefix = `bundle-${command}-`;
-  const cacheName = `${prefix}${process.versions.v8}-${process.arch}-${size}-${Math.trunc(mtimeMs)}.v8cache`;
+  // The install (the bundle's path) and the V8 in the name: what a later build of the same install
+  // on the same Node replaces, while other installs and other Nodes sharing the folder keep theirs.
+  const prefix = `bundle-${command}-${pathTag(file)}-${process.versions.v8}-`;
+  const cacheName = `${prefix}${process.arch}-${size}-${Math.trunc(mtimeMs)}.v8cache`;
   const cacheFile = path.join(cacheFolder, cacheName);
   let cachedData: Buffer | undefined;
   try {
@@ -82,10 +84,9 @@ export async function loadBundle<T>(
         const partial = `${cacheFile}.${process.pid}`;
         writeFileSync(partial, script.createCachedData(), { mode: 0o600 });
         renameSync(partial, cacheFile);
-        // This command's caches of other bundles (an upgrade, a rebuild) would never be read again.
+        // This command's caches of older bundles of this install on this Node would never be read again.
         for (const name of readdirSync(cacheFolder)) {
-          // A digit (V8's version) after the prefix: `bundle-add-` is not `bundle-add-file-`.
-          if (name.startsWith(prefix) && /^\d/.test(name.slice(prefix.length)) && name !== cacheName) {
+          if (name.startsWith(prefix) && name !== cacheName) {
             rmSync(path.join(cacheFolder, name), { force: true });
           }
         }
@@ -94,4 +95,14 @@ export async function loadBundle<T>(
       }
     },
   };
+}
+
+/** A short tag of a path (32-bit FNV-1a, hex): which install a cache belongs to, without loading node:crypto. */
+function pathTag(text: string): string {
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < text.length; index++) {
+    hash ^= text.charCodeAt(index);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0).toString(16).padStart(8, '0');
 }

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import module from 'node:module';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -68,20 +68,29 @@ describe('the compile cache', () => {
     expect(readFileSync(file).length).toBeGreaterThan(1000);
   });
 
-  it("drops a command's caches of other bundles when it writes its own, and no other command's", async () => {
+  it("drops a command's caches of older bundles of the same install on the same Node, and nothing else", async () => {
     const env = { XDG_CACHE_HOME: cacheHome() };
-    mkdirSync(cacheDir(), { recursive: true });
-    // Left by an older install (another size and time, another V8), and by other commands.
-    const stale = ['bundle-logout-11.3.244.8-node.38-x64-1-1.v8cache', 'bundle-logout-9.9.9-x64-2-2.v8cache'];
-    const others = [
-      'bundle-add-11.3.244.8-node.38-x64-1-1.v8cache',
-      'bundle-add-file-11.3.244.8-node.38-x64-1-1.v8cache',
+    expect((await user.run(['logout'], { env })).code).toBe(0);
+    const [written = ''] = filesUnder(cacheDir());
+    // bundle-logout-TAG-V8-ARCH-SIZE-MTIME.v8cache: TAG names the install (the bundle's path).
+    const found = /^bundle-logout-([0-9a-f]{8})-(.+)-x64-\d+-\d+\.v8cache$/.exec(written);
+    expect(found, written).not.toBeNull();
+    const [, tag, v8] = found as RegExpExecArray;
+    const otherTag = tag === '00000000' ? '00000001' : '00000000';
+    // An older build of this install on this Node: never read again.
+    const stale = `bundle-logout-${tag}-${v8}-x64-1-1.v8cache`;
+    const kept = [
+      `bundle-logout-${tag}-9.9.9-x64-1-1.v8cache`, // this install on another Node
+      `bundle-logout-${otherTag}-${v8}-x64-1-1.v8cache`, // another install (a global one, a checkout)
+      `bundle-login-${tag}-${v8}-x64-1-1.v8cache`, // another command
+      `bundle-add-file-${tag}-${v8}-x64-1-1.v8cache`,
     ];
-    for (const name of [...stale, ...others]) writeFileSync(path.join(cacheDir(), name), 'old');
+    rmSync(path.join(cacheDir(), written));
+    for (const name of [stale, ...kept]) writeFileSync(path.join(cacheDir(), name), 'old');
     expect((await user.run(['logout'], { env })).code).toBe(0);
     const left = filesUnder(cacheDir());
-    for (const name of stale) expect(left).not.toContain(name);
-    for (const name of others) expect(left).toContain(name);
-    expect(left.filter((name) => name.startsWith('bundle-logout-'))).toHaveLength(1);
+    expect(left).toContain(written);
+    expect(left).not.toContain(stale);
+    for (const name of kept) expect(left).toContain(name);
   });
 });
