@@ -2,6 +2,14 @@ import { InvalidInputError } from '../errors.js';
 
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:4010';
 
+/** A base URL with a user name or password in it: a token belongs in the config or the environment. */
+export class CredentialsInUrlError extends InvalidInputError {
+  constructor() {
+    // The credentials themselves are never repeated.
+    super('invalid base URL: credentials do not belong in the URL');
+  }
+}
+
 /**
  * Reads a base URL as users type it (`http://127.0.0.1:4010`, `https://plants.example.com/v1/`):
  * http or https, no credentials, query or fragment; a trailing slash is dropped so that
@@ -20,7 +28,7 @@ export function parseBaseUrl(text: string): URL {
     throw new InvalidInputError(`invalid base URL ${JSON.stringify(text)}: the scheme must be http or https`);
   }
   if (url.username !== '' || url.password !== '') {
-    throw new InvalidInputError('invalid base URL: credentials do not belong in the URL; use `plants login`');
+    throw new CredentialsInUrlError();
   }
   if (url.search !== '' || url.hash !== '') {
     throw new InvalidInputError(`invalid base URL ${JSON.stringify(text)}: no query or fragment allowed`);

@@ -1,4 +1,10 @@
-import { ClearTextTokenError, DEFAULT_BASE_URL, formatBaseUrl, isLoopbackHost } from '../../client/base-url.js';
+import {
+  ClearTextTokenError,
+  CredentialsInUrlError,
+  DEFAULT_BASE_URL,
+  formatBaseUrl,
+  isLoopbackHost,
+} from '../../client/base-url.js';
 import {
   AuthRejectedError,
   ConflictError,
@@ -26,6 +32,7 @@ function factHints(error: PlantsError): readonly string[] {
   if (error instanceof ClearTextTokenError) {
     return ['Pass --insecure to send it over plain http anyway (anyone on the network can read it).'];
   }
+  if (error instanceof CredentialsInUrlError) return ['Keep the token with `plants login` (or PLANTS_TOKEN) instead.'];
   if (error instanceof ConflictError) return [`stored: ${error.storedPlant}`, `sent:   ${error.sentPlant}`];
   if (error instanceof ResponseError) {
     return [

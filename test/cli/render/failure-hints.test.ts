@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { failureHints, loginCommand, refusedTokenHint } from '../../../src/cli/render/failure-hints.js';
-import { ClearTextTokenError } from '../../../src/client/base-url.js';
+import { ClearTextTokenError, CredentialsInUrlError, parseBaseUrl } from '../../../src/client/base-url.js';
 import {
   AuthRejectedError,
   ConflictError,
@@ -230,6 +230,22 @@ describe('failureHints: a token that would go in clear text', () => {
   it('names --insecure', () => {
     expect(failureHints(new ClearTextTokenError('http://plants.example.com'))).toEqual([
       'Pass --insecure to send it over plain http anyway (anyone on the network can read it).',
+    ]);
+  });
+});
+
+describe('failureHints: credentials in a base URL', () => {
+  it('names plants login, and the URL is not repeated', () => {
+    let thrown: unknown;
+    try {
+      parseBaseUrl('http://me:secret-password@127.0.0.1:4010');
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(CredentialsInUrlError);
+    expect((thrown as CredentialsInUrlError).message).not.toContain('secret-password');
+    expect(failureHints(thrown as CredentialsInUrlError)).toEqual([
+      'Keep the token with `plants login` (or PLANTS_TOKEN) instead.',
     ]);
   });
 });
