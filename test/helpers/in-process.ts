@@ -60,6 +60,13 @@ export function testStreams(options: TestStreamsOptions = {}): TestStreams {
   };
 }
 
+/** Streams of a terminal (stdin and stderr), with `answer` already typed at the prompt. */
+export function terminalAnswering(answer: string): TestStreams {
+  const io = testStreams({ stdinIsTerminal: true, stderrIsTerminal: true });
+  io.stdin.write(answer);
+  return io;
+}
+
 export interface InProcessResult {
   /** The exit code the run ends with: the action's own, else the one error reporting gives, else 0. */
   code: number;

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { deletePlant } from '../../../src/cli/actions/delete-plant.js';
-import { runInProcess, type TestStreams, testStreams } from '../../helpers/in-process.js';
+import { runInProcess, type TestStreams, terminalAnswering, testStreams } from '../../helpers/in-process.js';
 import { useTestStore } from '../../helpers/store-server.js';
 import { useTempUser } from '../../helpers/user.js';
 import { postPlant } from '../../server/http-client.js';
@@ -22,13 +22,6 @@ function remove(id: string, flags: { yes?: boolean; json?: boolean } = {}, io: T
   );
 }
 
-/** stdin and stderr both terminals, the answer already typed. */
-function terminal(answer: string): TestStreams {
-  const io = testStreams({ stdinIsTerminal: true, stderrIsTerminal: true });
-  io.stdin.write(answer);
-  return io;
-}
-
 async function storedIds(): Promise<bigint[]> {
   return (await server.readPlants()).map((row) => row.id);
 }
@@ -48,7 +41,7 @@ describe('plants delete, in-process', () => {
   });
 
   it('on a terminal asks first: `y` deletes', async () => {
-    const result = await remove('7', {}, terminal('y\r'));
+    const result = await remove('7', {}, terminalAnswering('y\r'));
     expect(result.code).toBe(0);
     expect(result.stderr).toContain('Delete plant 7? [y/N] ');
     expect(result.stdout).toBe('✓ Deleted plant 7\n');
@@ -56,7 +49,7 @@ describe('plants delete, in-process', () => {
   });
 
   it('on a terminal asks first: `n` keeps the plant, exit 0 (as rm -i)', async () => {
-    const result = await remove('7', { json: true }, terminal('n\r'));
+    const result = await remove('7', { json: true }, terminalAnswering('n\r'));
     expect(result.code).toBe(0);
     expect(result.stderr).toContain('Delete plant 7? [y/N] ');
     expect(result.stderr).toMatch(/Not deleted\.\n$/);

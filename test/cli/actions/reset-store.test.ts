@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { resetStore } from '../../../src/cli/actions/reset-store.js';
-import { runInProcess, type TestStreams, testStreams } from '../../helpers/in-process.js';
+import { runInProcess, type TestStreams, terminalAnswering, testStreams } from '../../helpers/in-process.js';
 import { useTestStore } from '../../helpers/store-server.js';
 import { useTempUser } from '../../helpers/user.js';
 import { postPlant } from '../../server/http-client.js';
@@ -35,12 +35,6 @@ function reset(flags: { yes?: boolean; json?: boolean } = {}, io: TestStreams = 
   );
 }
 
-function terminal(answer: string): TestStreams {
-  const io = testStreams({ stdinIsTerminal: true, stderrIsTerminal: true });
-  io.stdin.write(answer);
-  return io;
-}
-
 async function storedIds(): Promise<bigint[]> {
   return (await server.readPlants()).map((row) => row.id);
 }
@@ -68,7 +62,7 @@ describe('plants reset, in-process', () => {
   });
 
   it('on a terminal it asks: `n` leaves the store as it is (exit 0)', async () => {
-    const result = await reset({}, terminal('n\r'));
+    const result = await reset({}, terminalAnswering('n\r'));
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain(
@@ -79,7 +73,7 @@ describe('plants reset, in-process', () => {
   });
 
   it('on a terminal it asks: `y` resets it', async () => {
-    const result = await reset({ json: true }, terminal('y\r'));
+    const result = await reset({ json: true }, terminalAnswering('y\r'));
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(SEEDED);
     expect(result.stderr).toContain('Reset: the store holds 2 plants now');
