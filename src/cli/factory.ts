@@ -187,7 +187,16 @@ export class Factory {
 
   async close(): Promise<void> {
     if (this.#dispatcher === undefined) return;
-    await this.#dispatcher.close();
+    // undici's close() ends in destroy(), whose error Node's streams ask for the stack of (to
+    // keep it), and a stack frame in the bundle makes V8 index every line of the bundle first.
+    // Errors made while the connections close carry no frames: none of them is ever shown.
+    const stackTraceLimit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+      await this.#dispatcher.close();
+    } finally {
+      Error.stackTraceLimit = stackTraceLimit;
+    }
     if (this.#shortLived) (await import('../client/undici-agent.js')).restoreWasmCompilerFlags();
   }
 }

@@ -26,7 +26,8 @@ export async function enableCompileCache(): Promise<string | undefined> {
 /** A CommonJS bundle's exports, and saveCodeCache to call once it has run. */
 export interface LoadedBundle<T> {
   exports: T;
-  saveCodeCache(): void;
+  /** `succeeded`: the command exited 0, so its cache holds the code of the path users take most. */
+  saveCodeCache(succeeded: boolean): void;
 }
 
 /**
@@ -36,7 +37,10 @@ export interface LoadedBundle<T> {
  * reinstalled bundle never meets an old cache, and V8 refuses one of another V8 or other flags.
  * Node 22+'s own module cache is written when a module is compiled, before it runs, so it lacks
  * every function compiled lazily on first call; this one is written after the command ran. It is
- * written once a command: making it again costs more than the compiling it would spare.
+ * written once a command: making it again costs more than the compiling it would spare. A cache
+ * written by a run that failed (a first `login` with a mistyped token) lacks the code of the
+ * command's success, so it is kept under a name of its own and replaced by the first run that
+ * succeeds.
  */
 export async function loadBundle<T>(
   file: string,
@@ -59,12 +63,18 @@ export async function loadBundle<T>(
   // on the same Node replaces, while other installs and other Nodes sharing the folder keep theirs.
   const prefix = `bundle-${command}-${pathTag(file)}-${process.versions.v8}-`;
   const cacheName = `${prefix}${process.arch}-${size}-${Math.trunc(mtimeMs)}.v8cache`;
-  const cacheFile = path.join(cacheFolder, cacheName);
+  const failedName = cacheName.replace(/\.v8cache$/, '.failed.v8cache');
   let cachedData: Buffer | undefined;
+  let fromFailedRun = false;
   try {
-    cachedData = readFileSync(cacheFile);
+    cachedData = readFileSync(path.join(cacheFolder, cacheName));
   } catch {
-    // None yet (or unreadable): compiled from source, and written after the run.
+    try {
+      cachedData = readFileSync(path.join(cacheFolder, failedName));
+      fromFailedRun = true;
+    } catch {
+      // None yet (or unreadable): compiled from source, and written after the run.
+    }
   }
   const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
     filename: file,
@@ -76,17 +86,20 @@ export async function loadBundle<T>(
   return {
     exports: bundle.exports,
     // After the command ran, so that the code of the functions it ran is in the cache too.
-    saveCodeCache() {
-      if (accepted) return;
+    saveCodeCache(succeeded) {
+      if (accepted && !(fromFailedRun && succeeded)) return;
+      const written = succeeded ? cacheName : failedName;
       try {
         mkdirSync(cacheFolder, { recursive: true, mode: 0o700 });
         // Written whole, then renamed: a run at the same time never reads half a file.
+        const cacheFile = path.join(cacheFolder, written);
         const partial = `${cacheFile}.${process.pid}`;
         writeFileSync(partial, script.createCachedData(), { mode: 0o600 });
         renameSync(partial, cacheFile);
-        // This command's caches of older bundles of this install on this Node would never be read again.
+        // This command's caches of older bundles of this install on this Node would never be read
+        // again, nor would one of a failed run once a run succeeded.
         for (const name of readdirSync(cacheFolder)) {
-          if (name.startsWith(prefix) && name !== cacheName) {
+          if (name.startsWith(prefix) && name !== written) {
             rmSync(path.join(cacheFolder, name), { force: true });
           }
         }

@@ -113,7 +113,7 @@ async function runParsed(
     argv,
   );
   await bundle.exports.runCommand(parsed as Parameters<typeof runCommand>[0], version);
-  bundle.saveCodeCache();
+  bundle.saveCodeCache(process.exitCode === undefined || process.exitCode === 0);
 }
 
 /** oclif, with a token the command line may hold masked from what it repeats on stderr. */

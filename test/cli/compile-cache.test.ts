@@ -3,12 +3,15 @@ import module from 'node:module';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { projectRoot, runCli } from '../helpers/cli.js';
+import { useTestStore } from '../helpers/store-server.js';
 import { useTempUser } from '../helpers/user.js';
 
 // The entry keeps V8's compiled code between runs: the fast route's bundle as a vm.Script's
 // cachedData on every Node, and Node 22.1+ every other module itself (module.enableCompileCache);
 // in the user's cache folder, never in the package.
 const user = useTempUser(undefined, { scope: 'test' });
+const store = useTestStore();
+const storeUser = useTempUser(store, { scope: 'test' });
 const cacheHome = () => path.join(user.dir, 'cache');
 
 const hasCompileCache = 'enableCompileCache' in module;
@@ -92,5 +95,31 @@ describe('the compile cache', () => {
     expect(left).toContain(written);
     expect(left).not.toContain(stale);
     for (const name of kept) expect(left).toContain(name);
+  });
+  it("keeps a failed run's cache apart, and the first run that succeeds replaces it", async () => {
+    const env = { XDG_CACHE_HOME: path.join(storeUser.dir, 'cache') };
+    const dir = path.join(storeUser.dir, 'cache', 'plants', 'compile-cache');
+    const getCaches = () => filesUnder(dir).filter((name) => name.startsWith('bundle-get-'));
+    const id = '987654321987654321';
+    // No such plant: exit 1, and a cache of that path alone.
+    expect((await storeUser.run(['get', id], { env })).code).toBe(1);
+    const [failed = ''] = getCaches();
+    expect(getCaches()).toEqual([expect.stringMatching(/^bundle-get-.*\d\.failed\.v8cache$/)]);
+    const { mtimeMs } = statSync(path.join(dir, failed));
+    // Failing again: taken as it is.
+    expect((await storeUser.run(['get', id], { env })).code).toBe(1);
+    expect(getCaches()).toEqual([failed]);
+    expect(statSync(path.join(dir, failed)).mtimeMs).toBe(mtimeMs);
+    // The first success writes the command's own cache, and the failed run's goes.
+    expect((await storeUser.run(['add', '--id', id, '--name', 'Fern'], { env })).code).toBe(0);
+    const found = await storeUser.run(['get', id], { env });
+    expect([found.code, found.stdout]).toEqual([0, expect.stringContaining('Fern')]);
+    expect(getCaches()).toEqual([failed.replace(/\.failed\.v8cache$/, '.v8cache')]);
+    const kept = statSync(path.join(dir, getCaches()[0] ?? '')).mtimeMs;
+    // From then on, failing or not, that one is taken and kept.
+    expect((await storeUser.run(['get', '5'], { env })).code).toBe(1);
+    expect((await storeUser.run(['get', id], { env })).code).toBe(0);
+    expect(getCaches()).toEqual([failed.replace(/\.failed\.v8cache$/, '.v8cache')]);
+    expect(statSync(path.join(dir, getCaches()[0] ?? '')).mtimeMs).toBe(kept);
   });
 });
