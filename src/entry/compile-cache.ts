@@ -64,18 +64,17 @@ export async function loadBundle<T>(
   const prefix = `bundle-${command}-${pathTag(file)}-${process.versions.v8}-`;
   const cacheName = `${prefix}${process.arch}-${size}-${Math.trunc(mtimeMs)}.v8cache`;
   const failedName = cacheName.replace(/\.v8cache$/, '.failed.v8cache');
-  let cachedData: Buffer | undefined;
-  let fromFailedRun = false;
-  try {
-    cachedData = readFileSync(path.join(cacheFolder, cacheName));
-  } catch {
+  // None yet (or unreadable): compiled from source, and written after the run.
+  const read = (name: string): Buffer | undefined => {
     try {
-      cachedData = readFileSync(path.join(cacheFolder, failedName));
-      fromFailedRun = true;
+      return readFileSync(path.join(cacheFolder, name));
     } catch {
-      // None yet (or unreadable): compiled from source, and written after the run.
+      return undefined;
     }
-  }
+  };
+  const ownCache = read(cacheName);
+  const failedRunCache = ownCache === undefined ? read(failedName) : undefined;
+  const cachedData = ownCache ?? failedRunCache;
   const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
     filename: file,
     cachedData,
@@ -87,7 +86,7 @@ export async function loadBundle<T>(
     exports: bundle.exports,
     // After the command ran, so that the code of the functions it ran is in the cache too.
     saveCodeCache(succeeded) {
-      if (accepted && !(fromFailedRun && succeeded)) return;
+      if (accepted && !(failedRunCache !== undefined && succeeded)) return;
       const written = succeeded ? cacheName : failedName;
       try {
         mkdirSync(cacheFolder, { recursive: true, mode: 0o700 });

@@ -1,7 +1,7 @@
 import {
-  chmodSync,
   copyFileSync,
   existsSync,
+  mkdirSync,
   readdirSync,
   readFileSync,
   renameSync,
@@ -22,6 +22,7 @@ import { startServeProcess } from '../helpers/serve-process.js';
 import { mountSmallDisk } from '../helpers/small-disk.js';
 import { holdSqliteLock } from '../helpers/sqlite-lock.js';
 import { readStoredPlants, startStoreServer, TEST_TOKEN } from '../helpers/store-server.js';
+import { makeUnwritable } from '../helpers/unwritable.js';
 import { postPlant, RawConnection, send, sleep, waitUntil } from './http-client.js';
 
 let dir: string;
@@ -99,12 +100,14 @@ describe('start-up refusals (exit 2, nothing overwritten)', () => {
     expect(error.message).toMatch(/^cannot open database /);
   });
 
-  // Root writes through permission bits, so this can only be seen as another user.
-  it.skipIf(process.getuid?.() === 0)('refuses a database in a folder it cannot write', async () => {
+  it('refuses a database in a folder it cannot write', async () => {
     const locked = path.join(dir, 'read-only');
-    const { mkdirSync } = await import('node:fs');
-    mkdirSync(locked, { mode: 0o555 });
-    cleanups.push(() => chmodSync(locked, 0o755));
+    mkdirSync(locked);
+    // Root writes through permission bits: the folder is made immutable for root.
+    const sealed = makeUnwritable(locked);
+    if (sealed === undefined)
+      throw new Error('cannot make a folder unwritable here (chattr +i needs root and e2fsprogs)');
+    cleanups.push(() => sealed.restore());
     const error = await startFailure({ database: path.join(locked, 'plants.db') });
     expect(error).toBeInstanceOf(DatabaseOpenError);
     expect(readdirSync(locked)).toEqual([]);
