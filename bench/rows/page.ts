@@ -2,15 +2,16 @@
  * i. The page of plants serve (issue 29): its size, and serve's throughput under wrk with and
  * without a browser tab streaming the live request log, and with a blank tab (the browser's own share).
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import type { Browser } from 'playwright-core';
-import { browserTestsEnabled, CHROMIUM, launchChromium } from '../../test/helpers/browser.js';
+import { type Browser, chromium } from 'playwright-core';
+import { browserTestsEnabled, CHROMIUM } from '../../test/helpers/browser.js';
 import { clientCpu, plan, root, serverCpu, token, work } from '../lib/context.js';
 import { format, median, noteRow, progress, type Row, type RowGroup, verdict } from '../lib/format.js';
 import { wrkPostPlants } from '../lib/load.js';
-import { childPids, cpuSeconds, treeCpuSeconds } from '../lib/processes.js';
+import { cpuSeconds, treeCpuSeconds } from '../lib/processes.js';
 import { type Server, startPlantsServe } from '../lib/servers.js';
 import { hasCommand } from '../lib/system.js';
 
@@ -68,10 +69,68 @@ async function wrkPosts(server: Server, firstId: number, browserPid: number | un
 }
 
 const PAGE_ROUNDS = 5;
+const TAB_SETTLE_MS = 1000;
+
+/**
+ * Headless chromium as a user's browser is while a tab is measured: nothing attached to it. The
+ * bench attaches over the DevTools protocol to set a tab up and to check it afterwards, and
+ * detaches while wrk runs: attached, every response and every chunk of the stream is also an
+ * event for the automation (more browser CPU, and a client process on no pinned core).
+ */
+async function startChromium(): Promise<{ child: ChildProcess; endpoint: string; profile: string }> {
+  const profile = mkdtempSync(path.join(work, 'chromium-'));
+  const args = [
+    '--headless',
+    '--no-sandbox',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--no-first-run',
+    '--disable-dev-shm-usage',
+    '--no-startup-window',
+    // The address bar's suggestion popups: WebUI pages of their own, which headless chromium
+    // keeps loaded and busy for an address bar it has not (as much CPU as a tab, about:blank or not).
+    `--disable-features=${HIDDEN_POPUPS}`,
+    `--user-data-dir=${profile}`,
+    '--remote-debugging-port=0',
+  ];
+  const child = spawn(
+    clientCpu === undefined ? CHROMIUM : 'taskset',
+    clientCpu === undefined ? args : ['-c', String(clientCpu), CHROMIUM, ...args],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  const endpoint = await new Promise<string>((resolve, reject) => {
+    let text = '';
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+      text += chunk;
+      const match = /DevTools listening on (ws:\/\/\S+)/.exec(text);
+      if (match) resolve(match[1] as string);
+    });
+    child.once('exit', (code) => reject(new Error(`chromium exited (${code}) before it listened: ${text.trim()}`)));
+  });
+  return { child, endpoint, profile };
+}
+
+/** Runs `use` with the automation attached to the browser, then detaches; the tabs stay open. */
+async function attached(endpoint: string, use: (browser: Browser) => Promise<void>): Promise<void> {
+  const browser = await chromium.connectOverCDP(endpoint);
+  try {
+    await use(browser);
+  } finally {
+    // Over CDP, close() disconnects: the browser and its default context's tabs go on.
+    await browser.close();
+  }
+}
+
+function defaultContext(browser: Browser) {
+  const context = browser.contexts()[0];
+  if (context === undefined) throw new Error('chromium has no default context');
+  return context;
+}
 
 /** A tab of the page with the token entered, once its live log is streaming, scrolled to the log. */
 async function openTab(browser: Browser, server: Server) {
-  const page = await browser.newPage();
+  const page = await defaultContext(browser).newPage();
   await page.goto(`${server.url}/_serve/`);
   await page.locator('#token').fill(token);
   await page.keyboard.press('Enter');
@@ -103,30 +162,9 @@ async function pageRows(): Promise<Row[]> {
   const ratios: Record<'page' | 'blank' | 'pageVsBlank', number[]> = { page: [], blank: [], pageVsBlank: [] };
   const percent = (share: number | undefined) => (share === undefined ? '?' : `${(share * 100).toFixed(1)}%`);
   const cpu = (values: number[]) => (values.length === 0 ? '' : `${median(values).toFixed(1)} µs`);
-  // The tab is a client: on the load generator's core, never the server's. And headless chromium
-  // keeps its address bar's suggestion popups (WebUI pages of their own, for an address bar
-  // headless has not) loaded and busy: more CPU than the page's own, and as much with about:blank
-  // (i4). Switched off here, added to the features playwright switches off (chromium reads only
-  // the last --disable-features).
-  const executablePath = path.join(work, 'chromium-for-bench');
-  writeFileSync(
-    executablePath,
-    [
-      '#!/bin/sh',
-      'for arg do',
-      '  shift',
-      `  case $arg in --disable-features=*) arg="$arg,${HIDDEN_POPUPS}" ;; esac`,
-      '  set -- "$@" "$arg"',
-      'done',
-      `exec ${clientCpu === undefined ? '' : `taskset -c ${clientCpu} `}${CHROMIUM} "$@"`,
-      '',
-    ].join('\n'),
-    { mode: 0o755 },
-  );
-  const before = new Set(childPids(process.pid));
-  const browser = await launchChromium({ executablePath });
-  // The browser's own process: the child this launch started (the wrapper execs it).
-  const browserPid = childPids(process.pid).find((pid) => !before.has(pid));
+  // The tab is a client: on the load generator's core, never the server's.
+  const { child, endpoint, profile } = await startChromium();
+  const browserPid = child.pid;
   try {
     // Five rounds at least: this VM's speed shifts between runs (the server's µs a request doubles at
     // times), and a median of five per-round ratios outlasts one shifted round. Each round starts
@@ -136,8 +174,12 @@ async function pageRows(): Promise<Row[]> {
       for (const tab of [...tabs.slice(round % tabs.length), ...tabs.slice(0, round % tabs.length)]) {
         progress(`page round ${round + 1}/${rounds}: serve --memory under wrk, ${told[tab]}`);
         const server = await startPlantsServe('memory', 'normal', serverCpu);
-        const page = tab === 'page' ? await openTab(browser, server) : undefined;
-        const blank = tab === 'blank' ? await browser.newPage() : undefined;
+        await attached(endpoint, async (browser) => {
+          if (tab === 'page') await openTab(browser, server);
+          if (tab === 'blank') await defaultContext(browser).newPage();
+        });
+        // A new tab's renderer starting up is not what is measured: each tab settles first.
+        await new Promise((resolve) => setTimeout(resolve, TAB_SETTLE_MS));
         try {
           const { rps, cpuUs, wrkCpu, browserCpu } = await wrkPosts(server, 1, browserPid);
           measured[tab].rps.push(rps);
@@ -146,14 +188,21 @@ async function pageRows(): Promise<Row[]> {
           progress(
             `${Math.round(rps)} req/s, server ${cpuUs?.toFixed(1)} µs/req, wrk ${percent(wrkCpu)}, chromium ${percent(browserCpu)} of a core`,
           );
-          if (page !== undefined) {
-            // The tab did stream: its log shows the load's requests.
-            const rowsShown = await page.locator('#log tr').count();
-            if (rowsShown === 0) throw new Error('the tab showed no request of the load');
+          if (tab === 'page') {
+            await attached(endpoint, async (browser) => {
+              // The tab did stream: its log shows the load's requests.
+              const page = defaultContext(browser)
+                .pages()
+                .find((open) => open.url().includes('/_serve/'));
+              if (((await page?.locator('#log tr').count()) ?? 0) === 0) {
+                throw new Error('the tab showed no request of the load');
+              }
+            });
           }
         } finally {
-          await page?.close();
-          await blank?.close();
+          await attached(endpoint, async (browser) => {
+            for (const open of defaultContext(browser).pages()) await open.close();
+          });
           await server.stop();
         }
       }
@@ -163,7 +212,11 @@ async function pageRows(): Promise<Row[]> {
       ratios.pageVsBlank.push((measured.page.rps.at(-1) ?? 0) / (measured.blank.rps.at(-1) ?? 1));
     }
   } finally {
-    await browser.close();
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill();
+    await exited;
+    // Its helper processes may still be writing to the profile as they go: tried again until they have.
+    rmSync(profile, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
   }
   const spread = (values: number[]) => format.spread(values, (value) => Math.round(value).toLocaleString('en-US'));
   const rowOf = (tab: Tab) => ({

@@ -4,16 +4,19 @@ import type { RequestJournal } from './request-journal.js';
 /** Events are gathered and written this often, not one write per request: a load test stays a load test. */
 const FLUSH_MS = 250;
 /**
- * While requests come faster than a flush sends (the last flush skipped some), flushes come this
- * far apart instead: the tab has one burst a second to parse and draw, and the server one write.
- */
-const BUSY_FLUSH_MS = 1000;
-/**
- * At most this many events go out in one flush, the newest (the page shows the last 100): under
- * load the tab is not made to parse thousands a second. The rest are counted in a `gap` event;
- * GET /_serve/journal has them all.
+ * At most this many events go out in one flush, the newest (the page shows the last 100). The
+ * rest are counted in a `gap` event; GET /_serve/journal has them all.
  */
 const MAX_EVENTS_PER_FLUSH = 100;
+/** Load: more requests in a flush's time than a flush sends, 400 a second. */
+const LOAD_PER_MS = MAX_EVENTS_PER_FLUSH / FLUSH_MS;
+/**
+ * Under load, flushes come this far apart and send only the newest few: the tab draws a sample
+ * every 4 s, not a hundred rows four times a second, and its browser keeps off the cores that
+ * serve and its clients use. The server writes once every 4 s.
+ */
+const BUSY_FLUSH_MS = 4000;
+const MAX_EVENTS_PER_BUSY_FLUSH = 10;
 /** A comment line this often keeps proxies and the browser from timing out an idle stream. */
 const HEARTBEAT_MS = 15_000;
 /** A reader this far behind (bytes not yet taken by its socket) misses events, told by a `gap` event. */
@@ -31,9 +34,11 @@ export interface EventStreams {
 /**
  * The live request log as Server-Sent Events: `event: request` with an entry of the journal as
  * its data and its seq as the event id. The page reads it with fetch (EventSource cannot send the
- * bearer token, and the token never goes in a URL).
+ * bearer token, and the token never goes in a URL). A flush that leaves requests out (a `gap`)
+ * also carries `event: rates`, the chart's figures as JSON from `rates`: under load the tab
+ * draws the log and the chart in one frame, and does not ask for them.
  */
-export function createEventStreams(journal: RequestJournal): EventStreams {
+export function createEventStreams(journal: RequestJournal, rates?: () => string): EventStreams {
   const open = new Set<ServerResponse>();
   return {
     open(req, res, after, headers) {
@@ -58,9 +63,11 @@ export function createEventStreams(journal: RequestJournal): EventStreams {
       const flush = () => {
         timer = undefined;
         if (res.destroyed) return;
-        const { texts, skipped } = journal.tail(sent, MAX_EVENTS_PER_FLUSH);
-        sent = journal.stats().lastSeq;
-        busy = skipped > 0;
+        const { lastSeq } = journal.stats();
+        // Judged on what came since the last flush, so that the first flush of a load sends a sample already.
+        busy = lastSeq - sent > LOAD_PER_MS * (busy ? BUSY_FLUSH_MS : FLUSH_MS);
+        const { texts, skipped } = journal.tail(sent, busy ? MAX_EVENTS_PER_BUSY_FLUSH : MAX_EVENTS_PER_FLUSH);
+        sent = lastSeq;
         missed += skipped;
         // A reader this far behind misses what it cannot take, told by the next gap event.
         if (res.writableLength > MAX_BACKLOG_BYTES) {
@@ -68,9 +75,11 @@ export function createEventStreams(journal: RequestJournal): EventStreams {
           pending = '';
           return;
         }
-        if (missed > 0) pending += `event: gap\ndata: {"missed":${missed}}\n\n`;
+        const gap = missed > 0;
+        if (gap) pending += `event: gap\ndata: {"missed":${missed}}\n\n`;
         missed = 0;
         for (const json of texts) pending += `id: ${seqOf(json)}\nevent: request\ndata: ${json}\n\n`;
+        if (gap && rates !== undefined) pending += `event: rates\ndata: ${rates()}\n\n`;
         if (pending !== '') res.write(pending);
         pending = '';
       };

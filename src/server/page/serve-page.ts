@@ -29,7 +29,7 @@ export function createServePage(options: {
 }): ServePage {
   const journal = createRequestJournal({ ...options.journal, skip: isPageOrProbe });
   const rates = createRequestRates({ skip: isPageOrProbe });
-  const streams = createEventStreams(journal);
+  const streams = createEventStreams(journal, () => JSON.stringify(rates.window()));
   return {
     routes: createPageRoutes({
       tokens: options.tokens,

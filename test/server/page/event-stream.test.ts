@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RequestRecord } from '../../../src/server/observability/request-record.js';
 import { createEventStreams, type EventStreams } from '../../../src/server/page/event-stream.js';
 import { createRequestJournal, type RequestJournal } from '../../../src/server/page/request-journal.js';
+import { createRequestRates, type RequestRates } from '../../../src/server/page/request-rates.js';
 import { waitUntil } from '../http-client.js';
 
 // The event stream over a real loopback connection, fed by a real journal.
@@ -23,12 +24,14 @@ const record = (i: number): RequestRecord => ({
 
 describe('the event stream of the request journal', () => {
   let journal: RequestJournal;
+  let rates: RequestRates;
   let streams: EventStreams;
   let server: http.Server;
   let url: string;
   beforeAll(async () => {
     journal = createRequestJournal();
-    streams = createEventStreams(journal);
+    rates = createRequestRates();
+    streams = createEventStreams(journal, () => JSON.stringify(rates.window()));
     server = http.createServer((req, res) => streams.open(req, res, Number(req.url?.slice(1) || 0), {}));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -61,42 +64,67 @@ describe('the event stream of the request journal', () => {
     await waitUntil(() => streams.size === 0, 5000, 'the stream to close');
   });
 
-  it('sends at most the newest 100 of a burst, and says how many it skipped', async () => {
+  /** Requests answered, as the page's observer records them: into the journal and the chart's rates. */
+  function answer(from: number, to: number): void {
+    for (let i = from; i <= to; i += 1) {
+      journal.record(record(i));
+      rates.record(record(i));
+    }
+  }
+  /** The requests counted by each `event: rates` in the stream. */
+  const total = (window: { buckets: number[][] }) => window.buckets.reduce((sum, b) => sum + (b[1] as number), 0);
+  const ratesTotals = (text: string) =>
+    [...text.matchAll(/^event: rates\ndata: (.*)$/gm)].map((match) =>
+      total(JSON.parse(match[1] as string) as { buckets: number[][] }),
+    );
+
+  it('takes more than 100 requests before a flush for load: sends the newest 10, how many it skipped, and the rates', async () => {
     const before = journal.stats().lastSeq;
-    const reading = read(before, (t) => t.includes(`"requestId":"r${before + 250}"`));
+    const earlier = total(rates.window());
+    const reading = read(before, (t) => t.includes('event: rates'));
     await waitUntil(() => streams.size === 1, 5000, 'the stream to open');
     // One burst, all before the next flush.
-    for (let i = before + 1; i <= before + 250; i += 1) journal.record(record(i));
+    answer(before + 1, before + 250);
     const text = await reading;
     await waitUntil(() => streams.size === 0, 5000, 'the stream to close');
-    expect(text).toContain('event: gap\ndata: {"missed":150}\n\n');
+    expect(text).toContain('event: gap\ndata: {"missed":240}\n\n');
     const ids = [...text.matchAll(/^id: (\d+)$/gm)].map((match) => Number(match[1]));
-    expect(ids).toEqual(Array.from({ length: 100 }, (_, i) => before + 151 + i));
+    expect(ids).toEqual(Array.from({ length: 10 }, (_, i) => before + 241 + i));
+    expect(ratesTotals(text)).toEqual([earlier + 250]);
   });
 
-  it('after a flush that skipped some, flushes a second apart, each the newest 100 and a count of the rest', async () => {
+  it('under load flushes 4 s apart; when it ends, sends the newest 100 at once, then every request again', async () => {
     const before = journal.stats().lastSeq;
+    const earlier = total(rates.window());
     const stream = await request(`${url}/${before}`);
     let text = '';
     stream.body.setEncoding('utf8').on('data', (chunk: string) => {
       text += chunk;
     });
     await waitUntil(() => streams.size === 1, 5000, 'the stream to open');
-    for (let i = before + 1; i <= before + 250; i += 1) journal.record(record(i));
+    answer(before + 1, before + 250);
     await waitUntil(() => text.includes(`"requestId":"r${before + 250}"`), 10_000, 'the first burst');
     const second = performance.now();
-    for (let i = before + 251; i <= before + 400; i += 1) journal.record(record(i));
+    // 150 in the 4 s after: no longer load, so that flush sends what it can (100) and says so.
+    answer(before + 251, before + 400);
     await waitUntil(() => text.includes(`"requestId":"r${before + 400}"`), 10_000, 'the second burst');
-    expect(performance.now() - second).toBeGreaterThanOrEqual(900);
+    expect(performance.now() - second).toBeGreaterThanOrEqual(3900);
+    const third = performance.now();
+    answer(before + 401, before + 401);
+    await waitUntil(() => text.includes(`"requestId":"r${before + 401}"`), 10_000, 'the request after');
+    expect(performance.now() - third).toBeLessThan(1500);
     stream.body.destroy();
     await waitUntil(() => streams.size === 0, 5000, 'the stream to close');
     const missed = [...text.matchAll(/^data: \{"missed":(\d+)\}$/gm)].map((match) => Number(match[1]));
-    expect(missed).toEqual([150, 50]);
+    expect(missed).toEqual([240, 50]);
     const ids = [...text.matchAll(/^id: (\d+)$/gm)].map((match) => Number(match[1]));
     expect(ids).toEqual([
-      ...Array.from({ length: 100 }, (_, i) => before + 151 + i),
+      ...Array.from({ length: 10 }, (_, i) => before + 241 + i),
       ...Array.from({ length: 100 }, (_, i) => before + 301 + i),
+      before + 401,
     ]);
+    // The rates go with each gap only: the chart's figures under load, counting every request.
+    expect(ratesTotals(text)).toEqual([earlier + 250, earlier + 400]);
   });
 
   it('ends every stream when asked (a stop does not wait for open tabs)', async () => {

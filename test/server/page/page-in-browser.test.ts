@@ -216,6 +216,23 @@ describe.runIf(enabled)('the page of plants serve in a real browser', { timeout:
     for (let i = 0; i < 30; i += 1) expect(ids).toContain(String(1000 + i));
   });
 
+  it('under load shows a sample of the requests, says how many it left out, and still follows the plants', async () => {
+    // Thousands of adds a second: the stream sends a sample, and the page says so.
+    // Ids below every other plant's, so that the first page of the list changes.
+    const records = Array.from({ length: 5000 }, (_, i) => `{"id":${i - 5000},"name":"load ${i}"}`).join('\n');
+    const bulk = await cli(['add', '--file', '-'], `${records}\n`);
+    expect(bulk.code, bulk.stderr).toBe(0);
+    await page.locator('#log-status', { hasText: /requests in between were too many to draw/ }).waitFor(WAIT);
+    expect(await page.locator('#log tr').count()).toBeLessThanOrEqual(100);
+    // The first page of plants now starts with the load's first ids.
+    await plantRow('-5000').waitFor(WAIT);
+    // After the load, a single request shows in the log again.
+    expect((await cli(['get', '--', '-4999'])).code).toBe(0);
+    await logRows(/GET\/plants\/-4999200/)
+      .first()
+      .waitFor(WAIT);
+  });
+
   it('resets the store to its seed from the page', async () => {
     await tabTo('#reset-store');
     await page.keyboard.press('Enter');

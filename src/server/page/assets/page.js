@@ -22,9 +22,9 @@ let lastPlantsLoad = 0;
 let shownPlants;
 let streamAbort;
 let logQueue = [];
-/** The entries the log shows, newest first. */
-let logShown = [];
 let logDrawn = true;
+/** When the server last said it left requests out of the stream: it is under load. */
+let lastGap = 0;
 let shownRates;
 
 /** JSON with every `"id": <number>` read as the string of its digits (a key, never inside a string, can match). */
@@ -81,8 +81,7 @@ async function openStore(candidate) {
   showLog(answer.json.requests);
   void loadPlants();
   void loadControls();
-  void loadRates();
-  setInterval(loadRates, 2000);
+  void pollRates();
   void streamLog();
   $('plants-title').focus?.();
 }
@@ -236,15 +235,11 @@ function drawLog() {
   logQueue = [];
   if (fresh.length === 0) return;
   lastSeq = fresh[fresh.length - 1].seq;
-  fresh.reverse();
-  logShown = fresh.concat(logShown).slice(0, LOG_ROWS);
-  // The rows stay; what they show moves down. Under load every row shows a new request each
-  // second, yet most of its cells (method, path, status) read as they did: only the cells
-  // that differ are written, and no element is made once the log is full.
+  // Each new entry takes the oldest row once the log is full, rewritten and moved to the top: the
+  // rows already drawn keep their text, so a burst costs the browser its own rows only.
   const log = $('log');
-  while (log.childElementCount < logShown.length) log.append(logRow());
-  let row = log.firstElementChild;
-  for (const entry of logShown) {
+  for (const entry of fresh) {
+    const row = log.childElementCount < LOG_ROWS ? logRow() : log.lastElementChild;
     const cells = row.cells;
     setCell(cells[0], entry.time.slice(11, 23));
     setCell(cells[1], entry.method);
@@ -253,7 +248,7 @@ function drawLog() {
     setCell(cells[4], String(entry.durationMs));
     setCell(cells[5], entry.requestId);
     setCell(cells[6], entry.fault ?? '', entry.fault ? 'fault' : '');
-    row = row.nextElementSibling;
+    log.prepend(row);
   }
 }
 
@@ -278,7 +273,15 @@ function noticeChange(entry) {
   if (changed) scheduleReload();
 }
 
-/** A burst of changes reloads the list once, and a steady stream of them at most once a second. */
+/**
+ * Under load (the server left requests out of the stream in the last few seconds): the page asks
+ * for less, so that the browser keeps off the cores the server and its clients need.
+ */
+function underLoad() {
+  return Date.now() - lastGap < 10_000;
+}
+
+/** A burst of changes reloads the list once; a steady stream of them, at most once a second (under load, every 5 s). */
 function scheduleReload() {
   if (reloadTimer !== undefined) return;
   reloadTimer = setTimeout(
@@ -286,7 +289,7 @@ function scheduleReload() {
       reloadTimer = undefined;
       void loadPlants();
     },
-    Math.max(250, lastPlantsLoad + 1000 - Date.now()),
+    Math.max(250, lastPlantsLoad + (underLoad() ? 5000 : 1000) - Date.now()),
   );
 }
 
@@ -341,7 +344,11 @@ function handleEvent(block, entries) {
     const entry = JSON.parse(data);
     entries.push(entry);
     noticeChange(entry);
+  } else if (event === 'rates') {
+    // Sent with each gap: under load the chart comes with the log, in one frame.
+    showRates(data);
   } else if (event === 'gap') {
+    lastGap = Date.now();
     // Too many to draw: skipped by the server, which still journals them. Any may have been an add.
     $('log-status').textContent =
       `Live; ${JSON.parse(data).missed} requests in between were too many to draw (GET /_serve/journal has them).`;
@@ -351,11 +358,25 @@ function handleEvent(block, entries) {
 
 // ---- rates ----
 
+/** The chart's figures every 2 s; under load they come with the event stream instead. */
+async function pollRates() {
+  try {
+    if (!underLoad()) await loadRates();
+  } catch {
+    // The server went away: the next poll tries again.
+  }
+  setTimeout(pollRates, 2000);
+}
+
 async function loadRates() {
   const answer = await api('GET', '/_serve/rates');
-  if (answer.status !== 200 || answer.text === shownRates) return;
-  shownRates = answer.text;
-  drawChart(answer.json);
+  if (answer.status === 200) showRates(answer.text);
+}
+
+function showRates(text) {
+  if (text === shownRates) return;
+  shownRates = text;
+  drawChart(JSON.parse(text));
 }
 
 function drawChart(rates) {
