@@ -97,7 +97,8 @@ async function startChromium(): Promise<{ child: ChildProcess; endpoint: string;
   const child = spawn(
     clientCpu === undefined ? CHROMIUM : 'taskset',
     clientCpu === undefined ? args : ['-c', String(clientCpu), CHROMIUM, ...args],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
+    // Its own process group, so that its helpers (crashpad's handler among them) go with it.
+    { stdio: ['ignore', 'ignore', 'pipe'], detached: true },
   );
   const endpoint = await new Promise<string>((resolve, reject) => {
     let text = '';
@@ -213,9 +214,9 @@ async function pageRows(): Promise<Row[]> {
     }
   } finally {
     const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill();
+    if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
     await exited;
-    // Its helper processes may still be writing to the profile as they go: tried again until they have.
+    // A helper may still be writing to the profile as it goes: tried again until it has.
     rmSync(profile, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
   }
   const spread = (values: number[]) => format.spread(values, (value) => Math.round(value).toLocaleString('en-US'));
