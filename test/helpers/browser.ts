@@ -23,10 +23,9 @@ export function browserTestsEnabled(): boolean {
  * Headless chromium, kept off the network: no sandbox (the tests run as root), and none of the
  * background requests (updates, sync, component downloads) a first run makes.
  */
-export function launchChromium(options: { executablePath?: string } = {}): Promise<Browser> {
+export function launchChromium(): Promise<Browser> {
   return chromium.launch({
-    // The bench gives a wrapper that pins chromium to the load generator's core.
-    executablePath: options.executablePath ?? CHROMIUM,
+    executablePath: CHROMIUM,
     headless: true,
     args: [
       '--no-sandbox',
