@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { type Browser, chromium } from 'playwright-core';
-import { browserTestsEnabled, CHROMIUM } from '../../test/helpers/browser.js';
+import { browserTestsEnabled, CHROMIUM, CHROMIUM_ARGS } from '../../test/helpers/browser.js';
 import { clientCpu, plan, root, serverCpu, token, work } from '../lib/context.js';
 import { format, median, noteRow, progress, type Row, type RowGroup, verdict } from '../lib/format.js';
 import { wrkPostPlants } from '../lib/load.js';
@@ -80,13 +80,8 @@ const TAB_SETTLE_MS = 1000;
 async function startChromium(): Promise<{ child: ChildProcess; endpoint: string; profile: string }> {
   const profile = mkdtempSync(path.join(work, 'chromium-'));
   const args = [
+    ...CHROMIUM_ARGS,
     '--headless',
-    '--no-sandbox',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-    '--no-first-run',
-    '--disable-dev-shm-usage',
     '--no-startup-window',
     // The address bar's suggestion popups: WebUI pages of their own, which headless chromium
     // keeps loaded and busy for an address bar it has not (as much CPU as a tab, about:blank or not).

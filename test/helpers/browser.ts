@@ -20,20 +20,19 @@ export function browserTestsEnabled(): boolean {
 }
 
 /**
- * Headless chromium, kept off the network: no sandbox (the tests run as root), and none of the
- * background requests (updates, sync, component downloads) a first run makes.
+ * Chromium kept off the network: no sandbox (the tests run as root), and none of the background
+ * requests (updates, sync, component downloads) a first run makes. The bench starts its own with these.
  */
+export const CHROMIUM_ARGS: readonly string[] = [
+  '--no-sandbox',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-dev-shm-usage',
+];
+
+/** Headless chromium with CHROMIUM_ARGS, driven by playwright. */
 export function launchChromium(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-      '--disable-dev-shm-usage',
-    ],
-  });
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: [...CHROMIUM_ARGS] });
 }
