@@ -115,7 +115,7 @@ export class Factory {
       // would read a plain-http token that was only allowed because it never left the machine.
       this.#dispatcher = options.direct
         ? createDirectAgent({ connections, ca, shortLived })
-        : createProxyAgent({
+        : await createProxyAgent({
             ca,
             shortLived,
             connections,
@@ -197,6 +197,6 @@ export class Factory {
     } finally {
       Error.stackTraceLimit = stackTraceLimit;
     }
-    if (this.#shortLived) (await import('../client/undici-agent.js')).restoreWasmCompilerFlags();
+    if (this.#shortLived) (await import('../client/wasm-compiler-flags.js')).restoreWasmCompilerFlags();
   }
 }

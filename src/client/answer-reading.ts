@@ -1,5 +1,5 @@
 import { parseJsonExact } from '../schema/exact-json.js';
-import { ErrorBody, Plant, StoredPlant } from '../schema/plant.js';
+import { ErrorBody, Plant, StoredPlant, StoredPlants } from '../schema/plant.js';
 import { AuthRejectedError, CrossOriginPageError, ResponseError, UnexpectedBodyError } from './errors.js';
 import { nextLink } from './link-header.js';
 import type { Answer } from './transport.js';
@@ -43,7 +43,7 @@ export function storedPlantOf(answer: Answer, source: AnswerSource): { plant: St
  */
 export function plantPageOf(answer: Answer, url: URL, origin: string, source: AnswerSource): PlantPage {
   const json = tryParseJson(answer.text, answer.contentType);
-  const plants = json.ok && Array.isArray(json.value) ? StoredPlant.array().safeParse(json.value) : undefined;
+  const plants = json.ok && Array.isArray(json.value) ? StoredPlants.safeParse(json.value) : undefined;
   if (plants?.success !== true) throw notA('a list of plants', answer, source);
   const next = nextLink(answer.link, url);
   if (next !== undefined && next.origin !== origin) {

@@ -36,7 +36,8 @@ interface Exchange {
 /**
  * Sends the POSTs undici may pipeline (`idempotent`, `blocking: false`: PlantClient marks
  * its POST /plants so, and says there why that is safe) over HTTP/1.1 connections of its own,
- * up to PIPELINING on each; every other request goes to `fallback`, an undici dispatcher.
+ * up to PIPELINING on each; every other request goes to `fallback`, an undici dispatcher made
+ * when the first of them comes (so that a run that sends none never loads it).
  *
  * Why not undici for these too: a bulk add is tens of thousands of small POSTs, and undici
  * spends on each a request object, header validation, a system call and an llhttp
@@ -54,15 +55,16 @@ interface Exchange {
  * request fails, and the connection it was on is given up, the others on it written again.
  */
 export class PipeliningDispatcher extends DispatcherBase {
-  readonly #fallback: Dispatcher;
+  readonly #makeFallback: () => Promise<Dispatcher>;
+  #fallback: Promise<Dispatcher> | undefined;
   readonly #maxConnections: number;
   readonly #ca: string[] | undefined;
   readonly #origins = new Map<string, Origin>();
   #closed = false;
 
-  constructor(options: { fallback: Dispatcher; connections: number; ca?: string[] | undefined }) {
+  constructor(options: { fallback: () => Promise<Dispatcher>; connections: number; ca?: string[] | undefined }) {
     super();
-    this.#fallback = options.fallback;
+    this.#makeFallback = options.fallback;
     this.#maxConnections = Math.max(1, Math.ceil(options.connections / PIPELINING));
     this.#ca = options.ca;
   }
@@ -78,22 +80,50 @@ export class PipeliningDispatcher extends DispatcherBase {
       typeof options.origin !== 'string' ||
       this.#closed
     ) {
-      return this.#fallback.dispatch(options, handler);
+      return this.#toFallback(options, handler);
     }
     let origin = this.#origins.get(options.origin);
     if (origin === undefined) {
       const url = new URL(options.origin);
-      if (url.protocol !== 'http:' && url.protocol !== 'https:') return this.#fallback.dispatch(options, handler);
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') return this.#toFallback(options, handler);
       origin = new Origin(url, this.#maxConnections, this.#ca);
       this.#origins.set(options.origin, origin);
     }
     const headers = origin.headerBlock(options.headers);
-    if (headers === undefined) return this.#fallback.dispatch(options, handler);
+    if (headers === undefined) return this.#toFallback(options, handler);
     const length = body.length;
     // A body of ASCII only (most records) has as many bytes as characters; else count them.
     const bytes = isAscii(body) ? length : Buffer.byteLength(body);
     const text = `${options.method} ${options.path} HTTP/1.1\r\n${headers}content-length: ${bytes}\r\n\r\n${body}`;
     origin.send({ text, handler: handler as Handler, done: false });
+    return true;
+  }
+
+  /**
+   * Hands a request to the fallback, made first if this is its first. The handler hears of a
+   * fallback that cannot be made as of any failure to send (onError).
+   */
+  #toFallback(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
+    const failed = (error: unknown) =>
+      (handler as Handler).onError(error instanceof Error ? error : new Error(String(error)));
+    if (this.#fallback === undefined) {
+      // Closed before it was ever needed: as undici's closed agent answers.
+      if (this.#closed) {
+        queueMicrotask(() => failed(codedError('The client is closed', 'UND_ERR_CLOSED')));
+        return true;
+      }
+      const made = this.#makeFallback();
+      // A fallback that cannot be made fails each request sent to it, not the process.
+      made.catch(() => undefined);
+      this.#fallback = made;
+    }
+    this.#fallback.then((fallback) => {
+      try {
+        fallback.dispatch(options, handler);
+      } catch (error) {
+        failed(error);
+      }
+    }, failed);
     return true;
   }
 
@@ -104,7 +134,11 @@ export class PipeliningDispatcher extends DispatcherBase {
     this.#closed = true;
     const closed = Promise.all([
       ...[...this.#origins.values()].map((origin) => origin.close()),
-      this.#fallback.close(),
+      // A fallback that could not be made has nothing to close.
+      this.#fallback?.then(
+        (fallback) => fallback.close(),
+        () => undefined,
+      ),
     ]).then(() => undefined);
     if (callback === undefined) return closed;
     void closed.then(callback);
@@ -126,7 +160,12 @@ export class PipeliningDispatcher extends DispatcherBase {
     for (const origin of this.#origins.values()) {
       origin.destroy(error ?? codedError('The client is destroyed', 'UND_ERR_DESTROYED'));
     }
-    const destroyed = this.#fallback.destroy(error);
+    const destroyed = Promise.resolve(
+      this.#fallback?.then(
+        (fallback) => fallback.destroy(error),
+        () => undefined,
+      ),
+    ).then(() => undefined);
     if (callback === undefined) return destroyed;
     void destroyed.then(callback);
     return undefined;

@@ -1,4 +1,4 @@
-// The undici files createProxyAgent loads directly (see undici-agent.ts); typed from undici's own types.
+// The undici files undici-dispatchers.ts loads directly (see there); typed from undici's own types.
 declare module 'undici/lib/api/index.js' {
   const api: object;
   export default api;

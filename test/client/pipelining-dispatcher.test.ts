@@ -139,7 +139,7 @@ function post(origin: string, body: string, extra: Partial<Dispatcher.DispatchOp
 async function postEach(answer: Parameters<typeof startRawServer>[0], ids: number[], connections = 8) {
   const server = await startRawServer(answer);
   closeServer = server.close;
-  dispatcher = new PipeliningDispatcher({ fallback: new Agent(), connections });
+  dispatcher = new PipeliningDispatcher({ fallback: async () => new Agent(), connections });
   const told = ids.map((id) => post(server.origin, `{"id":${id},"name":"x"}`));
   await Promise.all(told.map((one) => one.settled));
   return { server, told };
@@ -154,7 +154,7 @@ describe('PipeliningDispatcher', () => {
       return `HTTP/1.1 201 Created\r\nconnection: close\r\n\r\n${body}`;
     });
     closeServer = server.close;
-    dispatcher = new PipeliningDispatcher({ fallback: new Agent(), connections: 8 });
+    dispatcher = new PipeliningDispatcher({ fallback: async () => new Agent(), connections: 8 });
     const bodies = ['{"id":1,"name":"a"}', '{"id":2,"name":"b"}', '{"id":3,"name":"Grüße ☘"}'];
     const told = bodies.map((body) => post(server.origin, body));
     await Promise.all(told.map((one) => one.settled));
@@ -216,7 +216,7 @@ describe('PipeliningDispatcher', () => {
     const server = await startRawServer(() => undefined);
     const origin = server.origin;
     await server.close();
-    dispatcher = new PipeliningDispatcher({ fallback: new Agent(), connections: 1 });
+    dispatcher = new PipeliningDispatcher({ fallback: async () => new Agent(), connections: 1 });
     const told = [1, 2, 3].map((id) => post(origin, `{"id":${id},"name":"x"}`));
     await Promise.all(told.map((one) => one.settled));
     expect(told.map(({ error, sends }) => ({ code: error?.code, sends }))).toEqual([
@@ -230,7 +230,7 @@ describe('PipeliningDispatcher', () => {
     let answering = false;
     const server = await startRawServer((_connection, _request, body) => (answering ? ok(body) : undefined));
     closeServer = server.close;
-    dispatcher = new PipeliningDispatcher({ fallback: new Agent(), connections: 8 });
+    dispatcher = new PipeliningDispatcher({ fallback: async () => new Agent(), connections: 8 });
     const told = [1, 2].map((id) => post(server.origin, `{"id":${id},"name":"x"}`));
     await expect.poll(() => server.received.length).toBe(2);
     answering = true;
@@ -261,7 +261,7 @@ describe('PipeliningDispatcher', () => {
       fallbackDispatches++;
       return dispatch(options, handler);
     };
-    dispatcher = new PipeliningDispatcher({ fallback, connections: 8 });
+    dispatcher = new PipeliningDispatcher({ fallback: async () => fallback, connections: 8 });
     const get = post(fixture.url, '', { method: 'GET', body: undefined, idempotent: undefined, blocking: undefined });
     const retry = post(fixture.url, '{"id":1,"name":"x"}', { idempotent: undefined, blocking: undefined });
     await Promise.all([get.settled, retry.settled]);
@@ -269,10 +269,67 @@ describe('PipeliningDispatcher', () => {
     expect(fixture.requests.map(({ method }) => method)).toEqual(['GET', 'POST']);
   });
 
+  it('makes its fallback when the first request for it comes, and only once', async () => {
+    const fixture = await startFixtureServer();
+    closeServer = fixture.close;
+    let made = 0;
+    dispatcher = new PipeliningDispatcher({
+      fallback: async () => {
+        made++;
+        return new Agent();
+      },
+      connections: 8,
+    });
+    await post(fixture.url, '{"id":1,"name":"x"}').settled;
+    expect(made).toBe(0);
+    const gets = [1, 2].map(() =>
+      post(fixture.url, '', { method: 'GET', body: undefined, idempotent: undefined, blocking: undefined }),
+    );
+    await Promise.all(gets.map(({ settled }) => settled));
+    expect([made, ...gets.map(({ status }) => status)]).toEqual([1, 200, 200]);
+  });
+
+  it('fails the requests for a fallback that cannot be made with its error, and closes', async () => {
+    const fixture = await startFixtureServer();
+    closeServer = fixture.close;
+    dispatcher = new PipeliningDispatcher({
+      fallback: async () => {
+        throw new Error('no undici here');
+      },
+      connections: 8,
+    });
+    const get = post(fixture.url, '', { method: 'GET', body: undefined, idempotent: undefined, blocking: undefined });
+    const added = post(fixture.url, '{"id":1,"name":"x"}');
+    await Promise.all([get.settled, added.settled]);
+    expect([get.error?.message, added.status]).toEqual(['no undici here', 200]);
+    await dispatcher.close();
+    dispatcher = undefined;
+  });
+
+  it('does not make a fallback once closed: a request then fails as at a closed undici agent', async () => {
+    let made = 0;
+    dispatcher = new PipeliningDispatcher({
+      fallback: async () => {
+        made++;
+        return new Agent();
+      },
+      connections: 8,
+    });
+    await dispatcher.close();
+    const get = post('http://127.0.0.1:9', '', {
+      method: 'GET',
+      body: undefined,
+      idempotent: undefined,
+      blocking: undefined,
+    });
+    await get.settled;
+    expect([made, get.error?.code]).toEqual([0, 'UND_ERR_CLOSED']);
+  });
+
   it('closes once the requests in flight are answered', async () => {
     const server = await startRawServer((_connection, _request, body) => ok(body));
     closeServer = server.close;
-    dispatcher = new PipeliningDispatcher({ fallback: new Agent(), connections: 8 });
+    dispatcher = new PipeliningDispatcher({ fallback: async () => new Agent(), connections: 8 });
     const told = post(server.origin, '{"id":1,"name":"x"}');
     await dispatcher.close();
     expect(told.status).toBe(200);
@@ -287,8 +344,8 @@ describe('createProxyAgent', () => {
       response.end(request.body === '' ? '[]' : request.body);
     });
     closeServer = fixture.close;
-    const direct = createProxyAgent({ connections: 8, httpProxy: '', httpsProxy: '', noProxy: '' });
-    const proxied = createProxyAgent({
+    const direct = await createProxyAgent({ connections: 8, httpProxy: '', httpsProxy: '', noProxy: '' });
+    const proxied = await createProxyAgent({
       connections: 8,
       httpProxy: 'http://127.0.0.1:9',
       httpsProxy: 'http://127.0.0.1:9',

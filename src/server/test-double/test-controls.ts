@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { BadRequestError, ForbiddenError } from '../errors.js';
 import { createPlantInterceptor, type PlantRequestInterceptor } from './plant-faults.js';
 import { MAX_FAULT_SEED } from './prng.js';
@@ -16,34 +16,46 @@ export interface ControlsState {
 }
 
 const MS = `must be a whole number of milliseconds from 0 to ${MAX_DELAY_MS}`;
+const wholeMs = () => z.int(MS).check(z.gte(0, MS), z.lte(MAX_DELAY_MS, MS));
 const Delay = z
-  .strictObject(
-    { minMs: z.int(MS).min(0, MS).max(MAX_DELAY_MS, MS), maxMs: z.int(MS).min(0, MS).max(MAX_DELAY_MS, MS) },
-    'must be null (no delay) or an object {"minMs": …, "maxMs": …}',
-  )
-  .refine((delay) => delay.minMs <= delay.maxMs, { message: 'minMs must not be more than maxMs' });
+  .strictObject({ minMs: wholeMs(), maxMs: wholeMs() }, 'must be null (no delay) or an object {"minMs": …, "maxMs": …}')
+  .check(z.refine((delay) => delay.minMs <= delay.maxMs, { message: 'minMs must not be more than maxMs' }));
 
 /** PUT /_serve/controls: each field given replaces the one in force; a field left out stays as it is. */
 const RATE = 'must be a number from 0 to 1 (the fraction of plant requests it meets)';
+const FAULT = 'must be an object {"kind": …, "rate": …}';
+const FAULTS = `must be a list of faults, each ${FAULT.replace('must be ', '')}`;
 const SEED = `must be a whole number from 0 to ${MAX_FAULT_SEED}`;
 export const ControlsUpdate = z.strictObject(
   {
-    delay: Delay.nullable().optional(),
-    faults: z
-      .array(
-        z.strictObject({
-          kind: z.enum(FAULT_KINDS, `must be one of ${FAULT_KINDS.join(', ')}`),
-          rate: z.number(RATE).min(0, RATE).max(1, RATE),
-        }),
-      )
-      .refine((faults) => new Set(faults.map((fault) => fault.kind)).size === faults.length, {
-        message: 'give each kind once',
-      })
-      .refine((faults) => faults.reduce((sum, fault) => sum + fault.rate, 0) <= 1 + 1e-9, {
-        message: 'the rates add up to more than 1 (a request meets one fault at most)',
-      })
-      .optional(),
-    faultSeed: z.int(SEED).min(0, SEED).max(MAX_FAULT_SEED, SEED).optional(),
+    delay: z.optional(z.nullable(Delay)),
+    faults: z.optional(
+      z
+        .array(
+          z.strictObject(
+            {
+              kind: z.enum(FAULT_KINDS, `must be one of ${FAULT_KINDS.join(', ')}`),
+              rate: z.number(RATE).check(z.gte(0, RATE), z.lte(1, RATE)),
+            },
+            {
+              error: (issue) =>
+                issue.code === 'unrecognized_keys'
+                  ? `unknown field ${issue.keys.map((key) => JSON.stringify(key)).join(', ')}; a fault has kind and rate`
+                  : FAULT,
+            },
+          ),
+          FAULTS,
+        )
+        .check(
+          z.refine((faults) => new Set(faults.map((fault) => fault.kind)).size === faults.length, {
+            message: 'give each kind once',
+          }),
+          z.refine((faults) => faults.reduce((sum, fault) => sum + fault.rate, 0) <= 1 + 1e-9, {
+            message: 'the rates add up to more than 1 (a request meets one fault at most)',
+          }),
+        ),
+    ),
+    faultSeed: z.optional(z.int(SEED).check(z.gte(0, SEED), z.lte(MAX_FAULT_SEED, SEED))),
   },
   {
     error: (issue) =>
@@ -134,8 +146,8 @@ export function createTestControls(options: {
   };
 }
 
-/** `faults[0].rate: Too big: expected number to be <=1`: the first issue, where it is. */
-function describeIssue(error: z.ZodError): string {
+/** `faults[0].rate: must be a number from 0 to 1 (…)`: the first issue, where it is. */
+function describeIssue(error: z.core.$ZodError): string {
   const issue = error.issues[0];
   if (issue === undefined) return 'not an object of delay, faults and faultSeed';
   const where = issue.path

@@ -251,6 +251,12 @@ describe('the page of plants serve', () => {
       '{"faults":[{"kind":"503","rate":0.1},{"kind":"503","rate":0.1}]}',
       'invalid controls: faults: give each kind once',
     ],
+    ['{"faults":"503"}', 'invalid controls: faults: must be a list of faults, each an object {"kind": …, "rate": …}'],
+    ['{"faults":[503]}', 'invalid controls: faults[0]: must be an object {"kind": …, "rate": …}'],
+    [
+      '{"faults":[{"kind":"503","rate":0.1,"seed":1}]}',
+      'invalid controls: faults[0]: unknown field "seed"; a fault has kind and rate',
+    ],
     ['{"delay":{"minMs":5,"maxMs":1}}', 'invalid controls: delay: minMs must not be more than maxMs'],
     [
       '{"delay":{"minMs":-1,"maxMs":1}}',
