@@ -1,50 +1,72 @@
-/** What IOStreams is made of: the three streams, stdin made on first use when given as a function. */
+/** What IOStreams is made of: the three streams, each made on first use when given as a function. */
 export interface IOStreamsOptions {
   /**
    * stdin, or a function that makes it: Node makes process.stdin on first use (for a pipe that
    * loads node:net), so a command that never reads it never pays for it.
    */
   stdin: NodeJS.ReadStream | (() => NodeJS.ReadStream);
-  stdout: NodeJS.WriteStream;
-  stderr: NodeJS.WriteStream;
+  /** stdout, or a function that makes it on first use (as stdin). */
+  stdout: NodeJS.WriteStream | (() => NodeJS.WriteStream);
+  /** stderr, or a function that makes it on first use: a command that succeeds quietly never does. */
+  stderr: NodeJS.WriteStream | (() => NodeJS.WriteStream);
+  /**
+   * Whether file descriptor 0, 1 or 2 is a terminal, answered without making its stream (the
+   * process's: tty.isatty). Without it, a stream's own isTTY says.
+   */
+  isTerminal?: (fd: 0 | 1 | 2) => boolean;
 }
 
 /**
- * The streams a command reads and writes, and whether each is a terminal (after gh's
- * iostreams.IOStreams). Made once from the process at the edges (PlantsCommand for oclif,
- * runCommand for the fast route) and handed down through the Factory and the Output: nothing
- * below them touches process.stdin, process.stdout or process.stderr, so a test runs a
- * command in-process with streams of its own (a stream is a terminal when its `isTTY` is true,
- * as Node marks a tty.ReadStream or tty.WriteStream).
+ * The streams a command reads and writes, passed down from the entry point: nothing below them
+ * touches process.stdin, process.stdout or process.stderr, so a test runs a command in-process
+ * with streams of its own. Each is made on first use.
  */
 export class IOStreams {
-  readonly stdout: NodeJS.WriteStream;
-  readonly stderr: NodeJS.WriteStream;
+  readonly #make: {
+    stdin: () => NodeJS.ReadStream;
+    stdout: () => NodeJS.WriteStream;
+    stderr: () => NodeJS.WriteStream;
+  };
   #stdin: NodeJS.ReadStream | undefined;
-  readonly #makeStdin: () => NodeJS.ReadStream;
+  #stdout: NodeJS.WriteStream | undefined;
+  #stderr: NodeJS.WriteStream | undefined;
+  readonly #isTerminal: ((fd: 0 | 1 | 2) => boolean) | undefined;
 
   constructor(options: IOStreamsOptions) {
-    const { stdin } = options;
-    this.#makeStdin = typeof stdin === 'function' ? stdin : () => stdin;
-    this.stdout = options.stdout;
-    this.stderr = options.stderr;
+    const { stdin, stdout, stderr } = options;
+    this.#make = {
+      stdin: typeof stdin === 'function' ? stdin : () => stdin,
+      stdout: typeof stdout === 'function' ? stdout : () => stdout,
+      stderr: typeof stderr === 'function' ? stderr : () => stderr,
+    };
+    this.#isTerminal = options.isTerminal;
   }
 
   get stdin(): NodeJS.ReadStream {
-    this.#stdin ??= this.#makeStdin();
+    this.#stdin ??= this.#make.stdin();
     return this.#stdin;
   }
 
+  get stdout(): NodeJS.WriteStream {
+    this.#stdout ??= this.#make.stdout();
+    return this.#stdout;
+  }
+
+  get stderr(): NodeJS.WriteStream {
+    this.#stderr ??= this.#make.stderr();
+    return this.#stderr;
+  }
+
   get stdinIsTerminal(): boolean {
-    return this.stdin.isTTY === true;
+    return this.#isTerminal?.(0) ?? this.stdin.isTTY === true;
   }
 
   get stdoutIsTerminal(): boolean {
-    return this.stdout.isTTY === true;
+    return this.#isTerminal?.(1) ?? this.stdout.isTTY === true;
   }
 
   get stderrIsTerminal(): boolean {
-    return this.stderr.isTTY === true;
+    return this.#isTerminal?.(2) ?? this.stderr.isTTY === true;
   }
 
   /** True when a person can answer a prompt: stdin and stderr are both terminals. */
@@ -55,5 +77,10 @@ export class IOStreams {
 
 /** The process's own streams: what the edges hand down. */
 export function processStreams(): IOStreams {
-  return new IOStreams({ stdin: () => process.stdin, stdout: process.stdout, stderr: process.stderr });
+  return new IOStreams({
+    stdin: () => process.stdin,
+    stdout: () => process.stdout,
+    stderr: () => process.stderr,
+    isTerminal: (fd) => process.getBuiltinModule('node:tty').isatty(fd),
+  });
 }

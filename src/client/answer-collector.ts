@@ -30,7 +30,7 @@ export class AnswerCollector implements Dispatcher.DispatchHandler {
   answered = false;
   /** Set by the client when the whole answer did not arrive within its time-out. */
   deadlinePassed = false;
-  /** When the client gives up on the whole answer (performance.now() milliseconds). */
+  /** When the client gives up on the whole answer (Transport's monotonic milliseconds). */
   readonly deadline: number;
   #status = 0;
   #contentType = '';

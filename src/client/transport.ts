@@ -4,6 +4,15 @@ import { UnreachableError } from './errors.js';
 import { classifyNetworkFailure, errorCode, isClosedConnection, unreachableMessage } from './network-errors.js';
 import { type Retryable, retryableFailure } from './retry-policy.js';
 
+/**
+ * Milliseconds on a monotonic clock. process.hrtime is there from the start, where the
+ * `performance` global loads node:perf_hooks and its ten modules on first use: a one-record add
+ * had them loaded for two readings of the clock.
+ */
+function monotonicMs(): number {
+  return Number(process.hrtime.bigint()) / 1e6;
+}
+
 /** The most of a response body we read; a Plant or an Error is a few hundred bytes. */
 export const MAX_RESPONSE_BYTES = 1024 * 1024;
 
@@ -85,7 +94,7 @@ export class Transport {
     const timeoutMs = this.#options.timeoutMs;
     let collector: AnswerCollector | undefined;
     const collected = new Promise<CollectedAnswer>((resolve, reject) => {
-      collector = new AnswerCollector(MAX_RESPONSE_BYTES, performance.now() + timeoutMs, resolve, reject);
+      collector = new AnswerCollector(MAX_RESPONSE_BYTES, monotonicMs() + timeoutMs, resolve, reject);
     });
     const handler = collector as AnswerCollector;
     this.#watch(handler);
@@ -176,7 +185,7 @@ export class Transport {
     if (this.#sweep !== undefined) return;
     const every = Math.min(250, this.#options.timeoutMs);
     this.#sweep = setInterval(() => {
-      const now = performance.now();
+      const now = monotonicMs();
       // Oldest first: the first one still within its time is the end of those past theirs.
       for (const pending of this.#pending) {
         if (pending.deadline > now) break;

@@ -5,7 +5,10 @@ import { InvalidPlantError } from './invalid-plant-error.js';
 
 // zod's functional build (zod/mini): the same schemas and parser as its classic API, without the
 // methods classic attaches to every schema it builds, which were most of what loading this module
-// cost a one-record `plants add` (bench j).
+// cost a one-record `plants add` (bench j). Without its compiled fast path for objects either
+// (jitless): building that (new Function) on the first parse cost a one-record add more than it
+// saves, and these schemas' refinements parse no faster with it (docs/binary.md).
+z.config({ jitless: true });
 
 /** Longest name or tag the store accepts, in UTF-16 code units. */
 export const MAX_TEXT_LENGTH = 1024;

@@ -29,7 +29,11 @@ export async function addPlants(
 ): Promise<ExitCode | undefined> {
   const { readPlantInput } = await import('../input/plant-input.js');
   const { io } = factory;
-  const input = await readPlantInput(options.plant, io.stdin, (line) => output.info(line));
+  const input = await readPlantInput(
+    options.plant,
+    () => io.stdin,
+    (line) => output.info(line),
+  );
   if (input.kind === 'single') {
     const { addSinglePlant } = await import('./add-single.js');
     await addSinglePlant(input.plant, options, factory, output);

@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { readFileSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import type { RecordSource } from '../../bulk/bulk-add.js';
 import { InvalidInputError } from '../../errors.js';
 import { whyUnreadable } from '../../files/unreadable-file.js';
@@ -79,7 +79,8 @@ export type Notice = (line: string) => void;
  */
 export async function readPlantInput(
   flags: PlantFlags,
-  stdin: NodeJS.ReadableStream,
+  /** Made on first use: a plant from the flags never touches stdin (Node sets it up when first asked). */
+  stdin: () => NodeJS.ReadableStream,
   notice: Notice = () => {},
 ): Promise<PlantInput> {
   if (flags.file === undefined) {
@@ -95,7 +96,7 @@ export async function readPlantInput(
   if (flags.name !== undefined) textFlag('--name', flags.name);
   if (flags.tag !== undefined) textFlag('--tag', flags.tag);
   const source = flags.file === '-' ? 'stdin' : flags.file;
-  if (flags.file === '-' && (stdin as NodeJS.ReadStream).isTTY === true) {
+  if (flags.file === '-' && (stdin() as NodeJS.ReadStream).isTTY === true) {
     notice(
       'plants: reading plants from stdin (this terminal): type or paste JSON (one NewPlant, an array, or one per line), then press Ctrl-D on a line of its own to end.',
     );
@@ -144,13 +145,13 @@ export async function readPlantInput(
 async function* noRecords(): AsyncGenerator<InputRecord> {}
 
 /** The text of --file PATH (or stdin for `-`), as a stream of strings; bytes that are not UTF-8 are marked, not replaced. */
-async function openText(file: string, stdin: NodeJS.ReadableStream): Promise<AsyncIterable<string>> {
+async function openText(file: string, stdin: () => NodeJS.ReadableStream): Promise<AsyncIterable<string>> {
   const { decodeUtf8Strictly } = await import('../../bulk/utf8-text.js');
-  if (file === '-') return decodeUtf8Strictly(await sniffed(stdin as AsyncIterable<Buffer>, file));
+  if (file === '-') return decodeUtf8Strictly(await sniffed(stdin() as AsyncIterable<Buffer>, file));
   // Open first, so that a missing or unreadable file is reported before anything else happens.
-  let handle: Awaited<ReturnType<typeof open>>;
+  let handle: FileHandle;
   try {
-    handle = await open(file, 'r');
+    handle = await (await import('node:fs/promises')).open(file, 'r');
     if ((await handle.stat()).isDirectory()) {
       await handle.close();
       throw Object.assign(new Error('is a folder'), { code: 'EISDIR' });

@@ -6,13 +6,20 @@ import { failureHints } from './failure-hints.js';
 import { importOra } from './import-ora.js';
 
 export interface OutputStreams {
-  stdout: NodeJS.WriteStream;
-  stderr: NodeJS.WriteStream;
+  readonly stdout: NodeJS.WriteStream;
+  readonly stderr: NodeJS.WriteStream;
+  /** Known without making the stream (IOStreams); else the stream's isTTY says. */
+  readonly stdoutIsTerminal?: boolean;
+  readonly stderrIsTerminal?: boolean;
+}
+
+function isTerminal(streams: OutputStreams, which: 'stdout' | 'stderr'): boolean {
+  return (which === 'stdout' ? streams.stdoutIsTerminal : streams.stderrIsTerminal) ?? streams[which].isTTY === true;
 }
 
 /** Whether a stream is coloured: on a terminal (`auto`), always (FORCE_COLOR) or never (NO_COLOR, TERM=dumb). */
-function colored(stream: NodeJS.WriteStream, mode: ColorMode): boolean {
-  return mode === 'always' || (mode === 'auto' && stream.isTTY === true);
+function colored(streams: OutputStreams, which: 'stdout' | 'stderr', mode: ColorMode): boolean {
+  return mode === 'always' || (mode === 'auto' && isTerminal(streams, which));
 }
 
 export interface OutputOptions {
@@ -45,18 +52,25 @@ export interface Progress {
  * terminals. Commands never call console.log.
  */
 export class Output {
-  readonly stdout: NodeJS.WriteStream;
-  readonly stderr: NodeJS.WriteStream;
+  readonly #streams: OutputStreams;
   /** Colours for stdout and for stderr, each off unless that stream is a TTY. */
   readonly color: Colors;
   readonly errorColor: Colors;
 
   constructor(streams: OutputStreams, options: OutputOptions) {
-    this.stdout = streams.stdout;
-    this.stderr = streams.stderr;
+    this.#streams = streams;
     const palette = options.palette ?? plain;
-    this.color = colored(streams.stdout, options.color) ? palette : plain;
-    this.errorColor = colored(streams.stderr, options.color) ? palette : plain;
+    this.color = colored(streams, 'stdout', options.color) ? palette : plain;
+    this.errorColor = colored(streams, 'stderr', options.color) ? palette : plain;
+  }
+
+  get stdout(): NodeJS.WriteStream {
+    return this.#streams.stdout;
+  }
+
+  /** Made on first use (IOStreams): a command that succeeds quietly never makes it. */
+  get stderr(): NodeJS.WriteStream {
+    return this.#streams.stderr;
   }
 
   /** An Output whose coloured streams get chalk's styles: chalk is loaded only when a stream is coloured. */
@@ -64,7 +78,7 @@ export class Output {
     streams: OutputStreams,
     options: { color: ColorMode; loadPalette?: () => Promise<Colors> },
   ): Promise<Output> {
-    const wanted = colored(streams.stdout, options.color) || colored(streams.stderr, options.color);
+    const wanted = colored(streams, 'stdout', options.color) || colored(streams, 'stderr', options.color);
     const palette = wanted ? await (options.loadPalette ?? chalkColors)() : undefined;
     return new Output(streams, { color: options.color, palette });
   }
@@ -94,7 +108,7 @@ export class Output {
   /** True when a spinner can be drawn on stderr: a terminal with a width. */
   get canAnimate(): boolean {
     // A terminal of no width (a bare pty) sends ora's line arithmetic into an endless loop.
-    return this.stderr.isTTY === true && this.stderr.columns > 0;
+    return isTerminal(this.#streams, 'stderr') && this.stderr.columns > 0;
   }
 
   /**
@@ -109,7 +123,7 @@ export class Output {
     let pendingSize = 0;
     let scheduled: NodeJS.Immediate | undefined;
     let spinner: { text: string; clear(): unknown; render(): unknown; stop(): unknown } | undefined;
-    const sharesTerminal = this.stdout.isTTY === true;
+    const sharesTerminal = isTerminal(this.#streams, 'stdout');
     const flush = () => {
       if (scheduled !== undefined) clearImmediate(scheduled);
       scheduled = undefined;
