@@ -45,35 +45,43 @@ export const Plant = z.object({
 });
 export type Plant = z.output<typeof Plant>;
 
+// The schemas below Plant are built on first use (z.lazy): a one-record add parses only a Plant.
+
 /** A plant as `plants serve` lists and returns it: the Plant with its id. */
-export const StoredPlant = z.extend(Plant, { id: PlantId });
+export const StoredPlant = z.lazy(() => z.extend(Plant, { id: PlantId }));
 export type StoredPlant = z.output<typeof StoredPlant>;
 
 /** A page of plants, as GET /plants answers it. */
-export const StoredPlants = z.array(StoredPlant);
+export const StoredPlants = z.lazy(() => z.array(StoredPlant));
 
 /** The request body of POST /plants. Unknown fields are dropped. */
-export const NewPlant = z.object({
-  id: PlantId,
-  name: text({ nonEmpty: true }),
-  tag: z.optional(text({ nonEmpty: false })),
-});
+export const NewPlant = z.lazy(() =>
+  z.object({
+    id: PlantId,
+    name: text({ nonEmpty: true }),
+    tag: z.optional(text({ nonEmpty: false })),
+  }),
+);
 export type NewPlant = z.output<typeof NewPlant>;
 
+function errorBody() {
+  return z.object({
+    error: z
+      .int({ error: 'must be an integer' })
+      .check(
+        z.gte(INT32_MIN, { error: `must be at least ${INT32_MIN}` }),
+        z.lte(INT32_MAX, { error: `must be at most ${INT32_MAX}` }),
+      ),
+    message: z.string({ error: 'must be a string' }),
+  });
+}
+
 /** The Error record of the interface. */
-export const ErrorBody = z.object({
-  error: z
-    .int({ error: 'must be an integer' })
-    .check(
-      z.gte(INT32_MIN, { error: `must be at least ${INT32_MIN}` }),
-      z.lte(INT32_MAX, { error: `must be at most ${INT32_MAX}` }),
-    ),
-  message: z.string({ error: 'must be a string' }),
-});
+export const ErrorBody = z.lazy(errorBody);
 export type ErrorBody = z.output<typeof ErrorBody>;
 
 /** The 409 of `plants serve`: the Error record and the plant stored under that id (OpenAPI: Conflict). */
-export const ConflictBody = z.extend(ErrorBody, { plant: StoredPlant });
+export const ConflictBody = z.lazy(() => z.extend(errorBody(), { plant: StoredPlant }));
 
 /**
  * The stored plant a 409's body carries, exact, with its JSON as the server wrote it (one line);
