@@ -7,6 +7,7 @@
 // 2. The whole CLI as one CommonJS script (src/entry/binary.ts, bundled by esbuild; a single
 //    executable's require() loads only Node's own modules): every command, serve with it, on
 //    node:sqlite rather than the better-sqlite3 addon (stores/sqlite/choose-sqlite-driver.ts).
+//    The commands users run most each also get a bundle of their own, with a code cache of it.
 // 3. node --build-sea (Node 25.5+) puts the script, V8's code cache of it (useCodeCache), and
 //    the assets (version, route table, help pages, the serve page) into a copy of that Node.
 
@@ -15,7 +16,7 @@ import { createHash } from 'node:crypto';
 import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import * as esbuild from 'esbuild';
-import { commandCacheAsset } from '../dist/entry/binary-assets.js';
+import { commandBundleAsset, commandCacheAsset } from '../dist/entry/binary-assets.js';
 import { lazyConfImports, lazyHttp2 } from './esbuild-plugins.mjs';
 
 /** The Node inside the binary: a current line with --build-sea; pinned, so that a build is repeatable. */
@@ -89,10 +90,31 @@ const script = path.join(work, 'plants.cjs');
 await esbuild.build({ ...common, entryPoints: ['dist/entry/binary.js'], outfile: script });
 const commands = path.join(work, 'commands.cjs');
 await esbuild.build({ ...common, entryPoints: ['dist/cli/run-command.js'], outfile: commands });
+// The commands users run most (a shell loop of adds, say) each get a bundle of their own: its
+// action and what that loads, without the other commands and the server. V8 makes every function
+// a bundle declares as it compiles it, and reads the whole of its code cache.
+const trainedCommands = ['login', 'add', 'get', 'list', 'delete', 'status', 'logout'];
+const commandBundles = Object.fromEntries(
+  trainedCommands.map((id) => [commandBundleAsset(id), path.join(work, commandBundleAsset(id))]),
+);
+for (const id of trainedCommands) {
+  await esbuild.build({
+    ...common,
+    stdin: {
+      contents: `import { runParsed } from './dist/cli/run-action.js';
+import { run } from './dist/cli/run/${id.replaceAll(':', '-')}.js';
+export const runCommand = (parsed, version) => runParsed(run, parsed, version);`,
+      resolveDir: process.cwd(),
+      sourcefile: `commands-${id}.js`,
+      loader: 'js',
+    },
+    outfile: commandBundles[commandBundleAsset(id)],
+  });
+}
 // Whatever the scripts require must be one of Node's own modules: nothing else is there to load.
 const { builtinModules } = await import('node:module');
 const builtins = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]));
-for (const file of [script, commands]) {
+for (const file of [script, commands, ...Object.values(commandBundles)]) {
   const bundled = readFileSync(file, 'utf8');
   // (Not a require() inside a string: ajv's generated code, which plants never has it generate.)
   const outside = [...bundled.matchAll(/(?<!["'`])\brequire\(\s*["'`]([^"'`]+)["'`]\s*\)/g)]
@@ -107,17 +129,17 @@ for (const file of [script, commands]) {
 // package's (`plants serve --memory` on this Node), so that V8 compiles what they use.
 const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
 const commandsCache = path.join(work, 'commands.v8cache');
-// One cache per command users run most, trained on that command alone: V8 reads a whole cache
-// when it compiles the bundle, so `add` should not pay for the code of `list` and `status`.
-// Every other command line (serve, reset, a bulk add) compiles with the cache of them all.
-const trainedCommands = ['login', 'add', 'get', 'list', 'delete', 'status', 'logout'];
+// Each command bundle's cache is trained on that command alone; the bundle of every command on
+// them all, for every other command line (serve, reset, a bulk add).
 const commandCaches = Object.fromEntries(
   trainedCommands.map((id) => [commandCacheAsset(id), path.join(work, commandCacheAsset(id))]),
 );
 await trainCommands(
   stripped,
-  commands,
-  [[commandsCache], ...trainedCommands.map((id) => [commandCaches[commandCacheAsset(id)], id])],
+  [
+    [commands, commandsCache],
+    ...trainedCommands.map((id) => [commandBundles[commandBundleAsset(id)], commandCaches[commandCacheAsset(id)], id]),
+  ],
   pkg.version,
 );
 
@@ -129,6 +151,7 @@ const assets = {
   'help.json': 'dist/entry/help.json',
   'commands.cjs': commands,
   'commands.v8cache': commandsCache,
+  ...commandBundles,
   ...commandCaches,
 };
 for (const file of ['index.html', 'page.js', 'page.css']) assets[`page/${file}`] = `dist/server/page/assets/${file}`;
@@ -151,14 +174,18 @@ const digest = createHash('sha256').update(readFileSync(output)).digest('hex');
 writeFileSync(`${output}.sha256`, `${digest}  ${NAME}\n`);
 const mb = (file) => (statSync(file).size / 2 ** 20).toFixed(1);
 const kib = (file) => (statSync(file).size / 1024).toFixed(0);
-const sizes = `main script ${kib(script)} KiB, commands ${kib(commands)} KiB, their code cache ${kib(commandsCache)} KiB`;
+const totalKib = (files) => (files.reduce((sum, file) => sum + statSync(file).size, 0) / 1024).toFixed(0);
+const sizes = `main script ${kib(script)} KiB, commands ${kib(commands)} KiB and their code cache ${kib(commandsCache)} KiB, the ${trainedCommands.length} commands' own bundles ${totalKib(Object.values(commandBundles))} KiB and caches ${totalKib(Object.values(commandCaches))} KiB`;
 rmSync(work, { recursive: true, force: true });
 console.log(
   `${output}: ${mb(output)} MiB (Node ${NODE_VERSION}, stripped from ${mb(node)} MiB; ${sizes}), sha256 ${digest} in ${output}.sha256, ${((Date.now() - started) / 1000).toFixed(1)} s`,
 );
 
-/** Runs scripts/train-binary-cache.mjs with `nodePath` against a `plants serve --memory` of the npm package. */
-async function trainCommands(nodePath, bundle, trainings, version) {
+/**
+ * Runs scripts/train-binary-cache.mjs with `nodePath` against a `plants serve --memory` of the
+ * npm package, once per [bundle, cache file, command (else all of them)].
+ */
+async function trainCommands(nodePath, trainings, version) {
   const { spawn } = await import('node:child_process');
   const { mkdtempSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');
@@ -180,7 +207,7 @@ async function trainCommands(nodePath, bundle, trainings, version) {
       serve.once('exit', (code) => reject(new Error(`plants serve for the training exited (${code}): ${seen}`)));
     });
     // In order, each in a process of its own: login's stores the token the later ones use.
-    for (const [cacheFile, command] of trainings) {
+    for (const [bundle, cacheFile, command] of trainings) {
       const only = command === undefined ? [] : [command];
       execFileSync(nodePath, ['scripts/train-binary-cache.mjs', bundle, cacheFile, url, token, version, ...only], {
         env,

@@ -1,9 +1,9 @@
 // Run by scripts/build-binary.mjs with the binary's own Node (the same V8, the same flags):
-//   node scripts/train-binary-cache.mjs COMMANDS.cjs CACHE-OUT BASE-URL TOKEN VERSION [COMMAND]
-// compiles the commands' bundle as the binary does (dist/entry/commands-bundle.js), runs it
-// through the command lines users run most against the store at BASE-URL — those of COMMAND
-// only, when given, else all of them — then writes the code V8 compiled meanwhile: a code cache
-// of the binary's commands. Config goes where PLANTS_CONFIG_DIR says (the build gives a
+//   node scripts/train-binary-cache.mjs BUNDLE.cjs CACHE-OUT BASE-URL TOKEN VERSION [COMMAND]
+// compiles a commands bundle (of every command, or of COMMAND alone) as the binary does
+// (dist/entry/commands-bundle.js), runs it through the command lines users run most against the
+// store at BASE-URL — those of COMMAND only, when given, else all of them — then writes the code
+// V8 compiled meanwhile: that bundle's code cache. Config goes where PLANTS_CONFIG_DIR says (the build gives a
 // temporary folder; a token is stored there by `login` first).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { compileCommands } from '../dist/entry/commands-bundle.js';

@@ -1,12 +1,5 @@
-import { ExitCode } from '../errors.js';
-import type { CommandRun, Parsed, RunContext } from './command-run.js';
-import { type PlantsEnv, readEnv } from './env.js';
-import { Factory } from './factory.js';
-import { type IOStreams, processStreams } from './io-streams.js';
-import { Output } from './render/output.js';
-import { reportError } from './render/report-error.js';
-
-type AnyRun = (parsed: Parsed<object>, context: Parameters<CommandRun<object>>[1]) => ReturnType<CommandRun<object>>;
+import type { Parsed } from './command-run.js';
+import { type AnyRun, runParsed } from './run-action.js';
 
 /** The action of command `id` (src/cli/run/<id>.ts, `:` as `-`). */
 export async function runOf(id: string): Promise<AnyRun> {
@@ -14,46 +7,7 @@ export async function runOf(id: string): Promise<AnyRun> {
   return module.run;
 }
 
-/** What a run is given from outside: its streams, its environment, plants' version. */
-export interface RunSetting {
-  io: IOStreams;
-  env: PlantsEnv;
-  version: string;
-  /** See FactoryOptions.shortLived. */
-  shortLived?: boolean;
-  /** `--json`: a failure is a JSON document on stdout too. */
-  json: boolean;
-}
-
-/**
- * What PlantsCommand does around an action, without oclif: the output and the factory over the
- * run's streams, every error reported once, the factory closed. Resolves with the exit code
- * (the action's own, else the error's, else 0); it is not made the process's here.
- */
-export async function runAction(
-  action: (context: RunContext) => ReturnType<CommandRun<object>>,
-  setting: RunSetting,
-): Promise<number> {
-  const { io, env } = setting;
-  const output = await Output.open(io, { color: env.color });
-  const factory = new Factory({ env, version: setting.version, io, output, shortLived: setting.shortLived });
-  try {
-    return (await action({ factory, output })) ?? ExitCode.ok;
-  } catch (error) {
-    return reportError(error, output, { json: setting.json });
-  } finally {
-    await factory.close();
-  }
-}
-
-/** The fast route's half after parsing: runAction over the process's streams and environment. */
+/** The fast route's half after parsing: the action of `parsed.id`, run by runParsed. */
 export async function runCommand(parsed: Parsed<object> & { id: string }, version: string): Promise<void> {
-  const exitCode = await runAction(async (context) => (await runOf(parsed.id))(parsed, context), {
-    io: processStreams(),
-    env: readEnv(),
-    version,
-    shortLived: true,
-    json: (parsed.flags as { json?: unknown }).json === true,
-  });
-  if (exitCode !== ExitCode.ok) process.exitCode = exitCode;
+  await runParsed(await runOf(parsed.id), parsed, version);
 }

@@ -8,7 +8,14 @@ export const BINARY_ASSETS = {
   commandsCache: 'commands.v8cache',
 } as const;
 
-/** The code cache the build trained on command `id` alone (for the commands users run most). */
+/**
+ * For the commands users run most, a bundle of command `id` alone (its action and what that
+ * loads, not the others' nor the server's) and the code cache the build trained it to.
+ */
+export function commandBundleAsset(id: string): string {
+  return `commands-${id.replaceAll(':', '-')}.cjs`;
+}
+
 export function commandCacheAsset(id: string): string {
   return `commands-${id.replaceAll(':', '-')}.v8cache`;
 }

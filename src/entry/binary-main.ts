@@ -1,5 +1,5 @@
 import { closestCommand } from '../cli/help/suggest.js';
-import { BINARY_ASSETS, commandCacheAsset } from './binary-assets.js';
+import { BINARY_ASSETS, commandBundleAsset, commandCacheAsset } from './binary-assets.js';
 import { sizeHeapForBulkAdd } from './bulk-heap.js';
 import type { HelpPages } from './help-pages.js';
 import { helpSubjects } from './help-subjects.js';
@@ -48,20 +48,27 @@ export async function binaryMain(argv: readonly string[]): Promise<void> {
   const parsed = found === undefined || subjects !== undefined ? undefined : parseArgv(found.route, found.rest);
   if (parsed !== undefined) {
     const { compileCommands } = await import('./commands-bundle.js');
-    const { exports } = compileCommands(binaryAsset(BINARY_ASSETS.commands), Buffer.from(codeCacheOf(parsed.id)));
+    const { source, cache } = commandsOf(parsed.id);
+    const { exports } = compileCommands(source, Buffer.from(cache));
     await exports.runCommand(parsed as Parameters<typeof exports.runCommand>[0], version);
     return;
   }
   process.exitCode = refuse(argv, table, found?.route.id);
 }
 
-/** The code cache trained on command `id` alone where the build made one, else that of them all. */
-function codeCacheOf(id: string): ArrayBuffer {
+/**
+ * The bundle of command `id` alone and its code cache, where the build made them (the commands
+ * users run most: V8 reads a whole cache and makes every function a bundle declares, so `add`
+ * should not pay for the code of `list` or of the server); else the bundle of every command.
+ */
+function commandsOf(id: string): { source: string; cache: ArrayBuffer } {
+  let source: string;
   try {
-    return sea().getAsset(commandCacheAsset(id));
+    source = binaryAsset(commandBundleAsset(id));
   } catch {
-    return sea().getAsset(BINARY_ASSETS.commandsCache);
+    return { source: binaryAsset(BINARY_ASSETS.commands), cache: sea().getAsset(BINARY_ASSETS.commandsCache) };
   }
+  return { source, cache: sea().getAsset(commandCacheAsset(id)) };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { readEnv } from '../../src/cli/env.js';
 import { IOStreams } from '../../src/cli/io-streams.js';
-import { runAction } from '../../src/cli/run-command.js';
+import { runAction } from '../../src/cli/run-action.js';
 
 /** Which of the streams are terminals, and what stdin holds (after gh's iostreams.Test()). */
 export interface TestStreamsOptions {
