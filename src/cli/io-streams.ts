@@ -77,10 +77,26 @@ export class IOStreams {
 
 /** The process's own streams: what the edges hand down. */
 export function processStreams(): IOStreams {
+  const streams = [() => process.stdin, () => process.stdout, () => process.stderr] as const;
+  const terminal: boolean[] = [];
   return new IOStreams({
-    stdin: () => process.stdin,
-    stdout: () => process.stdout,
-    stderr: () => process.stderr,
-    isTerminal: (fd) => process.getBuiltinModule('node:tty').isatty(fd),
+    stdin: streams[0],
+    stdout: streams[1],
+    stderr: streams[2],
+    // A terminal is a character device: anything else (a pipe, a file) is answered without
+    // making its stream or loading node:tty, which a terminal's stream loads anyway.
+    isTerminal: (fd) => {
+      terminal[fd] ??= isCharacterDevice(fd) && streams[fd]().isTTY === true;
+      return terminal[fd];
+    },
   });
+}
+
+function isCharacterDevice(fd: number): boolean {
+  try {
+    return process.getBuiltinModule('node:fs').fstatSync(fd).isCharacterDevice();
+  } catch {
+    // Closed: no terminal there.
+    return false;
+  }
 }
