@@ -10,16 +10,19 @@ export interface IOStreamsOptions {
   /** stderr, or a function that makes it on first use: a command that succeeds quietly never does. */
   stderr: NodeJS.WriteStream | (() => NodeJS.WriteStream);
   /**
-   * Whether file descriptor 0, 1 or 2 is a terminal, answered without making its stream (the
-   * process's: tty.isatty). Without it, a stream's own isTTY says.
+   * Whether file descriptor 0, 1 or 2 is a terminal, answered without making its stream where
+   * it can be (processStreams). Without it, a stream's own isTTY says.
    */
   isTerminal?: (fd: 0 | 1 | 2) => boolean;
 }
 
 /**
- * The streams a command reads and writes, passed down from the entry point: nothing below them
- * touches process.stdin, process.stdout or process.stderr, so a test runs a command in-process
- * with streams of its own. Each is made on first use.
+ * The streams a command reads and writes, and whether each is a terminal (after gh's
+ * iostreams.IOStreams). Made once from the process at the edges (PlantsCommand for oclif,
+ * runCommand for the fast route) and handed down through the Factory and the Output: nothing
+ * below them touches process.stdin, process.stdout or process.stderr, so a test runs a
+ * command in-process with streams of its own (a stream is a terminal when its `isTTY` is true,
+ * as Node marks a tty.ReadStream or tty.WriteStream). Each stream is made on first use.
  */
 export class IOStreams {
   readonly #make: {

@@ -11,15 +11,12 @@ export async function createProxyAgent(
   options: EnvHttpProxyAgent.Options & { ca?: string[]; shortLived?: boolean },
 ): Promise<Dispatcher> {
   const { ca, shortLived = false, ...given } = options;
-  const rest = { ...given, pipelining: PIPELINING };
+  const proxyAgent = async () =>
+    (await import('./undici-dispatchers.js')).undiciProxyAgent({ ...given, pipelining: PIPELINING, ca, shortLived });
   if (!given.httpProxy && !given.httpsProxy) {
-    return new PipeliningDispatcher({
-      fallback: async () => (await import('./undici-dispatchers.js')).undiciProxyAgent({ ...rest, ca, shortLived }),
-      connections: given.connections ?? 1,
-      ca,
-    });
+    return new PipeliningDispatcher({ fallback: proxyAgent, connections: given.connections ?? 1, ca });
   }
-  return (await import('./undici-dispatchers.js')).undiciProxyAgent({ ...rest, ca, shortLived });
+  return proxyAgent();
 }
 
 /**

@@ -114,6 +114,23 @@ afterEach(async () => {
   dispatcher = closeServer = undefined;
 });
 
+/** A GET, which goes to the fallback dispatcher. */
+function get(origin: string): Told {
+  return post(origin, '', { method: 'GET', body: undefined, idempotent: undefined, blocking: undefined });
+}
+
+/** A fallback that counts how many times it was made. */
+function countedFallback(): { made: number; fallback: () => Promise<Dispatcher> } {
+  const counted = {
+    made: 0,
+    fallback: async () => {
+      counted.made++;
+      return new Agent();
+    },
+  };
+  return counted;
+}
+
 function post(origin: string, body: string, extra: Partial<Dispatcher.DispatchOptions> = {}): Told {
   const { handler, told } = recorder();
   dispatcher?.dispatch(
@@ -262,9 +279,9 @@ describe('PipeliningDispatcher', () => {
       return dispatch(options, handler);
     };
     dispatcher = new PipeliningDispatcher({ fallback: async () => fallback, connections: 8 });
-    const get = post(fixture.url, '', { method: 'GET', body: undefined, idempotent: undefined, blocking: undefined });
+    const answer = get(fixture.url);
     const retry = post(fixture.url, '{"id":1,"name":"x"}', { idempotent: undefined, blocking: undefined });
-    await Promise.all([get.settled, retry.settled]);
+    await Promise.all([answer.settled, retry.settled]);
     expect(fallbackDispatches).toBe(2);
     expect(fixture.requests.map(({ method }) => method)).toEqual(['GET', 'POST']);
   });
@@ -272,21 +289,16 @@ describe('PipeliningDispatcher', () => {
   it('makes its fallback when the first request for it comes, and only once', async () => {
     const fixture = await startFixtureServer();
     closeServer = fixture.close;
-    let made = 0;
+    const counted = countedFallback();
     dispatcher = new PipeliningDispatcher({
-      fallback: async () => {
-        made++;
-        return new Agent();
-      },
+      fallback: counted.fallback,
       connections: 8,
     });
     await post(fixture.url, '{"id":1,"name":"x"}').settled;
-    expect(made).toBe(0);
-    const gets = [1, 2].map(() =>
-      post(fixture.url, '', { method: 'GET', body: undefined, idempotent: undefined, blocking: undefined }),
-    );
+    expect(counted.made).toBe(0);
+    const gets = [1, 2].map(() => get(fixture.url));
     await Promise.all(gets.map(({ settled }) => settled));
-    expect([made, ...gets.map(({ status }) => status)]).toEqual([1, 200, 200]);
+    expect([counted.made, ...gets.map(({ status }) => status)]).toEqual([1, 200, 200]);
   });
 
   it('fails the requests for a fallback that cannot be made with its error, and closes', async () => {
@@ -298,32 +310,24 @@ describe('PipeliningDispatcher', () => {
       },
       connections: 8,
     });
-    const get = post(fixture.url, '', { method: 'GET', body: undefined, idempotent: undefined, blocking: undefined });
+    const answer = get(fixture.url);
     const added = post(fixture.url, '{"id":1,"name":"x"}');
-    await Promise.all([get.settled, added.settled]);
-    expect([get.error?.message, added.status]).toEqual(['no undici here', 200]);
+    await Promise.all([answer.settled, added.settled]);
+    expect([answer.error?.message, added.status]).toEqual(['no undici here', 200]);
     await dispatcher.close();
     dispatcher = undefined;
   });
 
   it('does not make a fallback once closed: a request then fails as at a closed undici agent', async () => {
-    let made = 0;
+    const counted = countedFallback();
     dispatcher = new PipeliningDispatcher({
-      fallback: async () => {
-        made++;
-        return new Agent();
-      },
+      fallback: counted.fallback,
       connections: 8,
     });
     await dispatcher.close();
-    const get = post('http://127.0.0.1:9', '', {
-      method: 'GET',
-      body: undefined,
-      idempotent: undefined,
-      blocking: undefined,
-    });
-    await get.settled;
-    expect([made, get.error?.code]).toEqual([0, 'UND_ERR_CLOSED']);
+    const answer = get('http://127.0.0.1:9');
+    await answer.settled;
+    expect([counted.made, answer.error?.code]).toEqual([0, 'UND_ERR_CLOSED']);
   });
 
   it('closes once the requests in flight are answered', async () => {
@@ -367,10 +371,15 @@ describe('createProxyAgent', () => {
         },
         handler,
       );
-      const get = recorder();
-      direct.dispatch({ origin: fixture.url, path: '/plants', method: 'GET', headers: {} }, get.handler);
-      await Promise.all([told.settled, get.told.settled]);
-      expect([told.status, told.body, get.told.status, get.told.body]).toEqual([200, '{"id":1,"name":"x"}', 200, '[]']);
+      const listed = recorder();
+      direct.dispatch({ origin: fixture.url, path: '/plants', method: 'GET', headers: {} }, listed.handler);
+      await Promise.all([told.settled, listed.told.settled]);
+      expect([told.status, told.body, listed.told.status, listed.told.body]).toEqual([
+        200,
+        '{"id":1,"name":"x"}',
+        200,
+        '[]',
+      ]);
     } finally {
       await direct.close();
       await proxied.close();
