@@ -80,30 +80,39 @@ export class JsonRecordReader {
   }
 
   async *records(): AsyncGenerator<InputRecord> {
-    // Skip leading blank space (and a byte-order mark) to the first character that means something.
-    let skippedLines = 0;
-    for (;;) {
-      const text = this.#buffer.replace(/^\uFEFF/, '');
-      const firstNonBlank = text.search(/\S/);
-      if (firstNonBlank !== -1) {
-        skippedLines += countNewlines(text, 0, firstNonBlank);
-        this.#buffer = text.slice(firstNonBlank);
-        break;
+    try {
+      // Skip leading blank space (and a byte-order mark) to the first character that means something.
+      let skippedLines = 0;
+      for (;;) {
+        const text = this.#buffer.replace(/^\uFEFF/, '');
+        const firstNonBlank = text.search(/\S/);
+        if (firstNonBlank !== -1) {
+          skippedLines += countNewlines(text, 0, firstNonBlank);
+          this.#buffer = text.slice(firstNonBlank);
+          break;
+        }
+        skippedLines += countNewlines(text, 0, text.length);
+        this.#buffer = '';
+        if (!(await this.#read())) return;
       }
-      skippedLines += countNewlines(text, 0, text.length);
-      this.#buffer = '';
-      if (!(await this.#read())) return;
-    }
-    const firstLine = skippedLines + 1;
-    if (this.#buffer.startsWith('[')) {
-      this.shape = 'array';
-      yield* this.#scanValues(firstLine, true);
-    } else if (await this.#looksLikeLines()) {
-      this.shape = 'lines';
-      yield* this.#lineRecords(firstLine);
-    } else {
-      this.shape = 'document';
-      yield* this.#scanValues(firstLine, false);
+      const firstLine = skippedLines + 1;
+      if (this.#buffer.startsWith('[')) {
+        this.shape = 'array';
+        yield* this.#scanValues(firstLine, true);
+      } else if (await this.#looksLikeLines()) {
+        this.shape = 'lines';
+        yield* this.#lineRecords(firstLine);
+      } else {
+        this.shape = 'document';
+        yield* this.#scanValues(firstLine, false);
+      }
+    } finally {
+      // A reader left before the end (a bad record, a consumer that stops) lets its input go:
+      // a file's stream closes its descriptor (Node 26 throws where one is garbage-collected).
+      if (!this.#done) {
+        this.#done = true;
+        await this.#chunks.return?.();
+      }
     }
   }
 

@@ -16,6 +16,33 @@ const values = (records: InputRecord[]) => records.map((record) => ('value' in r
 const lines = (records: InputRecord[]) => records.map((record) => record.line);
 
 describe('JsonRecordReader', () => {
+  it('lets its input go when left before the end, and not when read to the end', async () => {
+    const text = '{"id":1,"name":"a"}\n{"id":2,"name":"b"}\n{"id":3,"name":"c"}\n';
+    const source = (ended: { returned: number }) => ({
+      [Symbol.asyncIterator]() {
+        const chunks = chunksOf(text, 5);
+        return {
+          next: () => chunks.next(),
+          return: async () => {
+            ended.returned += 1;
+            return chunks.return(undefined);
+          },
+        };
+      },
+    });
+    const leftEarly = { returned: 0 };
+    for await (const record of new JsonRecordReader(source(leftEarly)).records()) {
+      if (record.line === 2) break;
+    }
+    expect(leftEarly.returned).toBe(1);
+    const readThrough = { returned: 0 };
+    const reader = new JsonRecordReader(source(readThrough));
+    const records: InputRecord[] = [];
+    for await (const record of reader.records()) records.push(record);
+    expect(lines(records)).toEqual([1, 2, 3]);
+    expect(readThrough.returned).toBe(0);
+  });
+
   it.each([1, 3, 7, 1000])('reads one pretty-printed object as one document (chunks of %i)', async (size) => {
     const { shape, records } = await read('\n\n{\n  "id": 9223372036854775807,\n  "name": "Fern"\n}\n', size);
     expect(shape).toBe('document');

@@ -185,8 +185,15 @@ async function sniffed(chunks: AsyncIterable<Buffer>, file: string): Promise<Asy
   return {
     async *[Symbol.asyncIterator]() {
       if (first.done === true) return;
-      yield first.value;
-      for (let next = await iterator.next(); next.done !== true; next = await iterator.next()) yield next.value;
+      let ended = false;
+      try {
+        yield first.value;
+        for (let next = await iterator.next(); next.done !== true; next = await iterator.next()) yield next.value;
+        ended = true;
+      } finally {
+        // Left before the end: the file's stream closes its descriptor.
+        if (!ended) await iterator.return?.();
+      }
     },
   };
 }
