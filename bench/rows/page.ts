@@ -146,16 +146,30 @@ async function pageRows(): Promise<Row[]> {
     rows.push(noteRow('i2', 'serve under wrk, with and without the page', 'skipped: no /usr/bin/chromium'));
     return rows;
   }
-  type Tab = 'none' | 'page' | 'blank';
-  const tabs: readonly Tab[] = ['none', 'page', 'blank'];
+  // `blankAgain` is `blank` measured a second time in the same round, nothing changed: how far one
+  // round's ratio of two measures swings on this machine with no difference between them, the
+  // noise that the page's ratio is judged against.
+  type Tab = 'none' | 'page' | 'blank' | 'blankAgain';
+  const tabs: readonly Tab[] = ['none', 'page', 'blank', 'blankAgain'];
   const told: Record<Tab, string> = {
     none: 'no tab',
     page: 'a tab streaming the log',
     blank: 'a tab of about:blank (the browser alone)',
+    blankAgain: 'a tab of about:blank again (the same measure twice: the noise)',
   };
   const figures = (): { rps: number[]; cpuUs: number[]; browser: number[] } => ({ rps: [], cpuUs: [], browser: [] });
-  const measured: Record<Tab, ReturnType<typeof figures>> = { none: figures(), page: figures(), blank: figures() };
-  const ratios: Record<'page' | 'blank' | 'pageVsBlank', number[]> = { page: [], blank: [], pageVsBlank: [] };
+  const measured: Record<Tab, ReturnType<typeof figures>> = {
+    none: figures(),
+    page: figures(),
+    blank: figures(),
+    blankAgain: figures(),
+  };
+  const ratios: Record<'page' | 'blank' | 'pageVsBlank' | 'blankVsBlank', number[]> = {
+    page: [],
+    blank: [],
+    pageVsBlank: [],
+    blankVsBlank: [],
+  };
   const percent = (share: number | undefined) => (share === undefined ? '?' : `${(share * 100).toFixed(1)}%`);
   const cpu = (values: number[]) => (values.length === 0 ? '' : `${median(values).toFixed(1)} µs`);
   // The tab is a client: on the load generator's core, never the server's.
@@ -172,7 +186,7 @@ async function pageRows(): Promise<Row[]> {
         const server = await startPlantsServe('memory', 'normal', serverCpu);
         await attached(endpoint, async (browser) => {
           if (tab === 'page') await openTab(browser, server);
-          if (tab === 'blank') await defaultContext(browser).newPage();
+          if (tab === 'blank' || tab === 'blankAgain') await defaultContext(browser).newPage();
         });
         // A new tab's renderer starting up is not what is measured: each tab settles first.
         await new Promise((resolve) => setTimeout(resolve, TAB_SETTLE_MS));
@@ -206,6 +220,7 @@ async function pageRows(): Promise<Row[]> {
         ratios[tab].push((measured[tab].rps.at(-1) ?? 0) / (measured.none.rps.at(-1) ?? 1));
       }
       ratios.pageVsBlank.push((measured.page.rps.at(-1) ?? 0) / (measured.blank.rps.at(-1) ?? 1));
+      ratios.blankVsBlank.push((measured.blankAgain.rps.at(-1) ?? 0) / (measured.blank.rps.at(-1) ?? 1));
     }
   } finally {
     const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -215,6 +230,8 @@ async function pageRows(): Promise<Row[]> {
     rmSync(profile, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
   }
   const spread = (values: number[]) => format.spread(values, (value) => Math.round(value).toLocaleString('en-US'));
+  /** How far a round's ratio of two equal measures typically is from 1 (the median of its distances). */
+  const noise = median(ratios.blankVsBlank.map((ratio) => Math.abs(1 - ratio)));
   const rowOf = (tab: Tab) => ({
     median: format.rate(median(measured[tab].rps), 'req/s'),
     spread: spread(measured[tab].rps),
@@ -236,14 +253,23 @@ async function pageRows(): Promise<Row[]> {
       ratio: `${format.ratio(median(ratios.pageVsBlank))} of i4; ${format.ratio(median(ratios.page))} of i2`,
       // What the page costs: the same browser with a blank tab is the same load without the page
       // open. What a browser costs at all, on a machine whose two cores wrk and serve fill, is i4's.
-      goal: '≥ 0.95 of i4 (the page open or not, the browser running)',
-      result: verdict(median(ratios.pageVsBlank) >= 0.95),
+      // The issue asks for no loss beyond the noise, and i6 measures the noise in the same rounds.
+      goal: `a loss within the noise: ≤ i6's typical swing (${percent(noise)})`,
+      result: verdict(1 - median(ratios.pageVsBlank) <= noise),
     },
     {
       id: 'i4',
       what: 'i2 with a chromium tab of about:blank: what the browser costs with a window open, page or not',
       ...rowOf('blank'),
       ratio: `${format.ratio(median(ratios.blank))} of i2`,
+      goal: '',
+      result: '',
+    },
+    {
+      id: 'i6',
+      what: 'the noise: i4 measured again in each round, nothing changed (the second against the first)',
+      ...rowOf('blankAgain'),
+      ratio: `${format.ratio(median(ratios.blankVsBlank))} of i4 (${format.spread(ratios.blankVsBlank, format.ratio)}); typical swing ${percent(noise)}`,
       goal: '',
       result: '',
     },
