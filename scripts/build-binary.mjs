@@ -13,10 +13,16 @@
 
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import * as esbuild from 'esbuild';
-import { commandBundleAsset, commandCacheAsset } from '../dist/entry/binary-assets.js';
+import {
+  CHUNK_PREFIX,
+  chunkAsset,
+  chunkCacheAsset,
+  commandBundleAsset,
+  commandCacheAsset,
+} from '../dist/entry/binary-assets.js';
 import { lazyConfImports, lazyHttp2 } from './esbuild-plugins.mjs';
 
 /** The Node inside the binary: a current line with --build-sea; pinned, so that a build is repeatable. */
@@ -70,6 +76,40 @@ const binaryOnly = {
     });
   },
 };
+/** The undici modules src/client/undici-dispatchers.ts imports. */
+const UNDICI_DISPATCHERS = [
+  'undici/lib/api/index.js',
+  'undici/lib/dispatcher/agent.js',
+  'undici/lib/dispatcher/dispatcher.js',
+  'undici/lib/dispatcher/env-http-proxy-agent.js',
+];
+/**
+ * Leaves the chunks `names` out of a command's bundle: `ora` and `conf` (imported on first need
+ * by the CLI) and undici's dispatchers (imported by undici-dispatchers.ts, itself imported on
+ * first need) are required from the chunk instead, `plants-chunk:NAME`.
+ */
+function chunksOutside(names) {
+  return {
+    name: 'chunks-outside',
+    setup(build) {
+      build.onResolve({ filter: /^plants-chunk:/ }, (args) => ({ path: args.path, external: true }));
+      build.onResolve({ filter: /^(ora|conf)$/ }, (args) =>
+        names.includes(args.path) ? { path: `${CHUNK_PREFIX}${args.path}`, external: true } : undefined,
+      );
+      build.onResolve({ filter: /^undici\/lib\// }, (args) =>
+        names.includes('undici') &&
+        UNDICI_DISPATCHERS.includes(args.path) &&
+        args.importer.endsWith(path.join('dist', 'client', 'undici-dispatchers.js'))
+          ? { path: args.path, namespace: 'undici-chunk' }
+          : undefined,
+      );
+      build.onLoad({ filter: /.*/, namespace: 'undici-chunk' }, (args) => ({
+        contents: `module.exports = require(${JSON.stringify(`${CHUNK_PREFIX}undici`)})[${JSON.stringify(args.path)}];`,
+        loader: 'js',
+      }));
+    },
+  };
+}
 /** The options both scripts are bundled with. */
 const common = {
   bundle: true,
@@ -94,6 +134,33 @@ await esbuild.build({ ...common, entryPoints: ['dist/cli/run-command.js'], outfi
 // action and what that loads, without the other commands and the server. V8 makes every function
 // a bundle declares as it compiles it, and reads the whole of its code cache.
 const trainedCommands = ['login', 'add', 'get', 'list', 'delete', 'status', 'logout'];
+// What a command's usual run never loads is kept out of its bundle, as a chunk the bundle
+// compiles on first need (src/entry/commands-bundle.ts): V8 reads the whole of a bundle it
+// compiles, and its code cache holds a function's outline for every module in it, run or not.
+// A one-plant add goes over the client's own connection: undici's agents (for a proxy, or a
+// request other than an add's POST), ora (a terminal) and conf (a config write) are rare there.
+const CHUNKS = {
+  // undici's dispatchers as undici-dispatchers.ts takes them, all four from one copy of undici.
+  undici: {
+    contents: UNDICI_DISPATCHERS.map(
+      (file) => `exports[${JSON.stringify(file)}] = require(${JSON.stringify(file)});`,
+    ).join('\n'),
+  },
+  // The bundle imports these as an ES module imports CommonJS (its default: module.exports).
+  ora: { contents: "module.exports = require('ora').default;" },
+  conf: { contents: "module.exports = require('conf').default;" },
+};
+const chunkedCommands = { add: ['undici', 'ora', 'conf'] };
+const chunkFiles = Object.fromEntries(
+  Object.keys(CHUNKS).map((name) => [chunkAsset(name), path.join(work, chunkAsset(name))]),
+);
+for (const [name, { contents }] of Object.entries(CHUNKS)) {
+  await esbuild.build({
+    ...common,
+    stdin: { contents, resolveDir: process.cwd(), sourcefile: `chunk-${name}.js`, loader: 'js' },
+    outfile: chunkFiles[chunkAsset(name)],
+  });
+}
 const commandBundles = Object.fromEntries(
   trainedCommands.map((id) => [commandBundleAsset(id), path.join(work, commandBundleAsset(id))]),
 );
@@ -109,17 +176,19 @@ export const runCommand = (parsed, version) => runParsed(run, parsed, version);`
       loader: 'js',
     },
     outfile: commandBundles[commandBundleAsset(id)],
+    plugins: [chunksOutside(chunkedCommands[id] ?? []), ...common.plugins],
   });
 }
 // Whatever the scripts require must be one of Node's own modules: nothing else is there to load.
 const { builtinModules } = await import('node:module');
 const builtins = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]));
-for (const file of [script, commands, ...Object.values(commandBundles)]) {
+for (const file of [script, commands, ...Object.values(commandBundles), ...Object.values(chunkFiles)]) {
   const bundled = readFileSync(file, 'utf8');
   // (Not a require() inside a string: ajv's generated code, which plants never has it generate.)
   const outside = [...bundled.matchAll(/(?<!["'`])\brequire\(\s*["'`]([^"'`]+)["'`]\s*\)/g)]
     .map((match) => match[1])
-    .filter((name) => !builtins.has(name) && !name.startsWith('node:') && name !== 'pg-native');
+    .filter((name) => !builtins.has(name) && !name.startsWith('node:') && name !== 'pg-native')
+    .filter((name) => !(name.startsWith(CHUNK_PREFIX) && Object.hasOwn(CHUNKS, name.slice(CHUNK_PREFIX.length))));
   if (outside.length > 0) throw new Error(`${file} requires modules the binary cannot load: ${[...new Set(outside)]}`);
   if (file === script && bundled.length > 200_000)
     throw new Error(`${file} holds more than the route: ${bundled.length} bytes`);
@@ -153,7 +222,13 @@ const assets = {
   'commands.v8cache': commandsCache,
   ...commandBundles,
   ...commandCaches,
+  ...chunkFiles,
 };
+// A chunk's code cache, where a command's training loaded it (add's 409 loads undici's agent).
+for (const name of Object.keys(CHUNKS)) {
+  const cache = path.join(work, chunkCacheAsset(name));
+  if (existsSync(cache)) assets[chunkCacheAsset(name)] = cache;
+}
 for (const file of ['index.html', 'page.js', 'page.css']) assets[`page/${file}`] = `dist/server/page/assets/${file}`;
 const output = path.join(OUT, NAME);
 const config = {
@@ -164,6 +239,10 @@ const config = {
   disableExperimentalSEAWarning: true,
   useCodeCache: process.env.PLANTS_BINARY_CODE_CACHE !== '0',
   useSnapshot: false,
+  // A young generation that starts at 4 MiB a half (V8's default starts smaller) lets a one-plant
+  // add end before its first scavenge, which, falling at a busy moment, cost it up to 6M
+  // instructions (docs/binary.md). V8 leaves the flag out of its flag hash: every code cache is still taken.
+  execArgv: ['--min-semi-space-size=4'],
   assets,
 };
 const configFile = path.join(work, 'sea-config.json');

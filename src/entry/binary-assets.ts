@@ -19,3 +19,18 @@ export function commandBundleAsset(id: string): string {
 export function commandCacheAsset(id: string): string {
   return `commands-${id.replaceAll(':', '-')}.v8cache`;
 }
+
+/**
+ * How a command's bundle requires a chunk: a part the build kept out of it (its usual run never
+ * loads it), an asset of its own compiled on first need (commands-bundle.ts).
+ */
+export const CHUNK_PREFIX = 'plants-chunk:';
+
+export function chunkAsset(name: string): string {
+  return `chunk-${name}.cjs`;
+}
+
+/** The chunk's code cache, where a command's training loaded the chunk. */
+export function chunkCacheAsset(name: string): string {
+  return `chunk-${name}.v8cache`;
+}

@@ -1,4 +1,5 @@
 import type { runCommand } from '../cli/run-command.js';
+import { CHUNK_PREFIX } from './binary-assets.js';
 
 /** The single executable's commands (src/cli/run-command.ts bundled by scripts/build-binary.mjs). */
 export interface CommandsBundle {
@@ -12,27 +13,58 @@ export interface CompiledCommands {
   createCachedData(): Buffer;
   /** The cache given was refused (another V8 or other flags): the bundle was compiled from source. */
   cacheRejected: boolean;
+  /** The chunks the bundle has required so far, each able to give its own code cache. */
+  chunks: ReadonlyMap<string, { createCachedData(): Buffer }>;
 }
+
+/** A chunk's source and, where the build trained one, its code cache. */
+export type ChunkSource = (name: string) => { source: string; cachedData: Buffer | undefined };
 
 /**
  * The commands' bundle (CommonJS source), compiled with `cachedData` when given. The build
  * (scripts/build-binary.mjs) runs it through the commands users run most, then keeps the code V8
  * produced, lazily compiled functions included (a single executable's own code cache holds only
  * what compiles before the script runs); the binary compiles the bundle with that, the same
- * source in the same wrapper. Its require() gives Node's own modules, all the bundle needs.
+ * source in the same wrapper. Its require() gives Node's own modules, all the bundle needs, and
+ * `plants-chunk:NAME`: a part the build kept out of a command's bundle because its usual run
+ * never loads it (V8 reads all of a bundle it compiles), compiled from `chunk(NAME)` on first need.
  */
-export function compileCommands(source: string, cachedData: Buffer | undefined): CompiledCommands {
-  const vm = process.getBuiltinModule('node:vm');
-  const script = new vm.Script(`(function (exports, require, module) {${source}\n})`, {
-    filename: 'plants-commands.cjs',
-    cachedData,
-  });
-  const module = { exports: {} as CommandsBundle };
-  const require = (id: string) => {
+export function compileCommands(source: string, cachedData: Buffer | undefined, chunk?: ChunkSource): CompiledCommands {
+  const chunks = new Map<string, { exports: unknown; createCachedData(): Buffer }>();
+  const require = (id: string): unknown => {
+    if (chunk !== undefined && id.startsWith(CHUNK_PREFIX)) {
+      const name = id.slice(CHUNK_PREFIX.length);
+      let loaded = chunks.get(name);
+      if (loaded === undefined) {
+        const given = chunk(name);
+        loaded = compileScript(given.source, given.cachedData, `plants-chunk-${name}.cjs`, require);
+        chunks.set(name, loaded);
+      }
+      return loaded.exports;
+    }
     const found = process.getBuiltinModule(id);
     if (found === undefined) throw new Error(`the single executable has no module ${id}`);
     return found;
   };
+  const bundle = compileScript(source, cachedData, 'plants-commands.cjs', require);
+  return {
+    exports: bundle.exports as CommandsBundle,
+    createCachedData: bundle.createCachedData,
+    cacheRejected: bundle.cacheRejected,
+    chunks,
+  };
+}
+
+/** One CommonJS script in the wrapper every bundle is compiled in, run at once. */
+function compileScript(
+  source: string,
+  cachedData: Buffer | undefined,
+  filename: string,
+  require: (id: string) => unknown,
+): { exports: unknown; createCachedData(): Buffer; cacheRejected: boolean } {
+  const vm = process.getBuiltinModule('node:vm');
+  const script = new vm.Script(`(function (exports, require, module) {${source}\n})`, { filename, cachedData });
+  const module = { exports: {} };
   script.runInThisContext()(module.exports, require, module);
   return {
     exports: module.exports,

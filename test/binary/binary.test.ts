@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir, projectRoot } from '../helpers/cli.js';
 import { type ServeProcess, startServeProcess } from '../helpers/serve-process.js';
 import { readStoredPlants } from '../helpers/store-server.js';
+import { runInTty } from '../helpers/tty.js';
 
 // The single executable (npm run build:binary), alone on PATH: no node, npm or node_modules
 // reachable. It runs wherever binary/plants-linux-x64 was built; .ci/run builds it first, and
@@ -143,6 +144,35 @@ describe.runIf(built)('plants-linux-x64, alone on PATH', () => {
     const refused = await run(['get', '1'], '', { PLANTS_TOKEN: 'not-the-token-0123456789' });
     expect(refused.code).toBe(4);
     for (const result of [bad, unreachable, refused]) expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  // What add's own bundle leaves out (scripts/build-binary.mjs: undici's agents, ora) is compiled
+  // on first need: these are the runs that need it.
+  it('adds through a proxy (HTTP_PROXY): undici does it, and says so when the proxy is not there', async () => {
+    const viaProxy = await run(
+      ['add', '--insecure', '--id', '5', '--name', 'x', '--base-url', 'http://plants.example:4010'],
+      '',
+      { HTTP_PROXY: 'http://127.0.0.1:1', PLANTS_TOKEN: TOKEN },
+    );
+    expect(viaProxy).toMatchObject({ code: 3, stdout: '' });
+    expect(viaProxy.stderr).toBe('plants: cannot reach http://plants.example:4010: connection refused\n');
+  });
+
+  it('on a terminal, shows a spinner while an add is slow (ora), and colour', async () => {
+    const slow = await serve(['--memory', '--port', '0', '--token', TOKEN, '--delay', '1500']);
+    try {
+      // script(1) and its shell need /usr/bin and /bin; the binary needs nothing from them.
+      const session = runInTty([plants, 'add', '--id', '5', '--name', 'Fern', '--base-url', slow.url], {
+        ...env(),
+        PATH: `${pathDir}:/usr/bin:/bin`,
+        PLANTS_TOKEN: TOKEN,
+      });
+      expect(await session.exited).toBe(0);
+      expect(session.screen).toContain('Adding plant 5');
+      expect(session.screen).toContain('\u001b[32m✓\u001b[39m Added plant 5');
+    } finally {
+      await slow.stop('SIGKILL');
+    }
   });
 
   it('serve on a file: a kill -9 loses nothing acknowledged, and the restart serves it all', async () => {

@@ -17,7 +17,12 @@ export interface TtySession {
  * are all TTYs, as for a person at a terminal: prompts, spinners and colour switch on.
  */
 export function runCliInTty(args: readonly string[], env: Record<string, string>): TtySession {
-  const quoted = [process.execPath, binPath, ...args].map((part) => `'${part.replaceAll("'", `'\\''`)}'`).join(' ');
+  return runInTty([process.execPath, binPath, ...args], env);
+}
+
+/** `command` (a program's path and its arguments) in a pseudo-terminal, as runCliInTty runs the CLI. */
+export function runInTty(command: readonly string[], env: Record<string, string>): TtySession {
+  const quoted = command.map((part) => `'${part.replaceAll("'", `'\\''`)}'`).join(' ');
   // A pty made by `script` without a terminal behind it has no size; give it one like a real window.
   const child = spawn('script', ['-qefc', `stty cols 100 rows 30; exec ${quoted}`, '/dev/null'], {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', TERM: 'xterm-256color', ...env },
