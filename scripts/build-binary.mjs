@@ -13,16 +13,10 @@
 
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import * as esbuild from 'esbuild';
-import {
-  CHUNK_PREFIX,
-  chunkAsset,
-  chunkCacheAsset,
-  commandBundleAsset,
-  commandCacheAsset,
-} from '../dist/entry/binary-assets.js';
+import { CHUNK_PREFIX, chunkAsset, commandBundleAsset, commandCacheAsset } from '../dist/entry/binary-assets.js';
 import { lazyConfImports, lazyHttp2 } from './esbuild-plugins.mjs';
 
 /** The Node inside the binary: a current line with --build-sea; pinned, so that a build is repeatable. */
@@ -224,11 +218,6 @@ const assets = {
   ...commandCaches,
   ...chunkFiles,
 };
-// A chunk's code cache, where a command's training loaded it (add's 409 loads undici's agent).
-for (const name of Object.keys(CHUNKS)) {
-  const cache = path.join(work, chunkCacheAsset(name));
-  if (existsSync(cache)) assets[chunkCacheAsset(name)] = cache;
-}
 for (const file of ['index.html', 'page.js', 'page.css']) assets[`page/${file}`] = `dist/server/page/assets/${file}`;
 const output = path.join(OUT, NAME);
 const config = {

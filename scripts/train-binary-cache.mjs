@@ -5,20 +5,19 @@
 // store at BASE-URL — those of COMMAND only, when given, else all of them — then writes the code
 // V8 compiled meanwhile: that bundle's code cache. Config goes where PLANTS_CONFIG_DIR says (the build gives a
 // temporary folder; a token is stored there by `login` first).
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { chunkAsset, chunkCacheAsset } from '../dist/entry/binary-assets.js';
+import { chunkAsset } from '../dist/entry/binary-assets.js';
 import { compileCommands } from '../dist/entry/commands-bundle.js';
 import { findRoute, parseArgv } from '../dist/entry/parse-argv.js';
 
 const [bundleFile, cacheFile, url, token, version, only] = process.argv.slice(2);
 const table = JSON.parse(readFileSync('dist/entry/routes.json', 'utf8'));
-// The chunks a bundle leaves out sit beside it; one its command's lines load is trained with them.
-const chunkFile = (name) => path.join(path.dirname(bundleFile), chunkAsset(name));
-const { exports, createCachedData, chunks } = compileCommands(readFileSync(bundleFile, 'utf8'), undefined, (name) => ({
-  source: readFileSync(chunkFile(name), 'utf8'),
-  cachedData: undefined,
-}));
+// The chunks a bundle leaves out sit beside it, for a line that needs one (the binary compiles
+// them without a code cache, and so does this).
+const { exports, createCachedData } = compileCommands(readFileSync(bundleFile, 'utf8'), undefined, (name) =>
+  readFileSync(path.join(path.dirname(bundleFile), chunkAsset(name)), 'utf8'),
+);
 const store = ['--base-url', url];
 const lines = [
   ['login', '--token', token, ...store],
@@ -44,9 +43,3 @@ for (const argv of chosen) {
 }
 process.exitCode = 0;
 writeFileSync(cacheFile, createCachedData());
-for (const [name, chunk] of chunks) {
-  const file = path.join(path.dirname(bundleFile), chunkCacheAsset(name));
-  // One command trains a chunk: two that loaded it would each have trained it on their own lines.
-  if (existsSync(file)) throw new Error(`${chunkAsset(name)} was loaded by the training of two commands`);
-  writeFileSync(file, chunk.createCachedData());
-}

@@ -29,8 +29,3 @@ export const CHUNK_PREFIX = 'plants-chunk:';
 export function chunkAsset(name: string): string {
   return `chunk-${name}.cjs`;
 }
-
-/** The chunk's code cache, where a command's training loaded the chunk. */
-export function chunkCacheAsset(name: string): string {
-  return `chunk-${name}.v8cache`;
-}

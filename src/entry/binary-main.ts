@@ -1,5 +1,5 @@
 import { closestCommand } from '../cli/help/suggest.js';
-import { BINARY_ASSETS, chunkAsset, chunkCacheAsset, commandBundleAsset, commandCacheAsset } from './binary-assets.js';
+import { BINARY_ASSETS, chunkAsset, commandBundleAsset, commandCacheAsset } from './binary-assets.js';
 import { sizeHeapForBulkAdd } from './bulk-heap.js';
 import type { HelpPages } from './help-pages.js';
 import { helpSubjects } from './help-subjects.js';
@@ -49,7 +49,7 @@ export async function binaryMain(argv: readonly string[]): Promise<void> {
   if (parsed !== undefined) {
     const { compileCommands } = await import('./commands-bundle.js');
     const { source, cache } = commandsOf(parsed.id);
-    const { exports } = compileCommands(source, Buffer.from(cache), chunkOf);
+    const { exports } = compileCommands(source, Buffer.from(cache), (name) => binaryAsset(chunkAsset(name)));
     await exports.runCommand(parsed as Parameters<typeof exports.runCommand>[0], version);
     return;
   }
@@ -69,16 +69,6 @@ function commandsOf(id: string): { source: string; cache: ArrayBuffer } {
     return { source: binaryAsset(BINARY_ASSETS.commands), cache: sea().getAsset(BINARY_ASSETS.commandsCache) };
   }
   return { source, cache: sea().getAsset(commandCacheAsset(id)) };
-}
-
-/** A chunk of a command's bundle (commands-bundle.ts), with its code cache where the build trained one. */
-function chunkOf(name: string): { source: string; cachedData: Buffer | undefined } {
-  const source = binaryAsset(chunkAsset(name));
-  try {
-    return { source, cachedData: Buffer.from(sea().getAsset(chunkCacheAsset(name))) };
-  } catch {
-    return { source, cachedData: undefined };
-  }
 }
 
 /**

@@ -13,12 +13,7 @@ export interface CompiledCommands {
   createCachedData(): Buffer;
   /** The cache given was refused (another V8 or other flags): the bundle was compiled from source. */
   cacheRejected: boolean;
-  /** The chunks the bundle has required so far, each able to give its own code cache. */
-  chunks: ReadonlyMap<string, { createCachedData(): Buffer }>;
 }
-
-/** A chunk's source and, where the build trained one, its code cache. */
-export type ChunkSource = (name: string) => { source: string; cachedData: Buffer | undefined };
 
 /**
  * The commands' bundle (CommonJS source), compiled with `cachedData` when given. The build
@@ -27,17 +22,21 @@ export type ChunkSource = (name: string) => { source: string; cachedData: Buffer
  * what compiles before the script runs); the binary compiles the bundle with that, the same
  * source in the same wrapper. Its require() gives Node's own modules, all the bundle needs, and
  * `plants-chunk:NAME`: a part the build kept out of a command's bundle because its usual run
- * never loads it (V8 reads all of a bundle it compiles), compiled from `chunk(NAME)` on first need.
+ * never loads it (V8 reads all of a bundle it compiles), compiled from the source `chunk(NAME)`
+ * gives on first need, without a code cache: a run that needs one is a rare run.
  */
-export function compileCommands(source: string, cachedData: Buffer | undefined, chunk?: ChunkSource): CompiledCommands {
-  const chunks = new Map<string, { exports: unknown; createCachedData(): Buffer }>();
+export function compileCommands(
+  source: string,
+  cachedData: Buffer | undefined,
+  chunk?: (name: string) => string,
+): CompiledCommands {
+  const chunks = new Map<string, { exports: unknown }>();
   const require = (id: string): unknown => {
     if (chunk !== undefined && id.startsWith(CHUNK_PREFIX)) {
       const name = id.slice(CHUNK_PREFIX.length);
       let loaded = chunks.get(name);
       if (loaded === undefined) {
-        const given = chunk(name);
-        loaded = compileScript(given.source, given.cachedData, `plants-chunk-${name}.cjs`, require);
+        loaded = compileScript(chunk(name), undefined, `plants-chunk-${name}.cjs`, require);
         chunks.set(name, loaded);
       }
       return loaded.exports;
@@ -51,7 +50,6 @@ export function compileCommands(source: string, cachedData: Buffer | undefined, 
     exports: bundle.exports as CommandsBundle,
     createCachedData: bundle.createCachedData,
     cacheRejected: bundle.cacheRejected,
-    chunks,
   };
 }
 
