@@ -1,21 +1,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../helpers/cli.js';
+import { freePort } from '../helpers/ports.js';
 import { useTempUser } from '../helpers/user.js';
 
 // An independent implementation of the contract: Stoplight Prism mocking the project's own OpenAPI
 // document. It validates what `plants add` sends (a request that breaks the schema gets 422).
 const contract = path.join(projectRoot, 'spec', 'plant-store.openapi.yaml');
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return typeof address === 'object' && address !== null ? address.port : 0;
-}
 
 let prism: ChildProcess;
 let baseUrl: string;

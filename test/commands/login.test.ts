@@ -2,7 +2,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { reply, startFixtureServer } from '../helpers/fixture-server.js';
-import { freePort } from '../helpers/postgres.js';
+import { freePort } from '../helpers/ports.js';
 import { startStoreServer, useTestStore } from '../helpers/store-server.js';
 import { useTempUser } from '../helpers/user.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import { freePort } from '../helpers/postgres.js';
+import { freePort } from '../helpers/ports.js';
 import { startServeProcess } from '../helpers/serve-process.js';
 import { postgresAdminUrl, postgresBackend, type StoreLocation } from '../helpers/store-backends.js';
 

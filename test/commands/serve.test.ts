@@ -5,6 +5,7 @@ import { type AddressInfo, createServer } from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { binPath, projectRoot } from '../helpers/cli.js';
+import { freePort } from '../helpers/ports.js';
 import { type ServeProcess, stopDetachedServer, useServeProcesses } from '../helpers/serve-process.js';
 import { readStoredPlants } from '../helpers/store-server.js';
 import { useTempUser } from '../helpers/user.js';
@@ -149,14 +150,6 @@ describe('plants serve', () => {
 });
 
 describe('a restarted local store keeps its token', () => {
-  /** A port free now, for the starts that must share one origin (the login is kept per origin). */
-  const freePort = async () => {
-    const probe = createServer();
-    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-    const port = (probe.address() as AddressInfo).port;
-    await new Promise((resolve) => probe.close(resolve));
-    return String(port);
-  };
   /** The token the banner printed on the line after its login command. */
   const printedToken = (stderr: string) => {
     const lines = stderr.split('\n');
@@ -165,7 +158,7 @@ describe('a restarted local store keeps its token', () => {
 
   it('a login made before a restart still adds after it; the token is kept 0600 beside the file', async () => {
     const env = user.env;
-    const port = await freePort();
+    const port = String(await freePort());
     const tokenFile = path.join(user.dataDir, 'plants.db.token');
     running = await serves.start(['--port', port], env);
     await running.waitForStderr('Ctrl-C stops the server');

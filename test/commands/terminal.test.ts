@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useFixtureServer } from '../helpers/fixture-server.js';
-import { freePort } from '../helpers/postgres.js';
+import { freePort } from '../helpers/ports.js';
 import { runCliInTty } from '../helpers/tty.js';
 import { useTempUser } from '../helpers/user.js';
 

@@ -5,6 +5,7 @@ import { connect, createServer, type Socket } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { freePort } from './ports.js';
 
 const run = promisify(execFile);
 
@@ -166,19 +167,6 @@ function postgresIds(): { uid: number; gid: number } {
   const [, , uid, gid] = line.split(':');
   if (uid === undefined || gid === undefined) throw new Error('there is no postgres user to run PostgreSQL as');
   return { uid: Number(uid), gid: Number(gid) };
-}
-
-/** A loopback port nobody listens on just now (the kernel's pick for port 0). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 export interface SwallowingProxy {

@@ -7,7 +7,8 @@ import type { PlantStore } from '../../../../src/server/stores/plant-store.js';
 import { resolvePostgresConnection } from '../../../../src/server/stores/postgres/connection-settings.js';
 import { PostgresPlantStore } from '../../../../src/server/stores/postgres/postgres-plant-store.js';
 import { StoreUnavailableError } from '../../../../src/server/stores/store-errors.js';
-import { freePort, startSwallowingProxy } from '../../../helpers/postgres.js';
+import { freePort } from '../../../helpers/ports.js';
+import { startSwallowingProxy } from '../../../helpers/postgres.js';
 import { postgresAdminUrl, postgresBackend, runSql, type StoreLocation } from '../../../helpers/store-backends.js';
 
 // What only the PostgreSQL store does; what every store does is in ../plant-store.test.ts.

@@ -6,7 +6,7 @@ import {
   NoPrimaryError,
   PrimaryPool,
 } from '../../../../src/server/stores/postgres/primary-pool.js';
-import { freePort } from '../../../helpers/postgres.js';
+import { freePort } from '../../../helpers/ports.js';
 import { postgresAdminUrl, postgresBackend, runSql, type StoreLocation } from '../../../helpers/store-backends.js';
 
 const admin = postgresAdminUrl();
