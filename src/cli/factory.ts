@@ -19,8 +19,10 @@ export interface FactoryOptions {
   io: IOStreams;
   output: Output;
   /**
-   * A run of one command of a few requests (the fast route): V8's baseline-only flag for the
-   * WebAssembly HTTP parser is put back when it closes (see undici-agent.ts).
+   * A run of one command, after which the process ends (the fast route): V8's baseline-only
+   * flag for undici's WebAssembly HTTP parser is put back when it closes (see
+   * wasm-compiler-flags.ts), and close() leaves the client's idle connections to the exit
+   * (PipeliningDispatcher's leaveIdleToExit).
    */
   shortLived?: boolean;
 }

@@ -1,5 +1,6 @@
 import type { Socket } from 'node:net';
 import { isIP, connect as tcpConnect } from 'node:net';
+import type { ConnectionOptions } from 'node:tls';
 import type { Dispatcher } from 'undici';
 import DispatcherBase from 'undici/lib/dispatcher/dispatcher.js';
 import { HTTP_TOKEN, ResponseParser, ResponseProtocolError } from './response-parser.js';
@@ -15,6 +16,10 @@ export const PIPELINING = 8;
 const CONNECT_TIMEOUT_MS = 10_000;
 /** An idle connection is closed after this long (undici's keep-alive default), or 1 s before the server's hint. */
 const IDLE_MS = 4_000;
+/** TCP keep-alive probes start after this long idle. */
+const KEEP_ALIVE_DELAY_MS = 60_000;
+/** What one read of a socket takes at most (Node's own default). */
+const READ_BUFFER_BYTES = 64 * 1024;
 
 /** The handler callbacks undici calls (its "legacy" handler), which the client's AnswerCollector implements. */
 type Handler = Dispatcher.DispatchHandler & {
@@ -60,13 +65,25 @@ export class PipeliningDispatcher extends DispatcherBase {
   readonly #maxConnections: number;
   readonly #ca: string[] | undefined;
   readonly #origins = new Map<string, Origin>();
+  readonly #leaveIdleToExit: boolean;
   #closed = false;
 
-  constructor(options: { fallback: () => Promise<Dispatcher>; connections: number; ca?: string[] | undefined }) {
+  constructor(options: {
+    fallback: () => Promise<Dispatcher>;
+    connections: number;
+    ca?: string[] | undefined;
+    /**
+     * The process ends once this is closed: close() leaves a connection that is open and idle
+     * to the exit, which closes it. Its socket no longer holds the process (it is unref'd while
+     * idle), and closing it first would only run Node's socket teardown for nothing.
+     */
+    leaveIdleToExit?: boolean;
+  }) {
     super();
     this.#makeFallback = options.fallback;
     this.#maxConnections = Math.max(1, Math.ceil(options.connections / PIPELINING));
     this.#ca = options.ca;
+    this.#leaveIdleToExit = options.leaveIdleToExit ?? false;
   }
 
   override dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
@@ -86,7 +103,7 @@ export class PipeliningDispatcher extends DispatcherBase {
     if (origin === undefined) {
       const url = new URL(options.origin);
       if (url.protocol !== 'http:' && url.protocol !== 'https:') return this.#toFallback(options, handler);
-      origin = new Origin(url, this.#maxConnections, this.#ca);
+      origin = new Origin(url, this.#maxConnections, this.#ca, this.#leaveIdleToExit);
       this.#origins.set(options.origin, origin);
     }
     const headers = origin.headerBlock(options.headers);
@@ -184,11 +201,13 @@ class Origin {
   #headersGiven: unknown;
   #headerLines: string | undefined;
   #closing: (() => void) | undefined;
+  readonly #leaveIdleToExit: boolean;
 
-  constructor(url: URL, maxConnections: number, ca: string[] | undefined) {
+  constructor(url: URL, maxConnections: number, ca: string[] | undefined, leaveIdleToExit: boolean) {
     this.#url = url;
     this.#maxConnections = maxConnections;
     this.#ca = ca;
+    this.#leaveIdleToExit = leaveIdleToExit;
   }
 
   /** The request's header lines (host first), or undefined for headers this does not send (undici then does, or refuses them). */
@@ -278,7 +297,9 @@ class Origin {
   #checkClosed(): void {
     if (this.#closing === undefined || this.#waiting.length > 0) return;
     if (this.#connections.some((connection) => connection.inFlight > 0)) return;
-    for (const connection of [...this.#connections]) connection.end();
+    for (const connection of [...this.#connections]) {
+      if (!(this.#leaveIdleToExit && connection.idle)) connection.end();
+    }
     this.#closing();
   }
 }
@@ -307,6 +328,15 @@ class Connection {
     });
     const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
     const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
+    // Reads land in one buffer of the connection's, handed to the parser as they come rather
+    // than pushed through the socket's Readable (a Buffer and a 'data' event each).
+    const onread = {
+      buffer: Buffer.allocUnsafe(READ_BUFFER_BYTES),
+      callback: (length: number, buffer: Uint8Array) => {
+        this.#onData(Buffer.from(buffer.buffer, buffer.byteOffset, length));
+        return true;
+      },
+    };
     const socket =
       url.protocol === 'https:'
         ? // node:tls when it is needed: loading it costs every command (Node 22: ~60 million
@@ -317,18 +347,29 @@ class Connection {
             ...(isIP(host) === 0 ? { servername: host } : {}),
             ...(ca === undefined ? {} : { ca }),
             ALPNProtocols: ['http/1.1'],
-          })
-        : tcpConnect({ host, port });
+            // tls.connect hands its socket options to net.Socket (Node's docs), onread among them.
+            onread,
+          } as ConnectionOptions)
+        : tcpConnect({
+            host,
+            port,
+            noDelay: true,
+            keepAlive: true,
+            keepAliveInitialDelay: KEEP_ALIVE_DELAY_MS,
+            onread,
+          });
     this.#socket = socket;
-    socket.setNoDelay(true);
-    socket.setKeepAlive(true, 60_000);
+    if (url.protocol === 'https:') {
+      // Node 20's tls.connect does not pass these two options on to its socket.
+      socket.setNoDelay(true);
+      socket.setKeepAlive(true, KEEP_ALIVE_DELAY_MS);
+    }
     this.#connectTimer = setTimeout(() => {
       const message = `Connect Timeout Error (attempted address: ${url.host}, timeout: ${CONNECT_TIMEOUT_MS}ms)`;
       this.destroy(codedError(message, 'UND_ERR_CONNECT_TIMEOUT'), false);
     }, CONNECT_TIMEOUT_MS);
     this.#connectTimer.unref();
     socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', () => this.#onConnected());
-    socket.on('data', (data: Buffer) => this.#onData(data));
     socket.on('end', () => this.#onClosed());
     socket.on('error', (error) => this.destroy(error, this.#connected));
     socket.on('close', () => this.#onClosed());
@@ -336,6 +377,11 @@ class Connection {
 
   get inFlight(): number {
     return this.#queue.length;
+  }
+
+  /** Connected, with no request on it: its socket does not hold the process (see #idle). */
+  get idle(): boolean {
+    return this.#connected && !this.#gone && this.#queue.length === 0;
   }
 
   /** Takes requests: not failed, not ended, not told by the server to close. */
@@ -400,7 +446,8 @@ class Connection {
 
   #onBody(chunk: Buffer): void {
     const exchange = this.#queue[0];
-    if (exchange !== undefined && !exchange.done) exchange.handler.onData(chunk);
+    // A copy: the chunk is of the read buffer, which the next read overwrites.
+    if (exchange !== undefined && !exchange.done) exchange.handler.onData(Buffer.from(chunk));
   }
 
   #onEnd(keepAlive: boolean): void {

@@ -70,7 +70,11 @@ export class ResponseParser {
     this.#stopped = true;
   }
 
-  /** Reads the bytes that came; throws ResponseProtocolError for a response that is not HTTP/1.1. */
+  /**
+   * Reads the bytes that came; throws ResponseProtocolError for a response that is not HTTP/1.1.
+   * `data` is only read during the call (the socket reads into the same memory next time): what
+   * is kept of it is copied, and what onBody is given is the caller's to copy.
+   */
   execute(data: Buffer): void {
     let chunk = data;
     if (this.#pending !== undefined) {
@@ -141,7 +145,7 @@ export class ResponseParser {
     if (chunk.length - at > limit) {
       throw new ResponseProtocolError('UND_ERR_HEADERS_OVERFLOW', `${what} longer than ${limit} bytes`);
     }
-    this.#pending = chunk.subarray(at);
+    this.#pending = Buffer.from(chunk.subarray(at));
     return chunk.length;
   }
 

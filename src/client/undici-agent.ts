@@ -14,7 +14,12 @@ export async function createProxyAgent(
   const proxyAgent = async () =>
     (await import('./undici-dispatchers.js')).undiciProxyAgent({ ...given, pipelining: PIPELINING, ca, shortLived });
   if (!given.httpProxy && !given.httpsProxy) {
-    return new PipeliningDispatcher({ fallback: proxyAgent, connections: given.connections ?? 1, ca });
+    return new PipeliningDispatcher({
+      fallback: proxyAgent,
+      connections: given.connections ?? 1,
+      ca,
+      leaveIdleToExit: shortLived,
+    });
   }
   return proxyAgent();
 }
@@ -31,5 +36,6 @@ export function createDirectAgent(options: { connections: number; ca?: string[];
     fallback: async () => (await import('./undici-dispatchers.js')).undiciAgent({ connections, ca, shortLived }),
     connections,
     ca,
+    leaveIdleToExit: shortLived,
   });
 }

@@ -1,6 +1,6 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { Agent, type Dispatcher } from 'undici';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PipeliningDispatcher } from '../../src/client/pipelining-dispatcher.js';
 import { createProxyAgent } from '../../src/client/undici-agent.js';
 import { startFixtureServer } from '../helpers/fixture-server.js';
@@ -20,6 +20,9 @@ interface Told {
 function recorder(): { handler: Dispatcher.DispatchHandler; told: Told } {
   let settle: () => void = () => {};
   const told: Told = { sends: 0, body: '', completed: false, settled: new Promise((resolve) => (settle = resolve)) };
+  // Kept as given and read at the end, as the client's AnswerCollector does: a chunk must stay
+  // the handler's after later reads.
+  const chunks: Buffer[] = [];
   const handler = {
     onConnect(abort: (error?: Error) => void) {
       told.sends++;
@@ -31,14 +34,16 @@ function recorder(): { handler: Dispatcher.DispatchHandler; told: Told } {
       return true;
     },
     onData(chunk: Buffer) {
-      told.body += chunk.toString('utf8');
+      chunks.push(chunk);
       return true;
     },
     onComplete() {
+      told.body = Buffer.concat(chunks).toString('utf8');
       told.completed = true;
       settle();
     },
     onError(error: Error) {
+      told.body = Buffer.concat(chunks).toString('utf8');
       told.error = error;
       settle();
     },
@@ -95,6 +100,8 @@ async function startRawServer(
   return {
     origin: `http://127.0.0.1:${port}`,
     received,
+    /** Connections open on the server's side. */
+    openConnections: () => sockets.size,
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();
@@ -187,6 +194,38 @@ describe('PipeliningDispatcher', () => {
     expect(server.received[0]?.head).toMatch(
       /^POST \/plants HTTP\/1\.1\r\nhost: 127\.0\.0\.1:\d+\r\ncontent-type: application\/json\r\nauthorization: Bearer t\r\n/,
     );
+  });
+
+  it('gives each handler chunks of its own: answers read a few bytes at a time stay whole', async () => {
+    const bodies = [`{"id":1,"name":"${'a'.repeat(200)}"}`, `{"id":2,"name":"${'b'.repeat(200)}"}`];
+    const answers = bodies.map(ok).join('');
+    const first = ok(bodies[0] as string).length;
+    const firstHead = ok(bodies[0] as string).indexOf('\r\n\r\n') + 4;
+    // Each piece is a read of its own, into the memory the one before was read into: the first
+    // head whole with a part of its body, the rest of that body and a part of the second head,
+    // and the rest in two.
+    const cuts = [firstHead + 10, first + 20, answers.length - 25, answers.length];
+    const server = createServer((socket) => {
+      let seen = '';
+      socket.on('data', async (chunk: Buffer) => {
+        seen += chunk.toString('latin1');
+        if (seen.split('{"id":').length - 1 < bodies.length || !seen.endsWith('}')) return;
+        let from = 0;
+        for (const cut of cuts) {
+          socket.write(answers.slice(from, cut));
+          from = cut;
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    closeServer = () => new Promise<void>((resolve) => server.close(() => resolve()));
+    const origin = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    dispatcher = new PipeliningDispatcher({ fallback: async () => new Agent(), connections: 8 });
+    const told = bodies.map((body) => post(origin, body));
+    await Promise.all(told.map((one) => one.settled));
+    expect(told.map(({ status, body }) => ({ status, body }))).toEqual(bodies.map((body) => ({ status: 200, body })));
+    await dispatcher.destroy();
   });
 
   it('writes again, on a new connection, the requests behind an answer that closes the connection, counting the send', async () => {
@@ -328,6 +367,27 @@ describe('PipeliningDispatcher', () => {
     const answer = get('http://127.0.0.1:9');
     await answer.settled;
     expect([counted.made, answer.error?.code]).toEqual([0, 'UND_ERR_CLOSED']);
+  });
+
+  it('leaveIdleToExit: close() leaves an idle connection open to the exit; by default it closes it', async () => {
+    for (const leaveIdleToExit of [false, true]) {
+      const server = await startRawServer((_connection, _request, body) => ok(body));
+      dispatcher = new PipeliningDispatcher({ fallback: async () => new Agent(), connections: 8, leaveIdleToExit });
+      const told = post(server.origin, '{"id":1,"name":"x"}');
+      await told.settled;
+      expect(server.openConnections()).toBe(1);
+      await dispatcher.close();
+      if (leaveIdleToExit) {
+        // Time for the server to hear of a close, were there one.
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        expect(server.openConnections()).toBe(1);
+        // Still the dispatcher's to end.
+        await dispatcher.destroy();
+      }
+      await vi.waitFor(() => expect(server.openConnections()).toBe(0));
+      await server.close();
+    }
+    dispatcher = undefined;
   });
 
   it('closes once the requests in flight are answered', async () => {
