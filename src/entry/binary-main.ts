@@ -51,6 +51,11 @@ export async function binaryMain(argv: readonly string[]): Promise<void> {
     const { source, cache } = commandsOf(parsed.id);
     const { exports } = compileCommands(source, Buffer.from(cache), (name) => binaryAsset(chunkAsset(name)));
     await exports.runCommand(parsed as Parameters<typeof exports.runCommand>[0], version);
+    // The command is over and what it wrote is out (stdout and stderr are synchronous on Linux,
+    // and an error of theirs is told by then: exitOnStdoutErrors); a connection left open is the
+    // exit's to close. Exiting here spares tearing down a heap and an environment that the
+    // process is about to lose (docs/binary.md).
+    setImmediate(() => process.exit());
     return;
   }
   process.exitCode = refuse(argv, table, found?.route.id);

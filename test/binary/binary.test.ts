@@ -1,6 +1,6 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir, projectRoot } from '../helpers/cli.js';
@@ -144,6 +144,23 @@ describe.runIf(built)('plants-linux-x64, alone on PATH', () => {
     const refused = await run(['get', '1'], '', { PLANTS_TOKEN: 'not-the-token-0123456789' });
     expect(refused.code).toBe(4);
     for (const result of [bad, unreachable, refused]) expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('exits 74 with one line when its output cannot be written (stdout on a full disk)', () => {
+    const full = openSync('/dev/full', 'w');
+    try {
+      const result = spawnSync(plants, ['add', '--id', '74', '--name', 'Full', '--json', '--base-url', store.url], {
+        env: { ...env(), PLANTS_TOKEN: TOKEN },
+        cwd: temp.dir,
+        stdio: ['ignore', full, 'pipe'],
+        encoding: 'utf8',
+        timeout: 20_000,
+      });
+      expect(result.status, result.stderr).toBe(74);
+      expect(result.stderr).toBe('plants: cannot write to stdout: no space left on device\n');
+    } finally {
+      closeSync(full);
+    }
   });
 
   // What add's own bundle leaves out (scripts/build-binary.mjs: undici's agents, ora) is compiled
