@@ -4,6 +4,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseFaults } from '../../src/server/test-double/testing-options.js';
 import { binPath, makeTempDir, projectRoot } from '../helpers/cli.js';
+import { freePort } from '../helpers/ports.js';
+import { postgresBin, postgresShellPrelude, postgresTestsEnabled } from '../helpers/postgres.js';
 import { isRunning, stopDetachedServer } from '../helpers/serve-process.js';
 import { completeInBash, shellTestsRun } from '../helpers/shells.js';
 import { readStoredPlants, type StoreServer, startStoreServer, TEST_TOKEN } from '../helpers/store-server.js';
@@ -49,6 +51,8 @@ interface Example {
   check?: (run: Run, shell: Shell) => void | Promise<void>;
   /** Why this test does not run it, and what does. */
   notRunHere?: string;
+  /** A step of a walk-through: run with the others of it, in page order, in one shell (below). */
+  walkthrough?: 'postgres-sharing';
   /** Run against a store of its own started with these faults (serve --fault, --fault-seed), not the default one. */
   faultyStore?: { faults: string[]; faultSeed: number };
 }
@@ -61,9 +65,6 @@ const serveOnFreePort = (line: string) => line.replace('plants serve', 'plants s
 const controlledStore = (flags = '') =>
   `plants serve --port 0 --memory --allow-reset --token "$TOKEN"${flags} --detach --pid-file plants.pid > url.txt 2>/dev/null`;
 const onControlledStore = (line: string) => line.replace('http://127.0.0.1:4010', '"$(cat url.txt)"');
-
-const SHARING_WALKTHROUGH =
-  'a PostgreSQL walk-through whose steps build on each other (not yet run here); the three-instance PostgreSQL tests of test/server cover what it shows';
 
 const CA_CERT_WALKTHROUGH =
   'needs stores with certificates of their own at those names; test/commands/ca-cert.test.ts runs the same three steps (login --ca-cert kept for the origin, list trusted from then on, --ca-cert for one command) against plants serve --tls-cert';
@@ -332,20 +333,20 @@ const examples: Record<string, Example> = {
     notRunHere: 'installs outside the test folder; test/binary/binary.test.ts runs the binary as plants, alone on PATH',
   },
   '~/.local/bin/plants --version': { notRunHere: 'test/binary/binary.test.ts runs the binary --version' },
-  'npm pack': { notRunHere: 'packaging: the tarball and a global install are not part of this suite yet' },
+  'npm pack': { notRunHere: 'test/package/installed-package.test.ts packs the project and installs the tarball' },
   'npm install -g plants-0.1.0.tgz': { notRunHere: 'installs globally, outside the test folder' },
   'npx --package ./plants-0.1.0.tgz plants --version': { notRunHere: 'needs the tarball of npm pack' },
-  'createdb -h 127.0.0.1 -p 5433 -U plants plants': { notRunHere: SHARING_WALKTHROUGH },
-  'export PATH=/usr/lib/postgresql/15/bin:$PATH': { notRunHere: SHARING_WALKTHROUGH },
-  'export PLANTS_TOKEN=team-token-12345': { notRunHere: SHARING_WALKTHROUGH },
-  'initdb -D ./pgdata -U plants --auth=trust': { notRunHere: SHARING_WALKTHROUGH },
-  'pg_ctl -D ./pgdata -l ./pgdata/log -o "-p 5433 -k /tmp" start': { notRunHere: SHARING_WALKTHROUGH },
-  'plants add --file plants.ndjson --base-url http://127.0.0.1:4011': { notRunHere: SHARING_WALKTHROUGH },
-  'plants list --all --json --base-url http://127.0.0.1:4012': { notRunHere: SHARING_WALKTHROUGH },
-  'plants serve --port 4011 --database postgres://plants@127.0.0.1:5433/plants &': { notRunHere: SHARING_WALKTHROUGH },
-  'plants serve --port 4012 --database postgres://plants@127.0.0.1:5433/plants &': { notRunHere: SHARING_WALKTHROUGH },
+  'createdb -h 127.0.0.1 -p 5433 -U plants plants': { walkthrough: 'postgres-sharing' },
+  'export PATH=/usr/lib/postgresql/15/bin:$PATH': { walkthrough: 'postgres-sharing' },
+  'export PLANTS_TOKEN=team-token-12345': { walkthrough: 'postgres-sharing' },
+  'initdb -D ./pgdata -U plants --auth=trust': { walkthrough: 'postgres-sharing' },
+  'pg_ctl -D ./pgdata -l ./pgdata/log -o "-p 5433 -k /tmp" start': { walkthrough: 'postgres-sharing' },
+  'plants add --file plants.ndjson --base-url http://127.0.0.1:4011': { walkthrough: 'postgres-sharing' },
+  'plants list --all --json --base-url http://127.0.0.1:4012': { walkthrough: 'postgres-sharing' },
+  'plants serve --port 4011 --database postgres://plants@127.0.0.1:5433/plants &': { walkthrough: 'postgres-sharing' },
+  'plants serve --port 4012 --database postgres://plants@127.0.0.1:5433/plants &': { walkthrough: 'postgres-sharing' },
   'printf \'{"id":1,"name":"Fern","tag":"herb"}\\n{"id":9007199254740993,"name":"Moss"}\\n\' > plants.ndjson': {
-    notRunHere: SHARING_WALKTHROUGH,
+    walkthrough: 'postgres-sharing',
   },
   'npm run manifest': { notRunHere: 'test/manifest.test.ts checks that the committed manifest is what it makes' },
   // docs/postgres.md
@@ -538,6 +539,7 @@ describe('the examples of README.md and docs/', () => {
   for (const { language, line, pages: shownOn } of unique.values()) {
     const example = examples[line];
     if (example === undefined) continue;
+    if (example.walkthrough !== undefined) continue;
     const skip = example.notRunHere !== undefined || (language === 'fish' && !shellTestsRun('fish'));
     const adapted = example.rewrite === undefined ? '' : ' (adapted)';
     it.skipIf(skip)(`${line}${adapted} [${shownOn.join(', ')}]`, async () => {
@@ -566,6 +568,55 @@ describe('the examples of README.md and docs/', () => {
   }
 });
 
+describe('the walk-throughs of docs/', () => {
+  // PostgreSQL's own commands as the page has them (as root, initdb and pg_ctl run as the
+  // postgres user), on free ports instead of 5433, 4011 and 4012; each serve waited for before
+  // the next step, as someone typing would.
+  it.runIf(postgresTestsEnabled())('docs/postgres.md, sharing a store: two instances on one PostgreSQL', async () => {
+    const steps = found.filter(({ line }) => examples[line]?.walkthrough === 'postgres-sharing');
+    const ports = new Map<string, string>();
+    for (const port of ['5433', '4011', '4012']) ports.set(port, String(await freePort()));
+    const onFreePorts = (line: string) => line.replace(/\b(5433|4011|4012)\b/g, (port) => ports.get(port) ?? port);
+    const script = steps.map(({ line }) => {
+      if (line.startsWith('export PATH=/usr/lib/postgresql/')) return `export PATH=${postgresBin}:$PATH`;
+      const step = onFreePorts(line);
+      const serving = /^plants serve --port (\d+) .*&$/.exec(step);
+      if (serving === null) return step;
+      return `${step}\nfor try in $(seq 100); do (exec 3<>/dev/tcp/127.0.0.1/${serving[1]}) 2>/dev/null && break; sleep 0.1; done`;
+    });
+    const prelude = postgresShellPrelude(shell.dir);
+    const stop = 'kill $(jobs -p) 2>/dev/null; wait; pg_ctl -D ./pgdata stop -m fast > /dev/null 2>&1 || true';
+    const result = await run(
+      [
+        'bash',
+        '--norc',
+        '--noprofile',
+        '-e',
+        '-o',
+        'pipefail',
+        '-c',
+        [prelude, `trap '${stop}' EXIT`, ...script].join('\n'),
+      ],
+      shell.dir,
+      shell.env,
+      false,
+      120_000,
+    );
+    expect(result.code, `${script.join('\n')}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`).toBe(0);
+    // What the page shows list printing: the comment lines after it.
+    const page = texts.get('docs/postgres.md') ?? '';
+    const listed = page.slice(page.indexOf('plants list --all --json')).split('\n').slice(1);
+    const shown = listed
+      .slice(
+        0,
+        listed.findIndex((line) => !line.startsWith('# ')),
+      )
+      .map((line) => line.slice(2));
+    expect(shown).toHaveLength(2);
+    expect(result.stdout.endsWith(`${shown.join('\n')}\n`), result.stdout).toBe(true);
+  });
+});
+
 async function runExample(language: string, command: string, example: Example, shell: Shell): Promise<Run> {
   const cwd = example.inProject ? projectRoot : shell.dir;
   if (example.before !== undefined) {
@@ -590,7 +641,13 @@ async function runExample(language: string, command: string, example: Example, s
 }
 
 /** Runs a program to its end; a server is stopped as Ctrl-C would, once it has said where it listens. */
-function run(argv: string[], cwd: string, env: Record<string, string>, server = false): Promise<Run> {
+function run(
+  argv: string[],
+  cwd: string,
+  env: Record<string, string>,
+  server = false,
+  timeoutMs = 20_000,
+): Promise<Run> {
   const child = spawn(argv[0] ?? '', argv.slice(1), { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -608,7 +665,7 @@ function run(argv: string[], cwd: string, env: Record<string, string>, server = 
     stderr += chunk;
     stopWhenListening();
   });
-  const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
   return new Promise((resolve) =>
     child.on('close', (code) => {
       clearTimeout(timer);

@@ -161,6 +161,20 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
   }
 }
 
+/**
+ * For a shell that runs PostgreSQL's own commands in `dir` as docs/postgres.md shows them: as
+ * root, which initdb refuses, `dir` is given to the postgres user and initdb and pg_ctl are bash
+ * functions running the commands of those names as that user (runuser); else nothing is needed.
+ */
+export function postgresShellPrelude(dir: string): string {
+  if (userInfo().uid !== 0) return '';
+  const { uid, gid } = postgresIds();
+  chownSync(dir, uid, gid);
+  return ['initdb', 'pg_ctl']
+    .map((name) => `${name}() { runuser -u postgres -- "$(type -P ${name})" "$@"; }`)
+    .join('\n');
+}
+
 function postgresIds(): { uid: number; gid: number } {
   // /etc/passwd: name:x:uid:gid:...
   const line = execFileSync('getent', ['passwd', 'postgres'], { encoding: 'utf8' });
