@@ -327,7 +327,8 @@ class Connection {
       onEnd: (keepAlive) => this.#onEnd(keepAlive),
     });
     const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
-    const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
+    const tls = url.protocol === 'https:';
+    const port = Number(url.port) || (tls ? 443 : 80);
     // Reads land in one buffer of the connection's, handed to the parser as they come rather
     // than pushed through the socket's Readable (a Buffer and a 'data' event each).
     const onread = {
@@ -337,29 +338,28 @@ class Connection {
         return true;
       },
     };
-    const socket =
-      url.protocol === 'https:'
-        ? // node:tls when it is needed: loading it costs every command (Node 22: ~60 million
-          // instructions, most of them reading the root certificates), https or not.
-          process.getBuiltinModule('node:tls').connect({
-            host,
-            port,
-            ...(isIP(host) === 0 ? { servername: host } : {}),
-            ...(ca === undefined ? {} : { ca }),
-            ALPNProtocols: ['http/1.1'],
-            // tls.connect hands its socket options to net.Socket (Node's docs), onread among them.
-            onread,
-          } as ConnectionOptions)
-        : tcpConnect({
-            host,
-            port,
-            noDelay: true,
-            keepAlive: true,
-            keepAliveInitialDelay: KEEP_ALIVE_DELAY_MS,
-            onread,
-          });
+    const socket = tls
+      ? // node:tls when it is needed: loading it costs every command (Node 22: ~60 million
+        // instructions, most of them reading the root certificates), https or not.
+        process.getBuiltinModule('node:tls').connect({
+          host,
+          port,
+          ...(isIP(host) === 0 ? { servername: host } : {}),
+          ...(ca === undefined ? {} : { ca }),
+          ALPNProtocols: ['http/1.1'],
+          // tls.connect hands its socket options to net.Socket (Node's docs), onread among them.
+          onread,
+        } as ConnectionOptions)
+      : tcpConnect({
+          host,
+          port,
+          noDelay: true,
+          keepAlive: true,
+          keepAliveInitialDelay: KEEP_ALIVE_DELAY_MS,
+          onread,
+        });
     this.#socket = socket;
-    if (url.protocol === 'https:') {
+    if (tls) {
       // Node 20's tls.connect does not pass these two options on to its socket.
       socket.setNoDelay(true);
       socket.setKeepAlive(true, KEEP_ALIVE_DELAY_MS);
@@ -369,7 +369,7 @@ class Connection {
       this.destroy(codedError(message, 'UND_ERR_CONNECT_TIMEOUT'), false);
     }, CONNECT_TIMEOUT_MS);
     this.#connectTimer.unref();
-    socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', () => this.#onConnected());
+    socket.once(tls ? 'secureConnect' : 'connect', () => this.#onConnected());
     socket.on('end', () => this.#onClosed());
     socket.on('error', (error) => this.destroy(error, this.#connected));
     socket.on('close', () => this.#onClosed());

@@ -30,16 +30,14 @@ export function compileCommands(
   cachedData: Buffer | undefined,
   chunk?: (name: string) => string,
 ): CompiledCommands {
-  const chunks = new Map<string, { exports: unknown }>();
+  const chunks = new Map<string, unknown>();
   const require = (id: string): unknown => {
     if (chunk !== undefined && id.startsWith(CHUNK_PREFIX)) {
       const name = id.slice(CHUNK_PREFIX.length);
-      let loaded = chunks.get(name);
-      if (loaded === undefined) {
-        loaded = compileScript(chunk(name), undefined, `plants-chunk-${name}.cjs`, require);
-        chunks.set(name, loaded);
+      if (!chunks.has(name)) {
+        chunks.set(name, compileScript(chunk(name), undefined, `plants-chunk-${name}.cjs`, require).exports);
       }
-      return loaded.exports;
+      return chunks.get(name);
     }
     const found = process.getBuiltinModule(id);
     if (found === undefined) throw new Error(`the single executable has no module ${id}`);

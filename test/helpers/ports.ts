@@ -17,7 +17,8 @@ function ephemeralLow(): number {
 
 const lowest = 20000;
 
-function listensOn(port: number): Promise<number | undefined> {
+/** The port a probe listened on when asked for `port` (0: the kernel's pick), or undefined if it could not. */
+function probedPort(port: number): Promise<number | undefined> {
   return new Promise((resolve) => {
     const probe = createServer();
     probe.once('error', () => resolve(undefined));
@@ -39,10 +40,10 @@ export async function freePort(): Promise<number> {
   if (high - lowest >= 1000) {
     for (let tries = 0; tries < 50; tries++) {
       const port = lowest + Math.floor(Math.random() * (high - lowest));
-      if ((await listensOn(port)) === port) return port;
+      if ((await probedPort(port)) === port) return port;
     }
   }
-  const picked = await listensOn(0);
+  const picked = await probedPort(0);
   if (picked === undefined) throw new Error('no loopback port is free');
   return picked;
 }
