@@ -1,12 +1,11 @@
 // The ceiling of the bulk row: the same NDJSON records `plants add --file` sends, sent by a bare
-// load generator on one undici Pool with HTTP pipelining, in its own process; or, with
-// client "plants", on plants' own PipeliningDispatcher (from dist/), shaped the same way.
-// Argument: one JSON object {url, token, file, connections, pipelining, client?}. Streams the
+// load generator on one undici Pool with HTTP pipelining, in its own process.
+// Argument: one JSON object {url, token, file, connections, pipelining}. Streams the
 // file (one record per line, sent as it is) with at most connections × pipelining requests in flight.
 // Prints {records, ok, failed, ms} as one JSON line on stdout; exits 1 if any record failed.
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { Agent, Pool } from 'undici';
+import { Pool } from 'undici';
 
 const options = JSON.parse(process.argv[2] ?? '{}');
 const origin = new URL(options.url);
@@ -14,17 +13,7 @@ if (origin.hostname !== '127.0.0.1') throw new Error(`refusing to load anything 
 
 const started = performance.now();
 const limit = options.connections * options.pipelining;
-let pool;
-if (options.client === 'plants') {
-  const { PIPELINING, PipeliningDispatcher } = await import(
-    new URL('../dist/client/pipelining-dispatcher.js', import.meta.url).href
-  );
-  if (PIPELINING !== options.pipelining) throw new Error(`plants pipelines ${PIPELINING}, not ${options.pipelining}`);
-  // Its `connections` is the requests in flight, spread over connections / PIPELINING sockets.
-  pool = new PipeliningDispatcher({ fallback: new Agent(), connections: limit });
-} else {
-  pool = new Pool(origin.origin, { connections: options.connections, pipelining: options.pipelining });
-}
+const pool = new Pool(origin.origin, { connections: options.connections, pipelining: options.pipelining });
 const headers = { authorization: `Bearer ${options.token}`, 'content-type': 'application/json' };
 let inFlight = 0;
 let records = 0;
@@ -32,41 +21,8 @@ let ok = 0;
 let failed = 0;
 let wake;
 
-/**
- * The pipelined clients are driven the same bare way, through dispatch() with a handler that
- * only reads the status and drops the body (plants' dispatcher serves PlantClient's handler,
- * not undici's request() API).
- */
-function dispatched(body) {
-  return new Promise((resolve, reject) => {
-    let status = 0;
-    pool.dispatch(
-      { origin: origin.origin, path: '/plants', method: 'POST', headers, body, idempotent: true, blocking: false },
-      {
-        onConnect() {},
-        onHeaders(statusCode) {
-          status = statusCode;
-          return true;
-        },
-        onData() {
-          return true;
-        },
-        onComplete() {
-          resolve(status);
-        },
-        onError: reject,
-      },
-    );
-  });
-}
-
 async function send(body) {
   try {
-    if (options.client !== undefined) {
-      if ((await dispatched(body)) === 200) ok += 1;
-      else failed += 1;
-      return;
-    }
     // undici pipelines a request only if it may replay it (idempotent) and expects a quick answer
     // (not blocking); a POST is neither unless told so.
     const response = await pool.request({

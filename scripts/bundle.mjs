@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import * as esbuild from 'esbuild';
-import { lazyConfImports, lazyHttp2 } from './esbuild-plugins.mjs';
+import { checkLeanUndici, lazyConfImports, lazyHttp2, leanUndici } from './esbuild-plugins.mjs';
 
 /**
  * import() in the bundle: Node 20 runs it as a vm.Script (src/entry/compile-cache.ts), where
@@ -63,6 +63,7 @@ const commonJsForNode = {
   logLevel: 'warning',
 };
 
+await checkLeanUndici();
 const result = await esbuild.build({
   ...commonJsForNode,
   entryPoints: ['dist/cli/run-command.js'],
@@ -70,7 +71,7 @@ const result = await esbuild.build({
   // Loaded by import() where needed, from node_modules: a spinner on terminals; oclif and SQLite never.
   external: ['ora', '@oclif/core', 'better-sqlite3'],
   supported: { 'dynamic-import': false },
-  plugins: [lazyHttp2, lazyConfImports, oraThroughBin, unbundled],
+  plugins: [leanUndici, lazyHttp2, lazyConfImports, oraThroughBin, unbundled],
   write: false,
 });
 const [bundle] = result.outputFiles;

@@ -75,3 +75,66 @@ module.exports = new Proxy(named, { get: (target, key) => (Object.hasOwn(target,
     }));
   },
 };
+
+/**
+ * undici's index requires every part of undici as it loads: fetch, WebSocket, EventSource,
+ * caches, cookies, mocks, interceptors. plants uses two of its agents. In the bundles, plants'
+ * own `import … from 'undici'` gets a stand-in whose exports are those names alone, each
+ * required on its first use from the module undici's index takes it from, after what the index
+ * does first (the request API put on Dispatcher.prototype: a proxy agent tunnels with it).
+ * checkLeanUndici() holds each name to undici's own index, so an undici that moves one fails the
+ * build, never a command.
+ */
+const LEAN_UNDICI = {
+  Agent: 'undici/lib/dispatcher/agent.js',
+  EnvHttpProxyAgent: 'undici/lib/dispatcher/env-http-proxy-agent.js',
+};
+const UNDICI_API = { module: 'undici/lib/api/index.js', onto: 'undici/lib/dispatcher/dispatcher.js' };
+
+export const leanUndici = {
+  name: 'lean-undici',
+  setup(build) {
+    const ownCode = `${path.sep}dist${path.sep}`;
+    build.onResolve({ filter: /^undici$/ }, (args) =>
+      args.importer.includes(ownCode) ? { path: 'undici', namespace: 'lean-undici' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'lean-undici' }, () => ({
+      contents: `let prepared = false;
+function prepare() {
+  if (prepared) return;
+  prepared = true;
+  const Dispatcher = require(${JSON.stringify(UNDICI_API.onto)});
+  if (!('request' in Dispatcher.prototype)) Object.assign(Dispatcher.prototype, require(${JSON.stringify(UNDICI_API.module)}));
+}
+${Object.entries(LEAN_UNDICI)
+  .map(
+    ([name, file]) =>
+      `Object.defineProperty(exports, ${JSON.stringify(name)}, { enumerable: true, get() { prepare(); return require(${JSON.stringify(file)}); } });`,
+  )
+  .join('\n')}`,
+      loader: 'js',
+      resolveDir: process.cwd(),
+    }));
+  },
+};
+
+/**
+ * Throws unless each name of the stand-in is the very object undici's index exports, and the
+ * index puts the request API on Dispatcher.prototype as the stand-in does. (A name plants imports
+ * that the stand-in lacks is undefined in the bundle: the client's tests over the built CLI fail.)
+ */
+export async function checkLeanUndici() {
+  const { createRequire } = await import('node:module');
+  const require = createRequire(path.join(process.cwd(), 'package.json'));
+  const undici = require('undici');
+  for (const [name, file] of Object.entries(LEAN_UNDICI)) {
+    if (require(file) !== undici[name]) {
+      throw new Error(`undici's ${name} is no longer ${file}: update LEAN_UNDICI in scripts/esbuild-plugins.mjs`);
+    }
+  }
+  const api = require(UNDICI_API.module);
+  const prototype = require(UNDICI_API.onto).prototype;
+  if (prototype !== undici.Dispatcher.prototype || Object.keys(api).some((key) => prototype[key] !== api[key])) {
+    throw new Error(`undici's index no longer puts ${UNDICI_API.module} on Dispatcher.prototype: update UNDICI_API`);
+  }
+}

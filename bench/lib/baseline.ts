@@ -3,8 +3,8 @@ import { existsSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { root, work } from './context.js';
 
-/** The commit start-up is compared with (issue 26's), unless BENCH_BASELINE names another. */
-export const baselineCommit = process.env.BENCH_BASELINE ?? '2c533c1';
+/** The commit start-up is compared with (the last before one transport), unless BENCH_BASELINE names another. */
+export const baselineCommit = process.env.BENCH_BASELINE ?? 'c5b5327';
 
 /**
  * bin/run.js of the baseline commit, built in a git worktree under the run's scratch folder with

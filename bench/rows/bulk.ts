@@ -8,7 +8,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_CONCURRENCY } from '../../src/cli/defaults.js';
-import { PIPELINING } from '../../src/client/pipelining-dispatcher.js';
+import { PIPELINING } from '../../src/client/undici-agent.js';
 import { bench, childEnv, cli, clientCpu, node, plan, serverCpu, token, work } from '../lib/context.js';
 import { countRows, freshDir, writeNdjson } from '../lib/files.js';
 import { format, median, noteRow, progress, type Row, type RowGroup, verdict } from '../lib/format.js';
@@ -18,24 +18,18 @@ import { type Server, startPlantsServe } from '../lib/servers.js';
 import { hasCommand } from '../lib/system.js';
 
 /** plants add --file against the wrk ceiling: at least this share of it. */
-const RATE_GOAL = 0.8;
-/** The CLI's CPU per record: at most this many times the plain Pool client's. */
-const CPU_GOAL = 1.3;
-const RSS_GOAL_MB = 120;
+const RATE_GOAL = 0.92;
+/** The CLI's CPU per record: at most this many times a bare undici Pool's, pipelined the same way. */
+const CPU_GOAL = 1.1;
+const RSS_GOAL_MB = 64;
 
 /** wrk keeps as many requests in flight as the CLI does by default: one per connection. */
 const wrkConnections = DEFAULT_CONCURRENCY;
-/** The plain client: an undici Pool as it comes (no pipelining), as many connections as the CLI's requests in flight. */
-const plainPool = { connections: DEFAULT_CONCURRENCY, pipelining: 1 };
 /**
- * The CLI's requests in flight as the CLI's transport lays them out (PIPELINING on each
- * connection): on an undici Pool with its own pipelining, and on plants' PipeliningDispatcher.
+ * The bare client: an undici Pool with the CLI's requests in flight laid out as the CLI's agent
+ * lays them (PIPELINING on each connection), sending the same file and doing nothing else.
  */
-const pipelined = { connections: DEFAULT_CONCURRENCY / PIPELINING, pipelining: PIPELINING };
-const pipelinedClients = [
-  { key: 'undici', label: `undici Pool, pipelining ${PIPELINING} × ${pipelined.connections} connections` },
-  { key: 'plants', label: `plants' PipeliningDispatcher, ${PIPELINING} × ${pipelined.connections} connections` },
-] as const;
+const barePool = { connections: DEFAULT_CONCURRENCY / PIPELINING, pipelining: PIPELINING };
 
 const stores = [
   { key: 'normal', label: 'serve --durability normal (file db)' },
@@ -128,7 +122,7 @@ async function bulkRows(): Promise<Row[]> {
   const cliCpu: number[] = [];
   const poolCpu: number[] = [];
   const cpuRatios: number[] = [];
-  /** The plain Pool's own rate against the wrk ceiling: what an undici client reaches on this machine. */
+  /** The bare Pool's own rate against the wrk ceiling: what an undici client reaches on this machine. */
   const poolRates: number[] = [];
   const poolRateRatios: number[] = [];
 
@@ -144,16 +138,8 @@ async function bulkRows(): Promise<Row[]> {
       );
     return result;
   };
-  /** Both pipelined clients' rates and CPU per record, and plants' against undici's in each round. */
-  const pipelinedRates = { undici: [] as number[], plants: [] as number[] };
-  const pipelinedCpu = { undici: [] as number[], plants: [] as number[] };
-  const pipelinedRatios: number[] = [];
-
-  const viaPool = async (
-    server: Server,
-    shape: { connections: number; pipelining: number; client?: string } = plainPool,
-  ): Promise<Timed> => {
-    const options = JSON.stringify({ url: server.url, token, file, ...shape });
+  const viaPool = async (server: Server): Promise<Timed> => {
+    const options = JSON.stringify({ url: server.url, token, file, ...barePool });
     const result = await timed(node, [path.join(bench, 'load-pool.mjs'), options], {
       timeoutMs: 600_000,
       cpu: clientCpu,
@@ -188,7 +174,7 @@ async function bulkRows(): Promise<Row[]> {
       rates[store.key].push(rate);
       rateRatios[store.key].push(rate / ceiling);
       if (store.key === 'memory') {
-        step(`plain undici Pool (${plainPool.connections} connections) into ${store.label}`);
+        step(`bare undici Pool (${barePool.pipelining} × ${barePool.connections} connections) into ${store.label}`);
         const pool = await withServer(store.key, viaPool);
         const poolRate = plan.bulkRecords / (pool.value.ms / 1000);
         poolRates.push(poolRate);
@@ -198,13 +184,6 @@ async function bulkRows(): Promise<Row[]> {
         cliCpu.push(mineUs);
         poolCpu.push(poolUs);
         cpuRatios.push(mineUs / poolUs);
-        for (const client of pipelinedClients) {
-          step(`${client.label} into ${store.label}`);
-          const sent = await withServer(store.key, (server) => viaPool(server, { ...pipelined, client: client.key }));
-          pipelinedRates[client.key].push(plan.bulkRecords / (sent.value.ms / 1000));
-          pipelinedCpu[client.key].push(perRecordUs(sent.value));
-        }
-        pipelinedRatios.push((pipelinedRates.plants.at(-1) ?? 0) / (pipelinedRates.undici.at(-1) ?? 1));
       }
     }
   }
@@ -245,7 +224,7 @@ async function bulkRows(): Promise<Row[]> {
       result: noWrk === undefined ? verdict(ratio >= RATE_GOAL) : '',
     });
   }
-  const poolName = `plain undici Pool (${plainPool.connections} connections), same file → serve --memory: client CPU per record`;
+  const poolName = `bare undici Pool (pipelining ${barePool.pipelining} × ${barePool.connections} connections), same file → serve --memory: client CPU per record`;
   const cpuName = `plants add --file (b4): client CPU per record`;
   const cpuGoal = `≤ ${CPU_GOAL}x b5`;
   if (unavailable !== undefined) {
@@ -298,29 +277,13 @@ async function bulkRows(): Promise<Row[]> {
     // or output) on the same undici, against the same ceiling.
     rows.push({
       id: 'b8',
-      what: `plain undici Pool (b5): ${label} records → serve --memory, its rate against b3`,
+      what: `bare undici Pool (b5): ${label} records → serve --memory, its rate against b3`,
       median: format.rate(median(poolRates), 'rec/s'),
       spread: rateSpread(poolRates),
       ratio: noWrk === undefined ? format.ratio(median(poolRateRatios)) : 'n/a',
       goal: '',
       result: '',
     });
-  }
-  if (pipelinedRatios.length > 0) {
-    // Context for keeping a pipelining client of our own beside undici (docs/architecture.md):
-    // the same records, the same requests in flight on the same connections, each client bare.
-    for (const [index, client] of pipelinedClients.entries()) {
-      const id = index === 0 ? 'b9' : 'b10';
-      rows.push({
-        id,
-        what: `${client.label}: ${label} records → serve --memory (client CPU per record)`,
-        median: `${format.rate(median(pipelinedRates[client.key]), 'rec/s')} (${median(pipelinedCpu[client.key]).toFixed(1)} µs)`,
-        spread: rateSpread(pipelinedRates[client.key]),
-        ratio: id === 'b9' ? '1.00' : `${format.ratio(median(pipelinedRatios))} of b9`,
-        goal: '',
-        result: '',
-      });
-    }
   }
   return rows;
 }

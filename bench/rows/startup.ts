@@ -57,7 +57,8 @@ function commands(url: string): Command[] {
     {
       name: 'plants add --id N --name x',
       args: (c, id) => [c, 'add', '--id', String(id), '--name', 'x', ...store],
-      goal: STORE,
+      // The one command that sent with a client of its own before undici (issue 37): undici's price.
+      goal: { kind: 'baseline', most: 1.15 },
       quick: true,
     },
     { name: 'plants get N', args: (c, id) => [c, 'get', String(id), ...store], goal: STORE },

@@ -18,13 +18,6 @@ export interface FactoryOptions {
   /** The streams of the run (the process's, or a test's); the output writes to its stdout and stderr. */
   io: IOStreams;
   output: Output;
-  /**
-   * A run of one command, after which the process ends (the fast route): V8's baseline-only
-   * flag for undici's WebAssembly HTTP parser is put back when it closes (see
-   * wasm-compiler-flags.ts), and close() leaves the client's idle connections to the exit
-   * (PipeliningDispatcher's leaveIdleToExit).
-   */
-  shortLived?: boolean;
 }
 
 export interface ClientRequest {
@@ -55,7 +48,6 @@ export class Factory {
   readonly version: string;
   readonly io: IOStreams;
   readonly output: Output;
-  readonly #shortLived: boolean;
   #config: ConfigStore | undefined;
   #dispatcher: Dispatcher | undefined;
 
@@ -64,7 +56,6 @@ export class Factory {
     this.version = options.version;
     this.io = options.io;
     this.output = options.output;
-    this.#shortLived = options.shortLived ?? false;
   }
 
   get userAgent(): string {
@@ -112,14 +103,12 @@ export class Factory {
     if (this.#dispatcher === undefined) {
       const { createDirectAgent, createProxyAgent } = await import('../client/undici-agent.js');
       const { ca } = options;
-      const shortLived = this.#shortLived;
       // Loopback never goes through a proxy (as NO_PROXY conventionally holds it): a proxy
       // would read a plain-http token that was only allowed because it never left the machine.
       this.#dispatcher = options.direct
-        ? createDirectAgent({ connections, ca, shortLived })
-        : await createProxyAgent({
+        ? createDirectAgent({ connections, ca })
+        : createProxyAgent({
             ca,
-            shortLived,
             connections,
             httpProxy: this.env.httpProxy ?? '',
             httpsProxy: this.env.httpsProxy ?? this.env.httpProxy ?? '',
@@ -188,17 +177,6 @@ export class Factory {
   }
 
   async close(): Promise<void> {
-    if (this.#dispatcher === undefined) return;
-    // undici's close() ends in destroy(), whose error Node's streams ask for the stack of (to
-    // keep it), and a stack frame in the bundle makes V8 index every line of the bundle first.
-    // Errors made while the connections close carry no frames: none of them is ever shown.
-    const stackTraceLimit = Error.stackTraceLimit;
-    Error.stackTraceLimit = 0;
-    try {
-      await this.#dispatcher.close();
-    } finally {
-      Error.stackTraceLimit = stackTraceLimit;
-    }
-    if (this.#shortLived) (await import('../client/wasm-compiler-flags.js')).restoreWasmCompilerFlags();
+    await this.#dispatcher?.close();
   }
 }

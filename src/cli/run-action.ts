@@ -20,8 +20,6 @@ export interface RunSetting {
   io: IOStreams;
   env: PlantsEnv;
   version: string;
-  /** See FactoryOptions.shortLived. */
-  shortLived?: boolean;
   /** `--json`: a failure is a JSON document on stdout too. */
   json: boolean;
 }
@@ -37,7 +35,7 @@ export async function runAction(
 ): Promise<number> {
   const { io, env } = setting;
   const output = await Output.open(io, { color: env.color });
-  const factory = new Factory({ env, version: setting.version, io, output, shortLived: setting.shortLived });
+  const factory = new Factory({ env, version: setting.version, io, output });
   try {
     return (await action({ factory, output })) ?? ExitCode.ok;
   } catch (error) {
@@ -53,7 +51,6 @@ export async function runParsed(run: AnyRun, parsed: Parsed<object> & { id: stri
     io: processStreams(),
     env: readEnv(),
     version,
-    shortLived: true,
     json: (parsed.flags as { json?: unknown }).json === true,
   });
   if (exitCode !== ExitCode.ok) process.exitCode = exitCode;

@@ -1,41 +1,38 @@
-import type { Dispatcher, EnvHttpProxyAgent } from 'undici';
-import { PIPELINING, PipeliningDispatcher } from './pipelining-dispatcher.js';
+import { Agent, type Dispatcher, EnvHttpProxyAgent } from 'undici';
 
 /**
- * The client's dispatcher, honouring HTTP_PROXY, HTTPS_PROXY and NO_PROXY. With no proxy set at
- * all, the adds PlantClient pipelines go out over connections of PipeliningDispatcher's own (see
- * there why), and every other request through undici's agent, loaded when the first of them is
- * sent: a one-record `plants add` never loads it. Through a proxy, undici does it all.
+ * How many requests may wait for their answers on one connection. A bulk add's requests in
+ * flight are spread over `connections / PIPELINING` connections, so that each write and each
+ * read of a socket carries several requests or answers: fewer system calls per record, on both
+ * sides. Only the adds are pipelined (Transport.send says why that is safe for them).
  */
-export async function createProxyAgent(
-  options: EnvHttpProxyAgent.Options & { ca?: string[]; shortLived?: boolean },
-): Promise<Dispatcher> {
-  const { ca, shortLived = false, ...given } = options;
-  const proxyAgent = async () =>
-    (await import('./undici-dispatchers.js')).undiciProxyAgent({ ...given, pipelining: PIPELINING, ca, shortLived });
-  if (!given.httpProxy && !given.httpsProxy) {
-    return new PipeliningDispatcher({
-      fallback: proxyAgent,
-      connections: given.connections ?? 1,
-      ca,
-      leaveIdleToExit: shortLived,
-    });
-  }
-  return proxyAgent();
+export const PIPELINING = 8;
+
+/** The options of undici's agents plants sets: requests in flight at most, and the certificates to trust. */
+export interface AgentOptions {
+  /** Requests in flight at most, to one origin: `connections / PIPELINING` connections, rounded up. */
+  connections: number;
+  /** The certificates to trust (`--ca-cert`), in place of Node's default list. */
+  ca?: string[] | undefined;
 }
 
-/**
- * For a store on this machine: no proxy, whatever the environment says. The adds PlantClient
- * pipelines go over PipeliningDispatcher's own connections (see there why); every other request
- * through a plain undici Agent, loaded when the first of them is sent. `ca`: the certificates
- * to trust (`--ca-cert`), in place of Node's default list.
- */
-export function createDirectAgent(options: { connections: number; ca?: string[]; shortLived?: boolean }): Dispatcher {
-  const { ca, connections, shortLived = false } = options;
-  return new PipeliningDispatcher({
-    fallback: async () => (await import('./undici-dispatchers.js')).undiciAgent({ connections, ca, shortLived }),
-    connections,
-    ca,
-    leaveIdleToExit: shortLived,
-  });
+/** undici's connections for `connections` requests in flight, PIPELINING on each. */
+function pooled(connections: number): { connections: number; pipelining: number } {
+  return { connections: Math.max(1, Math.ceil(connections / PIPELINING)), pipelining: PIPELINING };
+}
+
+/** The client's dispatcher, honouring HTTP_PROXY, HTTPS_PROXY and NO_PROXY as given. */
+export function createProxyAgent(
+  options: AgentOptions & { httpProxy: string; httpsProxy: string; noProxy: string },
+): Dispatcher {
+  const { ca, connections, ...proxies } = options;
+  // `connect` is the TLS of a direct connection; `requestTls` that of one tunnelled through a proxy.
+  const tls = ca === undefined ? {} : { connect: { ca }, requestTls: { ca } };
+  return new EnvHttpProxyAgent({ ...proxies, ...pooled(connections), ...tls });
+}
+
+/** For a store on this machine: no proxy, whatever the environment says. */
+export function createDirectAgent(options: AgentOptions): Dispatcher {
+  const { ca, connections } = options;
+  return new Agent({ ...pooled(connections), ...(ca === undefined ? {} : { connect: { ca } }) });
 }

@@ -1,5 +1,4 @@
 import { closestCommand } from '../cli/help/suggest.js';
-import { BINARY_ASSETS, chunkAsset, commandBundleAsset, commandCacheAsset } from './binary-assets.js';
 import { sizeHeapForBulkAdd } from './bulk-heap.js';
 import type { HelpPages } from './help-pages.js';
 import { helpSubjects } from './help-subjects.js';
@@ -7,18 +6,21 @@ import { findRoute, parseArgv } from './parse-argv.js';
 import type { RouteTable } from './route-table.js';
 import { exitOnStdoutErrors } from './stdout-errors.js';
 
-/** One of the single executable's assets, as text. */
-export function binaryAsset(name: string): string {
-  return sea().getAsset(name, 'utf8');
-}
+/**
+ * plants' version, the route table and the help pages oclif rendered (dist/entry/*.json), as
+ * one JSON text the build writes into the script (scripts/build-binary.mjs, esbuild's `define`).
+ */
+declare const PLANTS_BINARY_ENTRY: string;
 
-function sea(): { getAsset(key: string, encoding: string): string; getAsset(key: string): ArrayBuffer } {
-  return process.getBuiltinModule('node:sea') as ReturnType<typeof sea>;
+interface BinaryEntry {
+  version: string;
+  routes: RouteTable;
+  help: HelpPages;
 }
 
 /**
- * `plants-linux-x64 ARGV`: main.ts's route without oclif, all of it in one bundle
- * (scripts/build-binary.mjs). `--version` and the help pages oclif rendered at build time are
+ * `plants-linux-x64 ARGV`: main.ts's route without oclif, all of it in one bundle with Node's
+ * own code cache of it (scripts/build-binary.mjs). `--version` and the help pages oclif rendered at build time are
  * answered from the binary's assets; a command line the route table parses runs its action,
  * `serve` included (on node:sqlite: stores/sqlite/choose-sqlite-driver.ts). What only oclif
  * answers in the npm package (a command line the table does not take, autocomplete, help at
@@ -27,7 +29,8 @@ function sea(): { getAsset(key: string, encoding: string): string; getAsset(key:
  */
 export async function binaryMain(argv: readonly string[]): Promise<void> {
   await sizeHeapForBulkAdd(argv, undefined);
-  const version = binaryAsset(BINARY_ASSETS.version);
+  const entry = JSON.parse(PLANTS_BINARY_ENTRY) as BinaryEntry;
+  const { version } = entry;
   if (argv[0] === '--version') {
     writeOut(`${userAgent(version)}\n`);
     return;
@@ -35,22 +38,19 @@ export async function binaryMain(argv: readonly string[]): Promise<void> {
   const subjects = helpSubjects(argv);
   if (subjects !== undefined) {
     const { pageFrom } = await import('./help-pages.js');
-    const help = JSON.parse(binaryAsset(BINARY_ASSETS.help)) as HelpPages;
-    const page = await pageFrom(help, subjects, version, async () => true);
+    const page = await pageFrom(entry.help, subjects, version, async () => true);
     if (page !== undefined) {
       writeOut(page);
       return;
     }
   }
   exitOnStdoutErrors();
-  const table = JSON.parse(binaryAsset(BINARY_ASSETS.routes)) as RouteTable;
+  const table = entry.routes;
   const found = findRoute(table, argv);
   const parsed = found === undefined || subjects !== undefined ? undefined : parseArgv(found.route, found.rest);
   if (parsed !== undefined) {
-    const { compileCommands } = await import('./commands-bundle.js');
-    const { source, cache } = commandsOf(parsed.id);
-    const { exports } = compileCommands(source, Buffer.from(cache), (name) => binaryAsset(chunkAsset(name)));
-    await exports.runCommand(parsed as Parameters<typeof exports.runCommand>[0], version);
+    const { runCommand } = await import('../cli/run-command.js');
+    await runCommand(parsed as Parameters<typeof runCommand>[0], version);
     // The command is over and what it wrote is out (stdout and stderr are synchronous on Linux,
     // and an error of theirs is told by then: exitOnStdoutErrors); a connection left open is the
     // exit's to close. Exiting here spares tearing down a heap and an environment that the
@@ -59,21 +59,6 @@ export async function binaryMain(argv: readonly string[]): Promise<void> {
     return;
   }
   process.exitCode = refuse(argv, table, found?.route.id);
-}
-
-/**
- * The bundle of command `id` alone and its code cache, where the build made them (the commands
- * users run most: V8 reads a whole cache and makes every function a bundle declares, so `add`
- * should not pay for the code of `list` or of the server); else the bundle of every command.
- */
-function commandsOf(id: string): { source: string; cache: ArrayBuffer } {
-  let source: string;
-  try {
-    source = binaryAsset(commandBundleAsset(id));
-  } catch {
-    return { source: binaryAsset(BINARY_ASSETS.commands), cache: sea().getAsset(BINARY_ASSETS.commandsCache) };
-  }
-  return { source, cache: sea().getAsset(commandCacheAsset(id)) };
 }
 
 /**
