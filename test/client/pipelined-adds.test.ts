@@ -1,3 +1,4 @@
+import diagnosticsChannel from 'node:diagnostics_channel';
 import { createServer, type Server, type Socket, connect as tcpConnect } from 'node:net';
 import type { Dispatcher } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -128,6 +129,24 @@ async function addThreeAcrossACut(relayOptions: { refuseAfterCutMs?: number }, r
 }
 
 describe('adds pipelined on one connection', () => {
+  it('are undici requests: its request channel sees each add once', async () => {
+    store = await startStoreServer();
+    const created: string[] = [];
+    const onCreate = (message: unknown) => {
+      const { request } = message as { request: { method: string; path: string } };
+      created.push(`${request.method} ${request.path}`);
+    };
+    diagnosticsChannel.subscribe('undici:request:create', onCreate);
+    try {
+      const client = clientOver(store.url, 16);
+      const added = await Promise.all(plants(20).map((plant) => client.addPlant(plant, { retry: { attempts: 1 } })));
+      expect(added.every((one) => one.status === 200)).toBe(true);
+    } finally {
+      diagnosticsChannel.unsubscribe('undici:request:create', onCreate);
+    }
+    expect(created).toEqual(Array.from({ length: 20 }, () => 'POST /plants'));
+  });
+
   it('go out several on one connection before the first answer comes back', async () => {
     store = await startStoreServer();
     relay = await startRelay(new URL(store.url));
