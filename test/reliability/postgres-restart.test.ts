@@ -8,7 +8,7 @@ import {
   type PostgresCluster,
   postgresTestsEnabled,
   startPostgresCluster,
-  startSwallowingProxy,
+  startPostgresProxy,
 } from '../helpers/postgres.js';
 import { reportFigures, SEED, scaled, seededRandom } from '../helpers/reliability.js';
 import { type ServeProcess, startServeProcess } from '../helpers/serve-process.js';
@@ -248,7 +248,7 @@ describe.skipIf(!enabled)(
 
     it('answers every add in flight when the network to PostgreSQL swallows everything: 503 with Retry-After, not after the 30 s statement time-out', async () => {
       const location = await createPostgresDatabase(cluster.url('postgres'));
-      const proxy = await startSwallowingProxy(cluster.port);
+      const proxy = await startPostgresProxy(cluster.port);
       const proxied = new URL(location.database);
       proxied.port = String(proxy.port);
       let serve: ServeProcess | undefined;
