@@ -64,6 +64,14 @@ export const NewPlant = z.lazy(() =>
 );
 export type NewPlant = z.output<typeof NewPlant>;
 
+/**
+ * The Error's `outcome` when the request may or may not have been applied: the server sent the
+ * change to its database and lost it before the answer (PostgreSQL went away, the disk failed
+ * mid-commit). Absent from every other Error: that request changed nothing. A client settles it
+ * by reading back (GET /plants/{id}), rather than reporting it as not done, or sending a delete again.
+ */
+export const OUTCOME_UNKNOWN = 'unknown';
+
 function errorBody() {
   return z.object({
     error: z
@@ -73,10 +81,15 @@ function errorBody() {
         z.lte(INT32_MAX, { error: `must be at most ${INT32_MAX}` }),
       ),
     message: z.string({ error: 'must be a string' }),
+    // Any string is taken (a later server may say more); only OUTCOME_UNKNOWN means anything here.
+    outcome: z.optional(z.string({ error: 'must be a string' })),
   });
 }
 
-/** The Error record of the interface. */
+/**
+ * The Error record of the interface (`error`, `message`), with `plants serve`'s optional
+ * `outcome` (OUTCOME_UNKNOWN), which a client of the interface alone may ignore.
+ */
 export const ErrorBody = z.lazy(errorBody);
 export type ErrorBody = z.output<typeof ErrorBody>;
 
