@@ -139,6 +139,10 @@ export class ConfirmingAdder {
       if (sameNewPlant(plant, read.plant)) return { kind: afterRetry ? 'confirmed' : 'existing', ...stored };
       throw differs(plant, read.rawBody, conflict.body.message, conflict.attempts, 'the server answered 409: ');
     }
+    // After a retry the 409 may be our own earlier try's doing: not readable now, that is unknown.
+    if (read.kind === 'failed' && afterRetry) {
+      throw new NoAnswerError(plant.id, conflict, { storeArgs: this.#options.client.storeArgs });
+    }
     throw conflict;
   }
 
