@@ -3,6 +3,8 @@ import { parseJsonExact, stringifyJsonExact } from './exact-json.js';
 import { describeNonInt64, INT32_MAX, INT32_MIN, INT64_TEXT_MESSAGE, toInt64 } from './int64.js';
 import { InvalidPlantError } from './invalid-plant-error.js';
 
+export { OUTCOME_UNKNOWN } from './outcome.js';
+
 // zod's functional build (zod/mini): the same schemas and parser as its classic API, without the
 // methods classic attaches to every schema it builds, which were most of what loading this module
 // cost a one-record `plants add` (bench j). Without its compiled fast path for objects either
@@ -63,14 +65,6 @@ export const NewPlant = z.lazy(() =>
   }),
 );
 export type NewPlant = z.output<typeof NewPlant>;
-
-/**
- * The Error's `outcome` when the request may or may not have been applied: the server sent the
- * change to its database and lost it before the answer (PostgreSQL went away, the disk failed
- * mid-commit). Absent from every other Error: that request changed nothing. A client settles it
- * by reading back (GET /plants/{id}), rather than reporting it as not done, or sending a delete again.
- */
-export const OUTCOME_UNKNOWN = 'unknown';
 
 function errorBody() {
   return z.object({

@@ -87,6 +87,11 @@ function writeRecords(file: string, first: bigint, count: number, tag: string): 
   return records;
 }
 
+/** `plants serve --database` on this database, quiet. */
+function serveOn(database: string): Promise<ServeProcess> {
+  return startServeProcess(['--port', '0', '--quiet', '--token', TOKEN, '--database', database]);
+}
+
 /** Rows in the plants table now. */
 async function countRows(database: string): Promise<number> {
   const [row] = await runSql<{ n: string }>(database, 'SELECT count(*)::text AS n FROM plants');
@@ -186,7 +191,7 @@ describe.skipIf(!enabled)(
       locker.on('error', (error) => lockerErrors.push(error));
       let stopped = false;
       try {
-        serve = await startServeProcess(['--port', '0', '--quiet', '--token', TOKEN, '--database', location.database]);
+        serve = await serveOn(location.database);
         const { url } = serve;
         expect((await postPlant(url, TOKEN, '{"id":1,"name":"before"}')).status).toBe(200);
         await locker.connect();
@@ -359,7 +364,7 @@ describe.skipIf(!enabled)(
       const watcher = new pg.Client({ connectionString: location.database });
       locker.on('error', () => undefined);
       try {
-        serve = await startServeProcess(['--port', '0', '--quiet', '--token', TOKEN, '--database', location.database]);
+        serve = await serveOn(location.database);
         await locker.connect();
         await watcher.connect();
         await locker.query('BEGIN');
@@ -397,15 +402,7 @@ describe.skipIf(!enabled)(
     it(`finishes bulk adds across ${CYCLES} crash-restarts with every record stored once, as the NDJSON says`, async () => {
       const next = seededRandom(SEED);
       const location = await createPostgresDatabase(cluster.url('postgres'));
-      const serve = await startServeProcess([
-        '--port',
-        '0',
-        '--quiet',
-        '--token',
-        TOKEN,
-        '--database',
-        location.database,
-      ]);
+      const serve = await serveOn(location.database);
       const totals = { cycles: 0, records: 0, acknowledged: 0, retried: 0, confirmedByReadingBack: 0, lost: 0 };
       try {
         for (let cycle = 0; cycle < CYCLES; cycle++) {
@@ -477,15 +474,7 @@ describe.skipIf(!enabled)(
     // `unknown` may be either. CI: one run of 2,000 records with three restarts, `--retries 1`.
     it(`reports every record of bulk adds across immediate restarts as the table holds it (${LOOP.runs} run${LOOP.runs === 1 ? '' : 's'})`, async () => {
       const location = await createPostgresDatabase(cluster.url('postgres'));
-      const serve = await startServeProcess([
-        '--port',
-        '0',
-        '--quiet',
-        '--token',
-        TOKEN,
-        '--database',
-        location.database,
-      ]);
+      const serve = await serveOn(location.database);
       const busy = Array.from({ length: LOOP.busyLoops }, () =>
         spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }),
       );
@@ -565,7 +554,7 @@ describe.skipIf(!enabled)(
       const location = await createPostgresDatabase(cluster.url('postgres'));
       let serve: ServeProcess | undefined;
       try {
-        serve = await startServeProcess(['--port', '0', '--quiet', '--token', TOKEN, '--database', location.database]);
+        serve = await serveOn(location.database);
         const file = path.join(temp.dir, 'kill.ndjson');
         const records = writeRecords(file, -(2n ** 62n), 4000, 'k');
         const bulk = spawnCli(
