@@ -8,7 +8,10 @@ export const ExitCode = {
   serverError: 1,
   /** Bad usage or input: nothing was sent. */
   usage: 2,
-  /** The server could not be reached: connection, DNS, TLS, time-out. */
+  /**
+   * The server could not be reached: connection, DNS, TLS, time-out; or a change was sent and
+   * may or may not have been made, and reading it back could not tell.
+   */
   unreachable: 3,
   /** No token for this origin, or the server refused the token (401/403). */
   auth: 4,

@@ -20,6 +20,7 @@ export const e2e = [
   'test/server/page/page-in-browser.test.ts',
   // The command suites that run the built CLI (or `plants serve`) for every case.
   'test/commands/**/*.test.ts',
+  'test/commands/outcome-unknown.e2e.test.ts',
   'test/entry/main.test.ts',
   'test/cli/compile-cache.test.ts',
   'test/cli/failure-table.test.ts',

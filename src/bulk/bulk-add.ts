@@ -300,6 +300,9 @@ function success(record: InputRecord, id: bigint, settled: AddSettled): RecordOu
 
 function failure(at: RecordPosition, id: bigint, error: unknown): RecordOutcome {
   if (error instanceof ConflictError) return { kind: 'conflict', ...at, id, error };
+  // May have been applied, from a sender that does not read back: unknown all the same, never rejected.
+  if (error instanceof ResponseError && error.mayHaveBeenApplied)
+    return { kind: 'unknown', ...at, id, error: new NoAnswerError(id, error) };
   if (error instanceof ResponseError) return { kind: 'rejected', ...at, id, error };
   if (error instanceof NoAnswerError) return { kind: 'unknown', ...at, id, error };
   if (error instanceof UnreachableError) {
@@ -315,9 +318,14 @@ function interruptedBeforeAnswer(id: bigint): NoAnswerError {
   return new NoAnswerError(id, cause);
 }
 
-/** An outcome the store's answer settled: the store is there, whatever it said. */
+/**
+ * An outcome the store answered: the store is there, whatever it said (an `unknown` it answered
+ * may have been applied, but the store did answer it).
+ */
 const answered = (outcome: RecordOutcome) =>
-  outcome.kind !== 'unknown' && outcome.kind !== 'unreachable' && outcome.kind !== 'invalid';
+  outcome.kind === 'unknown'
+    ? outcome.error.cause instanceof ResponseError
+    : outcome.kind !== 'unreachable' && outcome.kind !== 'invalid';
 
 const succeeded = (outcome: RecordOutcome) =>
   outcome.kind === 'added' || outcome.kind === 'confirmed' || outcome.kind === 'existing';
@@ -325,7 +333,7 @@ const succeeded = (outcome: RecordOutcome) =>
 /** A failure every later record would meet too: a refused token, a server that is not there or does not answer. */
 function fatalError(outcome: RecordOutcome): PlantsError | undefined {
   if (outcome.kind === 'rejected' && outcome.error instanceof AuthRejectedError) return outcome.error;
-  if (outcome.kind === 'unreachable' || outcome.kind === 'unknown') return outcome.error;
+  if (outcome.kind === 'unreachable' || (outcome.kind === 'unknown' && !answered(outcome))) return outcome.error;
   return undefined;
 }
 
@@ -363,12 +371,14 @@ function count(summary: BulkSummary, outcome: RecordOutcome, keep: number): void
 /**
  * The exit code of a bulk run: 0 when every record was added or already there exactly as sent,
  * 130 when interrupted, 3 or 4 when nothing was added because the server could not be reached
- * (or gave no answer) or refused the token, else 1.
+ * (or gave no answer) or refused the token, 3 when every record read was added or is `unknown`
+ * (1 would say some were not added, which no record shows), else 1.
  */
 export function bulkExitCode(summary: BulkSummary): ExitCode {
   if (summary.stopped === 'interrupted') return ExitCode.interrupted;
   const done = summary.added + summary.existing;
   if (done === summary.records && summary.stopped === undefined) return ExitCode.ok;
   if (done === 0 && summary.fatal !== undefined) return summary.fatal.exitCode;
+  if (done + summary.unknown === summary.records && summary.inputEnded) return ExitCode.unreachable;
   return ExitCode.serverError;
 }

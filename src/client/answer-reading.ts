@@ -1,5 +1,5 @@
 import { parseJsonExact } from '../schema/exact-json.js';
-import { ErrorBody, Plant, StoredPlant, StoredPlants } from '../schema/plant.js';
+import { ErrorBody, OUTCOME_UNKNOWN, Plant, StoredPlant, StoredPlants } from '../schema/plant.js';
 import { AuthRejectedError, CrossOriginPageError, ResponseError, UnexpectedBodyError } from './errors.js';
 import { nextLink } from './link-header.js';
 import type { Answer } from './transport.js';
@@ -52,7 +52,10 @@ export function plantPageOf(answer: Answer, url: URL, origin: string, source: An
   return { plants: plants.data, next };
 }
 
-/** The error an answer that is no success stands for: AuthRejectedError for 401 and 403, else ResponseError. */
+/**
+ * The error an answer that is no success stands for: AuthRejectedError for 401 and 403, else
+ * ResponseError, which `mayHaveBeenApplied` when its Error says the outcome is unknown.
+ */
 export function errorOf(answer: Answer, source: AnswerSource): ResponseError {
   const { status, contentType, text } = answer;
   const json = tryParseJson(text, contentType);
@@ -75,7 +78,15 @@ export function errorOf(answer: Answer, source: AnswerSource): ResponseError {
       tokenSource: source.tokenSource,
     });
   }
-  return new ResponseError(message, { status, body, rawBody, baseUrl: source.baseUrl, retryAfter: answer.retryAfter });
+  const error = new ResponseError(message, {
+    status,
+    body,
+    rawBody,
+    baseUrl: source.baseUrl,
+    retryAfter: answer.retryAfter,
+  });
+  error.mayHaveBeenApplied = body.outcome === OUTCOME_UNKNOWN;
+  return error;
 }
 
 /** A 409 for a POST sent again after the connection dropped: most likely our own first attempt. */
@@ -92,6 +103,7 @@ export function duplicateAfterRetry(error: ResponseError): ResponseError {
     },
   );
   again.afterRetry = true;
+  again.mayHaveBeenApplied = error.mayHaveBeenApplied;
   return again;
 }
 

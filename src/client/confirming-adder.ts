@@ -15,8 +15,9 @@ export interface ReadBackPlant {
 /**
  * What became of an add that did not fail:
  * - `added`: answered 200 (or 201);
- * - `confirmed`: a 409 met on any attempt after the first, or no whole answer, and the store holds the plant exactly
- *   as sent: most likely our own earlier attempt added it;
+ * - `confirmed`: a 409 met on any attempt after the first, or an attempt that may have been applied (no whole
+ *   answer, or an answer saying its outcome is unknown), and the store holds the plant exactly as sent: most
+ *   likely our own earlier attempt added it;
  * - `existing`: a 409 on the first attempt (with skipExisting) for a plant stored exactly as sent.
  */
 export type AddSettled =
@@ -40,19 +41,38 @@ type ReadBack =
   | { kind: 'no-get' }
   | { kind: 'failed' };
 
+/** Where an add stands before its next try: sent once more already, and how. */
+interface Tries {
+  /** Sent again after a read-back found it absent: it is not sent a third time. */
+  resent: boolean;
+  /** Attempts before this exchange's. */
+  earlierAttempts: number;
+  /** An earlier try may have been applied: until a read-back settles it, the add is in doubt. */
+  maybeApplied: boolean;
+}
+
+const FIRST_TRY: Tries = { resent: false, earlierAttempts: 0, maybeApplied: false };
+
+/** The request may have been applied: sent with no whole answer, or answered that its outcome is unknown. */
+function mayHaveBeenApplied(error: ResponseError | UnreachableError): boolean {
+  return error instanceof ResponseError ? error.mayHaveBeenApplied : error.sentNoAnswer;
+}
+
 /** The one sentence said (once) about a store that cannot be read back. */
 export const NO_READ_BACK_MESSAGE =
   'the store does not answer GET /plants/{id}, so a 409 cannot be checked against what was sent: it is reported as the server answered it';
 
 /**
- * Adds plants so that a run can be repeated, and a missing answer is never taken for a failure:
- * a 409 on a second or later attempt (and with skipExisting any 409) and a POST with no whole answer are
- * settled by the stored plant the 409 carries, or else by reading it back (GET /plants/{id}),
- * through the same client and retry policy. A plant stored exactly as sent (id digit for digit,
- * name, tag) is ours; one stored with other data is a conflict (ConflictError, both versions); a
- * store with no GET for plants keeps the server's 409 (and says so once). Rejects with
- * ConflictError, ResponseError, NoAnswerError (sent, no answer, not settled) or UnreachableError
- * (never sent).
+ * Adds plants so that a run can be repeated, and an add that may have been applied is never
+ * taken for a failure: a 409 on a second or later attempt (and with skipExisting any 409) is
+ * settled by the stored plant the 409 carries, or else by reading it back (GET /plants/{id});
+ * an add any try of which may have been applied (sent with no whole answer, or answered that its
+ * outcome is unknown) by reading it back, through the same client and retry policy. A plant
+ * stored exactly as sent (id digit for digit, name, tag) is ours; one stored with other data is a
+ * conflict (ConflictError, both versions); one not there is sent once more; a store with no GET
+ * for plants keeps the server's 409 (and says so once). Rejects with ConflictError,
+ * ResponseError (not applied), NoAnswerError (may have been applied, not settled) or
+ * UnreachableError (never sent).
  */
 export class ConfirmingAdder {
   readonly #options: ConfirmingAdderOptions;
@@ -68,7 +88,7 @@ export class ConfirmingAdder {
     // The path every record of a bulk add takes: one promise more than the POST itself.
     return this.#options.client.addPlant(plant, { retry: this.#options.retry }).then(
       (added): AddSettled => ({ kind: 'added', added }),
-      (error: unknown) => this.#settle(plant, error, { resent: false, earlierAttempts: 0 }),
+      (error: unknown) => this.#settle(plant, error, FIRST_TRY),
     );
   }
 
@@ -77,10 +97,10 @@ export class ConfirmingAdder {
    * caller that sends first and loads this module only when the add did not simply succeed.
    */
   settle(plant: NewPlant, error: unknown): Promise<AddSettled> {
-    return this.#settle(plant, error, { resent: false, earlierAttempts: 0 });
+    return this.#settle(plant, error, FIRST_TRY);
   }
 
-  async #add(plant: NewPlant, state: { resent: boolean; earlierAttempts: number }): Promise<AddSettled> {
+  async #add(plant: NewPlant, state: Tries): Promise<AddSettled> {
     try {
       const added = await this.#options.client.addPlant(plant, { retry: this.#options.retry });
       if (state.earlierAttempts > 0) added.attempts += state.earlierAttempts;
@@ -90,13 +110,9 @@ export class ConfirmingAdder {
     }
   }
 
-  async #settle(
-    plant: NewPlant,
-    error: unknown,
-    state: { resent: boolean; earlierAttempts: number },
-  ): Promise<AddSettled> {
-    if (error instanceof ResponseError) error.attempts += state.earlierAttempts;
-    if (error instanceof UnreachableError) error.attempts += state.earlierAttempts;
+  async #settle(plant: NewPlant, error: unknown, state: Tries): Promise<AddSettled> {
+    if (!(error instanceof ResponseError || error instanceof UnreachableError)) throw error;
+    error.attempts += state.earlierAttempts;
     if (error instanceof ResponseError && !(error instanceof AuthRejectedError) && error.status === 409) {
       // After a resend, a 409 may be the first (unanswered) POST's doing, as after a retry; so it
       // may after any earlier attempt, whatever that attempt was answered (a 503 sent while the
@@ -105,7 +121,7 @@ export class ConfirmingAdder {
       if (!afterRetry && !this.#options.skipExisting) throw error;
       return this.#settleConflict(plant, error, afterRetry);
     }
-    if (error instanceof UnreachableError && error.sentNoAnswer) return this.#settleNoAnswer(plant, error, state);
+    if (state.maybeApplied || mayHaveBeenApplied(error)) return this.#settleInDoubt(plant, error, state);
     throw error;
   }
 
@@ -123,27 +139,34 @@ export class ConfirmingAdder {
       if (sameNewPlant(plant, read.plant)) return { kind: afterRetry ? 'confirmed' : 'existing', ...stored };
       throw differs(plant, read.rawBody, conflict.body.message, conflict.attempts, 'the server answered 409: ');
     }
+    // After a retry the 409 may be our own earlier try's doing: not readable now, that is unknown.
+    if (read.kind === 'failed' && afterRetry) {
+      throw new NoAnswerError(plant.id, conflict, { storeArgs: this.#options.client.storeArgs });
+    }
     throw conflict;
   }
 
-  async #settleNoAnswer(
-    plant: NewPlant,
-    noAnswer: UnreachableError,
-    state: { resent: boolean; earlierAttempts: number },
-  ): Promise<AddSettled> {
+  /** An add that failed after a try that may have been applied: what the store holds settles it. */
+  async #settleInDoubt(plant: NewPlant, error: ResponseError | UnreachableError, state: Tries): Promise<AddSettled> {
     const read = await this.#readBack(plant.id, false);
     if (read.kind === 'found') {
       if (sameNewPlant(plant, read.plant)) {
-        return { kind: 'confirmed', plant: read.plant, rawBody: read.rawBody, attempts: noAnswer.attempts };
+        return { kind: 'confirmed', plant: read.plant, rawBody: read.rawBody, attempts: error.attempts };
       }
-      throw differs(plant, read.rawBody, `a plant with id ${plant.id} is stored with other data`, noAnswer.attempts);
+      throw differs(plant, read.rawBody, `a plant with id ${plant.id} is stored with other data`, error.attempts);
     }
-    // Not there: the POST was not applied, so it is safe to send again, once (the store's 409
-    // still guards against a double add, and a 409 then is settled as after a retry).
-    if (read.kind === 'absent' && !state.resent) {
-      return this.#add(plant, { resent: true, earlierAttempts: noAnswer.attempts });
+    if (read.kind === 'absent') {
+      // Not there: not applied, so it is safe to send again, once (the store's 409 still guards
+      // against a double add, and a 409 then is settled as after a retry). Still in doubt until
+      // that settles: if it fails too, it is read back once more (a late commit shows there).
+      if (!state.resent) return this.#add(plant, { resent: true, earlierAttempts: error.attempts, maybeApplied: true });
+      // Sent again, read back twice and not there, its last try certainly not applied: not added.
+      if (!mayHaveBeenApplied(error)) throw error;
     }
-    throw new NoAnswerError(plant.id, noAnswer, { noReadBack: read.kind === 'no-get' });
+    throw new NoAnswerError(plant.id, error, {
+      noReadBack: read.kind === 'no-get',
+      storeArgs: this.#options.client.storeArgs,
+    });
   }
 
   /**

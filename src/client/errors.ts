@@ -24,6 +24,11 @@ export class ResponseError extends PlantsError {
   attempts = 1;
   /** A 409 met by a POST sent again after a dropped connection: perhaps the first attempt's doing. */
   afterRetry = false;
+  /**
+   * The request may have been applied all the same: the answer said its outcome is unknown (the
+   * Error's `outcome: "unknown"`), or an earlier attempt was written and got no whole answer.
+   */
+  mayHaveBeenApplied = false;
 
   constructor(
     message: string,
@@ -138,22 +143,31 @@ export class UnreachableError extends PlantsError {
 }
 
 /**
- * A POST that was sent and got no whole answer, which reading the plant back could not settle:
- * the plant may or may not have been added. Exit 3, like any missing answer.
+ * A request that was sent and may have been applied (no whole answer came, or the answer said
+ * its outcome is unknown), which reading the plant back could not settle: the plant may or may
+ * not have been added (or deleted). Exit 3, like any missing answer.
  */
 export class NoAnswerError extends UnreachableError {
   /** The plant sent. */
   readonly id: bigint;
   /** The store has no GET /plants/{id}, so it could not be read back. */
   readonly noReadBack: boolean;
-  declare readonly cause: UnreachableError;
-  constructor(id: bigint, cause: UnreachableError, options: { noReadBack?: boolean } = {}) {
-    super(`sent, no answer: plant ${id} may or may not have been added (${cause.message})`, {
-      baseUrl: cause.baseUrl,
-      failure: cause.failure,
-      cause,
-      storeArgs: cause.storeArgs,
-    });
+  declare readonly cause: UnreachableError | ResponseError;
+  constructor(
+    id: bigint,
+    cause: UnreachableError | ResponseError,
+    options: { noReadBack?: boolean; done?: 'added' | 'deleted'; storeArgs?: readonly string[] } = {},
+  ) {
+    const answered = cause instanceof ResponseError;
+    super(
+      `sent, ${answered ? 'outcome unknown' : 'no answer'}: plant ${id} may or may not have been ${options.done ?? 'added'} (${cause.message})`,
+      {
+        baseUrl: cause.baseUrl,
+        failure: answered ? { kind: 'other', code: undefined } : cause.failure,
+        cause,
+        storeArgs: answered ? options.storeArgs : cause.storeArgs,
+      },
+    );
     this.id = id;
     this.noReadBack = options.noReadBack ?? false;
     this.attempts = cause.attempts;

@@ -127,11 +127,19 @@ export class PlantClient {
       }
       return { ...withAttempts(() => plantOf(answer, this.#source), attempts), attempts };
     }
+    throw withAttemptsOn(this.#errorOf(sent), attempts);
+  }
+
+  /**
+   * The error an exchange's answer stands for, knowing its earlier attempts: after one that may
+   * have been applied, a 409 may be its doing, and any other failure leaves it in doubt.
+   */
+  #errorOf({ answer, mayHaveBeenApplied }: Exchange): ResponseError {
     const error = errorOf(answer, this.#source);
-    throw withAttemptsOn(
-      answer.status === 409 && sent.mayHaveBeenApplied ? duplicateAfterRetry(error) : error,
-      attempts,
-    );
+    if (!mayHaveBeenApplied) return error;
+    if (answer.status === 409) return duplicateAfterRetry(error);
+    error.mayHaveBeenApplied = true;
+    return error;
   }
 
   /** isJsonType, remembering the last content type seen (a store answers with one). */
@@ -199,7 +207,10 @@ export class PlantClient {
     return storedPlantOf(await this.#read('GET', this.#plantUrl(id), options.retry), this.#source);
   }
 
-  /** DELETE /plants/{id}: resolves once deleted; ResponseError (404 when there is none). */
+  /**
+   * DELETE /plants/{id}: resolves once deleted; ResponseError (404 when there is none), whose
+   * `mayHaveBeenApplied` says it may have been deleted all the same (see deletePlantConfirmed).
+   */
   async deletePlant(id: bigint): Promise<void> {
     await this.#read('DELETE', this.#plantUrl(id));
   }
@@ -209,9 +220,16 @@ export class PlantClient {
    * the answer when it is a success, else its error.
    */
   async #read(method: 'GET' | 'DELETE' | 'POST', url: URL, retry = this.#options.retry): Promise<Answer> {
-    const { answer, attempts } = await exchange(this.#transport, { method, url }, retry);
+    const sent = await exchange(this.#transport, { method, url }, retry);
+    const { answer, attempts } = sent;
     if (answer.status === 200 || (method === 'DELETE' && answer.status === 204)) return answer;
-    throw withAttemptsOn(errorOf(answer, this.#source), attempts);
+    // A read changes nothing: whether it "may have been applied" means nothing for it.
+    throw withAttemptsOn(method === 'GET' ? errorOf(answer, this.#source) : this.#errorOf(sent), attempts);
+  }
+
+  /** PlantClientOptions.storeArgs: how the caller chose this store, for its own words about it. */
+  get storeArgs(): readonly string[] {
+    return this.#options.storeArgs ?? [];
   }
 
   #plantUrl(id: bigint): URL {

@@ -3,6 +3,8 @@ import { parseJsonExact, stringifyJsonExact } from './exact-json.js';
 import { describeNonInt64, INT32_MAX, INT32_MIN, INT64_TEXT_MESSAGE, toInt64 } from './int64.js';
 import { InvalidPlantError } from './invalid-plant-error.js';
 
+export { OUTCOME_UNKNOWN } from './outcome.js';
+
 // zod's functional build (zod/mini): the same schemas and parser as its classic API, without the
 // methods classic attaches to every schema it builds, which were most of what loading this module
 // cost a one-record `plants add` (bench j). Without its compiled fast path for objects either
@@ -73,10 +75,15 @@ function errorBody() {
         z.lte(INT32_MAX, { error: `must be at most ${INT32_MAX}` }),
       ),
     message: z.string({ error: 'must be a string' }),
+    // Any string is taken (a later server may say more); only OUTCOME_UNKNOWN means anything here.
+    outcome: z.optional(z.string({ error: 'must be a string' })),
   });
 }
 
-/** The Error record of the interface. */
+/**
+ * The Error record of the interface (`error`, `message`), with `plants serve`'s optional
+ * `outcome` (OUTCOME_UNKNOWN), which a client of the interface alone may ignore.
+ */
 export const ErrorBody = z.lazy(errorBody);
 export type ErrorBody = z.output<typeof ErrorBody>;
 

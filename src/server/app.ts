@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { stringifyJsonExact } from '../schema/exact-json.js';
+import { OUTCOME_UNKNOWN } from '../schema/plant.js';
 import { createBearerAuth } from './auth.js';
 import { inConnectionOrder } from './connection-order.js';
 import { createCors } from './cors.js';
@@ -169,7 +170,8 @@ export function createPlantApp(options: PlantAppOptions): PlantRequestHandler {
 export function httpErrorOf(error: unknown): HttpError {
   if (error instanceof HttpError) return error;
   if (!(error instanceof StoreError)) return new HttpError(500, 'internal server error');
-  const options = { cause: error };
+  // A change that may have been made says so, whatever the status: never Retry-After's "send it again".
+  const options = { cause: error, outcome: error.outcomeUnknown ? OUTCOME_UNKNOWN : undefined };
   if (error instanceof StoreUnavailableError) {
     return new HttpError(503, error.message, {
       ...options,
@@ -181,7 +183,7 @@ export function httpErrorOf(error: unknown): HttpError {
   }
   if (error instanceof StorageFullError) return new HttpError(507, error.message, options);
   if (error instanceof StorageFaultError) return new HttpError(500, error.message, options);
-  // Outcome unknown: no Retry-After, since sending it again is not harmless.
+  // OutcomeUnknownError: the database went away mid-change.
   return new HttpError(503, error.message, options);
 }
 
@@ -194,7 +196,7 @@ function sendError(req: IncomingMessage, res: ServerResponse, httpError: HttpErr
     res,
     httpError.status,
     stored === undefined
-      ? errorBody(httpError.status, httpError.message)
+      ? errorBody(httpError.status, httpError.message, httpError.outcome)
       : stringifyJsonExact({ error: httpError.status, message: httpError.message, plant: toWire(stored) }),
   );
 }

@@ -1,5 +1,5 @@
 import { ExitCode, PlantsError } from '../errors.js';
-import type { NewPlant } from '../schema/plant.js';
+import type { ErrorBody, NewPlant } from '../schema/plant.js';
 
 // ---------------------------------------------------------------------------------------------
 // Errors a request can end in. Each carries its HTTP status; the app's one error handler turns
@@ -12,12 +12,19 @@ export class HttpError extends Error {
   readonly status: number;
   /** Extra response headers the status calls for (`Allow`, `WWW-Authenticate`). */
   readonly headers: Readonly<Record<string, string>>;
+  /** The Error body's `outcome`: `unknown` when the request may or may not have been applied. */
+  readonly outcome: ErrorBody['outcome'];
 
-  constructor(status: number, message: string, options: { headers?: Record<string, string>; cause?: unknown } = {}) {
+  constructor(
+    status: number,
+    message: string,
+    options: { headers?: Record<string, string>; cause?: unknown; outcome?: ErrorBody['outcome'] } = {},
+  ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.status = status;
     this.headers = options.headers ?? {};
+    this.outcome = options.outcome;
   }
 }
 

@@ -1,4 +1,4 @@
-import { MAX_TEXT_LENGTH } from '../schema/plant.js';
+import { MAX_TEXT_LENGTH, OUTCOME_UNKNOWN } from '../schema/plant.js';
 
 const errorContent = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } as const;
 
@@ -322,6 +322,12 @@ export const plantStoreOpenApi = {
         properties: {
           error: { type: 'integer', format: 'int32', description: 'The HTTP status of the answer' },
           message: { type: 'string' },
+          outcome: {
+            type: 'string',
+            enum: [OUTCOME_UNKNOWN],
+            description:
+              'Only on an answer to a change (POST /plants, DELETE /plants/{id}, POST /reset) that may or may not have been made: the server sent it to its database and lost the database before the answer (503: PostgreSQL went away mid-commit), or the storage failed under the commit (500). Such an answer never has Retry-After. Read the plant back (GET /plants/{id}) to learn what became of it, rather than taking the change for not made, or sending a delete again (an add may be sent again: a 409 with the plant stored as sent then means it was stored). Absent from every other Error: the request changed nothing.',
+          },
         },
       },
       ConflictError: {
@@ -369,7 +375,7 @@ export const plantStoreOpenApi = {
       ),
       RequestHeaderFieldsTooLarge: errorResponse('the request headers are too large; the connection is closed'),
       InternalServerError: errorResponse(
-        'the server failed; the message tells nothing of why, except when the database file was deleted or replaced while the server ran (nothing is stored until it restarts)',
+        'the server failed; the message tells nothing of why, except when the database file was deleted or replaced while the server ran (nothing is stored until it restarts), or when the storage failed under a commit (an I/O error: `outcome` is `unknown`, the change may or may not be made)',
       ),
       InsufficientStorage: errorResponse("the server's disk is full; nothing was stored"),
       NotImplemented: errorResponse(
@@ -377,10 +383,10 @@ export const plantStoreOpenApi = {
       ),
       ServiceUnavailable: errorResponse('the store cannot be reached, or its schema is not the one this server serves'),
       StoreUnavailable: errorResponse(
-        'the database cannot be reached just now (PostgreSQL restarting, failover): with Retry-After, send the request again after it (nothing was changed, or, as the message says, an add may have been stored: sent again it then meets 409 with the plant stored as sent); without, the database went away while a delete was being made, and it may or may not have been made',
+        'the database cannot be reached just now (PostgreSQL restarting, failover). With Retry-After (and no `outcome`): nothing was changed; send the request again after it. With `outcome` `unknown` (and no Retry-After): the database went away after the change was sent to it, and it may or may not have been made; read the plant back once the database is back',
         {
           'Retry-After': {
-            description: 'seconds to wait before sending the request again',
+            description: 'seconds to wait before sending the request again: only when the request changed nothing',
             schema: { type: 'integer' },
           },
         },

@@ -77,14 +77,15 @@ interface FailureRow {
   /** Commands this class cannot happen to, and why. */
   notFor?: Record<string, string>;
   /**
-   * What `add` (one record or many) says instead, when its POST was sent and no whole answer
-   * came back: it may have been added, which is not the same as not sent (issue 17, item 8).
+   * What `add` (one record or many) and `delete` say instead, when the request was sent and no
+   * whole answer came back (nor to reading the plant back): it may have been added (deleted),
+   * which is not the same as not sent (issue 17, item 8; issue 42 for delete).
    */
-  add?: { message: RegExp; hints: RegExp[] };
+  sentNoAnswer?: { cause: string; hints: RegExp[] };
 }
 
-const mayHaveBeenAdded = (cause: string) =>
-  new RegExp(`^sent, no answer: plant 1 may or may not have been added \\(${cause}\\)$`);
+const mayHaveBeen = (done: string, cause: string) =>
+  new RegExp(`^sent, no answer: plant 1 may or may not have been ${done} \\(${cause}\\)$`);
 // The look-up repeats the --base-url the add was given: without it, it would ask another store.
 const lookItUp =
   /^`plants get 1 --base-url http:\/\/127\.0\.0\.1:\d+(\/truncated)?` shows whether it is in the store\.$/;
@@ -120,8 +121,8 @@ const failures: FailureRow[] = [
     message: new RegExp(`^no answer from ${local} within 1 s$`),
     hint: /^Raise the limit with --timeout SECONDS\.$/,
     json: 0,
-    add: {
-      message: mayHaveBeenAdded(`no answer from ${local} within 1 s`),
+    sentNoAnswer: {
+      cause: `no answer from ${local} within 1 s`,
       hints: [lookItUp, /^Raise the limit with --timeout SECONDS\.$/],
     },
   },
@@ -257,10 +258,8 @@ const failures: FailureRow[] = [
     message: new RegExp(`^cannot reach ${local}/truncated: the connection was closed before a whole answer arrived$`),
     hint: undefined,
     json: 0,
-    add: {
-      message: mayHaveBeenAdded(
-        `cannot reach ${local}/truncated: the connection was closed before a whole answer arrived`,
-      ),
+    sentNoAnswer: {
+      cause: `cannot reach ${local}/truncated: the connection was closed before a whole answer arrived`,
       hints: [lookItUp],
     },
   },
@@ -338,9 +337,10 @@ describe.each(failures)('$name', (failure) => {
 
     expect(human.code, `exit code; stderr: ${human.stderr}`).toBe(exit);
     const said = reported(command, human.stderr);
+    const changed = { add: 'added', delete: 'deleted' }[command.args[0] ?? ''];
     const expected =
-      command.args[0] === 'add' && failure.add !== undefined
-        ? failure.add
+      changed !== undefined && failure.sentNoAnswer !== undefined
+        ? { message: mayHaveBeen(changed, failure.sentNoAnswer.cause), hints: failure.sentNoAnswer.hints }
         : { message: failure.message, hints: failure.hint === undefined ? [] : [failure.hint] };
     expect(said.message).toMatch(expected.message);
     expect(said.hints).toEqual(expected.hints.map((hint) => expect.stringMatching(hint)));

@@ -66,7 +66,7 @@ describe('Ctrl-C during a bulk add', () => {
         'sent, no answer: plant 1 may or may not have been added (interrupted before its answer arrived)',
       );
       expect(stderr).toMatch(/✗ Added 0 of 4 read in [\d.]+ s/);
-      expect(stderr).toContain('4 unknown (sent, no answer)');
+      expect(stderr).toContain('4 unknown (sent, may have been added)');
       expect(stderr).not.toMatch(/of 4 plants/);
     } finally {
       await stalled.close();

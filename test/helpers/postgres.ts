@@ -183,7 +183,7 @@ function postgresIds(): { uid: number; gid: number } {
   return { uid: Number(uid), gid: Number(gid) };
 }
 
-export interface SwallowingProxy {
+export interface PostgresProxy {
   /** The loopback port to connect to instead of the database's. */
   port: number;
   /**
@@ -195,16 +195,28 @@ export interface SwallowingProxy {
   reset(): void;
   /** The network is back: connections cut off are reset, new ones pass. */
   restore(): void;
+  /**
+   * The next statement whose text holds `statement` goes through to the database, and its
+   * answer is dropped: read up to its ReadyForQuery (so the statement has committed), never
+   * passed on. Then every connection is cut and the port refuses connections (it is closed) for
+   * `refuseMs`, as when the database goes away right after a commit, before its client heard of it.
+   * Resolves once the answer was dropped and the connections cut.
+   */
+  dropAnswerTo(statement: string, refuseMs: number): Promise<void>;
   close(): Promise<void>;
 }
 
 /**
  * A TCP proxy on a free loopback port to `127.0.0.1:targetPort` that can swallow traffic, for
- * the fault a stopped server cannot show: a network cut, where nothing tells the client.
+ * the fault a stopped server cannot show: a network cut, where nothing tells the client; or
+ * drop the answer to one statement, so that its client cannot know it committed.
  */
-export async function startSwallowingProxy(targetPort: number): Promise<SwallowingProxy> {
+export async function startPostgresProxy(targetPort: number): Promise<PostgresProxy> {
   let swallowing = false;
+  let closed = false;
   const sockets = new Set<Socket>();
+  /** Armed by dropAnswerTo: the statement to watch for, and what to do once its answer is in. */
+  let dropping: { statement: Buffer; dropped: () => void } | undefined;
   const server = createServer((downstream) => {
     sockets.add(downstream);
     downstream.on('close', () => sockets.delete(downstream));
@@ -218,19 +230,38 @@ export async function startSwallowingProxy(targetPort: number): Promise<Swallowi
     });
     upstream.on('error', () => undefined);
     downstream.on('close', () => upstream.destroy());
-    downstream.on('data', (chunk) => {
-      if (!swallowing) upstream.write(chunk);
+    /** Set once this connection carried the watched statement: its answer is read, not passed on. */
+    let answer: { bytes: Buffer; dropped: () => void } | undefined;
+    downstream.on('data', (chunk: Buffer) => {
+      if (swallowing) return;
+      if (dropping !== undefined && chunk.includes(dropping.statement)) {
+        answer = { bytes: Buffer.alloc(0), dropped: dropping.dropped };
+        dropping = undefined;
+      }
+      upstream.write(chunk);
     });
-    upstream.on('data', (chunk) => {
-      if (!swallowing) downstream.write(chunk);
+    upstream.on('data', (chunk: Buffer) => {
+      if (swallowing) return;
+      if (answer === undefined) {
+        downstream.write(chunk);
+        return;
+      }
+      answer.bytes = Buffer.concat([answer.bytes, chunk]);
+      if (!hasReadyForQuery(answer.bytes)) return;
+      const { dropped } = answer;
+      answer.dropped = () => undefined;
+      dropped();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const listen = () => new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  let port = 0;
+  await listen();
   const address = server.address();
-  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  port = typeof address === 'object' && address !== null ? address.port : 0;
   const reset = () => {
     for (const socket of sockets) socket.resetAndDestroy();
   };
+  let refusing: NodeJS.Timeout | undefined;
   return {
     port,
     cut() {
@@ -241,11 +272,42 @@ export async function startSwallowingProxy(targetPort: number): Promise<Swallowi
       reset();
       swallowing = false;
     },
+    dropAnswerTo(statement, refuseMs) {
+      return new Promise<void>((resolve) => {
+        dropping = {
+          statement: Buffer.from(statement),
+          dropped: () => {
+            server.close();
+            reset();
+            refusing = setTimeout(() => {
+              if (!closed) void listen();
+            }, refuseMs);
+            resolve();
+          },
+        };
+      });
+    },
     async close() {
+      closed = true;
+      clearTimeout(refusing);
       for (const socket of sockets) socket.destroy();
-      await new Promise((resolve) => server.close(resolve));
+      if (server.listening) await new Promise((resolve) => server.close(resolve));
     },
   };
+}
+
+/**
+ * Whether backend messages from the start of `bytes` reach a ReadyForQuery ('Z'): each message
+ * is a type byte and a 4-byte length that counts itself. PostgreSQL sends it once the statement
+ * has committed (or failed).
+ */
+function hasReadyForQuery(bytes: Buffer): boolean {
+  let at = 0;
+  while (at + 5 <= bytes.length) {
+    if (bytes[at] === 0x5a) return true;
+    at += 1 + bytes.readUInt32BE(at + 1);
+  }
+  return false;
 }
 
 /** One server of a replicated pair. */

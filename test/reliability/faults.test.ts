@@ -320,6 +320,7 @@ describe('plants add against servers that fail it', () => {
       expect(JSON.parse(one.stdout)).toEqual({
         error: 0,
         message: `sent, no answer: plant 1 may or may not have been added (no answer from ${url()} within 0.5 s)`,
+        outcome: 'unknown',
       });
       expectOneLineError(one.stderr);
 

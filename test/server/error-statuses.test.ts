@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { httpErrorOf } from '../../src/server/app.js';
 import { ConflictError, HttpError } from '../../src/server/errors.js';
-import { StoreOutcomeUnknownError } from '../../src/server/stores/postgres/postgres-plant-store.js';
+import { AddOutcomeUnknownError } from '../../src/server/stores/postgres/postgres-plant-store.js';
 import { NoPrimaryError } from '../../src/server/stores/postgres/primary-pool.js';
 import {
+  CommitInterruptedError,
   DatabaseReplacedError,
+  OutcomeUnknownError,
   StorageFullError,
   StoreClosedError,
   StoreUnavailableError,
@@ -12,17 +14,21 @@ import {
 
 // Stores throw what happened; the app alone turns it into a status and headers.
 describe('the status of each failure', () => {
+  // The Error's `outcome` is "unknown" exactly where the change may have been made (issue 42);
+  // those answers never carry Retry-After, whose "send it again" is for a request that changed nothing.
   it.each([
-    [new StoreUnavailableError(), 503, { 'retry-after': '1' }],
-    [new NoPrimaryError('every host is a standby'), 503, { 'retry-after': '2' }],
-    [new StoreClosedError(), 503, { 'retry-after': '1' }],
-    [new StoreOutcomeUnknownError(new Error('cut')), 503, {}],
-    [new StorageFullError(), 507, {}],
-    [new DatabaseReplacedError('/tmp/plants.db'), 500, {}],
-    [new ConflictError('a plant with id 1 already exists'), 409, {}],
-  ])('%s: %i', (error, status, headers) => {
+    [new StoreUnavailableError(), 503, { 'retry-after': '1' }, undefined],
+    [new NoPrimaryError('every host is a standby'), 503, { 'retry-after': '2' }, undefined],
+    [new StoreClosedError(), 503, { 'retry-after': '1' }, undefined],
+    [new AddOutcomeUnknownError(new Error('cut')), 503, {}, 'unknown'],
+    [new OutcomeUnknownError('the database went away while deleting this plant'), 503, {}, 'unknown'],
+    [new CommitInterruptedError('the disk failed while storing this plant'), 500, {}, 'unknown'],
+    [new StorageFullError(), 507, {}, undefined],
+    [new DatabaseReplacedError('/tmp/plants.db'), 500, {}, undefined],
+    [new ConflictError('a plant with id 1 already exists'), 409, {}, undefined],
+  ])('%s: %i', (error, status, headers, outcome) => {
     const answer = httpErrorOf(error);
-    expect([answer.status, answer.headers]).toEqual([status, headers]);
+    expect([answer.status, answer.headers, answer.outcome]).toEqual([status, headers, outcome]);
     if (!(error instanceof StoreClosedError)) expect(answer.message).toBe(error.message);
   });
 

@@ -17,9 +17,9 @@ export interface SingleAddOptions {
 
 /**
  * Sends one plant and prints the answer: a human line, or with --json the body exactly. A 409
- * on a retry (any 409 with skipExisting) and a request with no whole answer are settled by
- * reading the plant back (see ConfirmingAdder); a plant confirmed that way is printed as the
- * store holds it.
+ * on a retry (any 409 with skipExisting) and an add any try of which may have been applied (no
+ * whole answer, or an answer saying its outcome is unknown) are settled by reading the plant
+ * back (see ConfirmingAdder); a plant confirmed that way is printed as the store holds it.
  */
 export async function addSinglePlant(
   plant: NewPlant,

@@ -4,6 +4,7 @@ import type { Output } from '../render/output.js';
 /**
  * `plants delete ID`: asks first on a terminal unless `yes`; never asks when piped or scripted.
  * With `json`, one document on stdout, as `get --json`: the id (exact) and whether it was deleted.
+ * A delete that may have been applied is settled by reading the plant back (deleteConfirmed).
  */
 export async function deletePlant(
   idText: string,
@@ -24,8 +25,12 @@ export async function deletePlant(
       return;
     }
   }
-  await client.deletePlant(id);
+  const { deleteConfirmed } = await import('../../client/confirmed-delete.js');
+  const { confirmed } = await deleteConfirmed(client, id);
   // The id is a bigint: written as its digits, never through a JS number.
   if (options.json === true) output.data(`{"id":${id},"deleted":true}`);
   else output.data(`${output.color.green('✓')} Deleted plant ${id}`);
+  if (confirmed) {
+    output.info(output.errorColor.dim('  Confirmed by reading it back: the store no longer holds it.'));
+  }
 }

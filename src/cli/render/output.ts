@@ -1,5 +1,6 @@
-import { ResponseError } from '../../client/errors.js';
+import { NoAnswerError, ResponseError } from '../../client/errors.js';
 import { PlantsError } from '../../errors.js';
+import { OUTCOME_UNKNOWN } from '../../schema/outcome.js';
 import type { ColorMode } from '../env.js';
 import { type Colors, chalkColors, plain } from './colors.js';
 import { failureHints } from './failure-hints.js';
@@ -186,9 +187,14 @@ export class Output {
 /**
  * The one JSON document `--json` prints for a failure: the server's own Error when it sent
  * one (its exact text), otherwise an Error record whose `error` is the HTTP status, or 0
- * when no answer was received (the exit code then says why).
+ * when no answer was received (the exit code then says why). A change that may or may not
+ * have been made says so as the server would, with `outcome` (schema/outcome.ts).
  */
 export function errorDocument(error: unknown): string {
+  if (error instanceof NoAnswerError) {
+    const status = error.cause instanceof ResponseError ? error.cause.status : 0;
+    return JSON.stringify({ error: status, message: error.message, outcome: OUTCOME_UNKNOWN });
+  }
   if (error instanceof ResponseError) return error.rawBody?.trim() ?? JSON.stringify(error.body);
   const message = error instanceof Error ? error.message : String(error);
   return JSON.stringify({ error: 0, message });

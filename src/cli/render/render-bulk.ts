@@ -1,5 +1,5 @@
 import type { BulkSummary, RecordOutcome } from '../../bulk/bulk-add.js';
-import { ConflictError, NoAnswerError, type ResponseError } from '../../client/errors.js';
+import { ConflictError, NoAnswerError, ResponseError } from '../../client/errors.js';
 import { parseJsonExact, stringifyJsonExact } from '../../schema/exact-json.js';
 import type { Colors } from './colors.js';
 import { failureHints } from './failure-hints.js';
@@ -33,8 +33,14 @@ export function outcomeLine(outcome: RecordOutcome): string {
       const message = outcome.error.attempts > 1 ? `,"message":${JSON.stringify(outcome.error.message)}` : '';
       return `${head},"sent":true,"status":${outcome.error.status},"error":${errorBody(outcome.error)}${message}${attempts(outcome.error.attempts)}${tail}}`;
     }
-    case 'unknown':
-      return `${head},"sent":true,"error":${JSON.stringify({ error: 0, message: outcome.error.message })}${attempts(outcome.error.attempts)}${tail}}`;
+    case 'unknown': {
+      const { cause, message } = outcome.error;
+      // Answered, that its outcome is unknown: the server's Error, and what it means for the record.
+      if (cause instanceof ResponseError) {
+        return `${head},"sent":true,"status":${cause.status},"error":${errorBody(cause)},"message":${JSON.stringify(message)}${attempts(outcome.error.attempts)}${tail}}`;
+      }
+      return `${head},"sent":true,"error":${JSON.stringify({ error: 0, message })}${attempts(outcome.error.attempts)}${tail}}`;
+    }
     case 'unreachable':
       return `${head},"sent":false,"error":${JSON.stringify({ error: 0, message: outcome.error.message })}${attempts(outcome.error.attempts)}${tail}}`;
     case 'invalid':
@@ -101,7 +107,7 @@ export function renderBulkSummary(summary: BulkSummary, c: Colors): string {
     `${mark} Added ${summary.added} of ${total} in ${seconds.toFixed(1)} s (${rate}/s)${confirmed}: ` +
       `${summary.existing} already there, ${summary.conflicting} conflicting, ` +
       `${summary.rejected} rejected by the server, ${summary.invalid} invalid, ` +
-      `${summary.unreachable} not sent (no answer), ${summary.unknown} unknown (sent, no answer)`,
+      `${summary.unreachable} not sent (no answer), ${summary.unknown} unknown (sent, may have been added)`,
   ];
   if (summary.stopped === 'interrupted')
     lines.push(c.yellow('Interrupted: the rest of the input was not read or sent.'));

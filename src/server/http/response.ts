@@ -1,8 +1,10 @@
 import type { ServerResponse } from 'node:http';
+import type { ErrorBody } from '../../schema/plant.js';
 
-/** The Error body of the interface: `{"error": status, "message": …}`. */
-export function errorBody(status: number, message: string): string {
-  return JSON.stringify({ error: status, message });
+/** The Error record of an answer (schema/plant.ts: ErrorBody), `outcome` only when there is one. */
+export function errorBody(status: number, message: string, outcome?: ErrorBody['outcome']): string {
+  const body: ErrorBody = outcome === undefined ? { error: status, message } : { error: status, message, outcome };
+  return JSON.stringify(body);
 }
 
 export function sendJson(res: ServerResponse, status: number, body: string): void {

@@ -9,9 +9,10 @@ export type AddResult = { added: true; plant: NewPlant } | { added: false; id: b
  * this interface only, so every route behaves the same on both.
  *
  * Every method that reaches the database may reject with a StoreError (store-errors.ts):
- * StoreUnavailableError (the database cannot be reached just now; the client may try again:
- * nothing was changed, except that an add cut off mid-commit may have been stored, and says so),
- * StoreClosedError (the server is shutting down), or a storage fault.
+ * StoreUnavailableError (the database cannot be reached just now; nothing was changed, the
+ * client may try again), OutcomeUnknownError (the database went away after a change was sent
+ * to it: it may or may not be made), StoreClosedError (the server is shutting down), or a
+ * storage fault (CommitInterruptedError: the storage failed under a commit, which may or may not be made).
  */
 export interface PlantStore {
   /**

@@ -4,6 +4,13 @@
 
 /** A store failure. Anything else a store throws is a bug, answered 500. */
 export class StoreError extends Error {
+  /**
+   * The change was sent to the database and then cut off before its answer: it may or may not
+   * have been made. The answer says so in a way a program reads (the Error's `outcome: "unknown"`),
+   * whatever its status; any other store error means the request changed nothing.
+   */
+  readonly outcomeUnknown: boolean = false;
+
   constructor(message: string, options: { cause?: unknown } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
@@ -14,9 +21,8 @@ export class StoreError extends Error {
 export const STORE_RETRY_AFTER_SECONDS = 1;
 
 /**
- * The database cannot be reached just now (restarting, network cut, failover). Thrown when
- * sending the request again is safe: nothing was changed, or (an add cut off mid-commit, with a
- * message that says so) a repeat meets 409 if it went in. Answered 503 with Retry-After.
+ * The database cannot be reached just now (restarting, network cut, failover), and the request
+ * changed nothing: sending it again is safe. Answered 503 with Retry-After.
  */
 export class StoreUnavailableError extends StoreError {
   readonly retryAfterSeconds: number;
@@ -30,16 +36,29 @@ export class StoreUnavailableError extends StoreError {
 }
 
 /**
- * A change cut off after it was sent, whose repeat would not be harmless (a delete sent again
- * answers 404 for a plant it removed itself): it may or may not be made. 503, no Retry-After.
+ * The database went away after the change was sent to it, and did not come back in time to say
+ * whether it was made: it may or may not be. 503 with `outcome: "unknown"` and no Retry-After:
+ * a client finds out (reads it back) rather than sends it blindly again (a delete sent again
+ * answers 404 for a plant it removed itself).
  */
-export class OutcomeUnknownError extends StoreError {}
+export class OutcomeUnknownError extends StoreError {
+  override readonly outcomeUnknown = true;
+}
 
 /**
  * A fault of the storage under the store, which the operator must hear of as well as the
  * client: the app logs it, where other store errors are the client's business only.
  */
 export class StorageFaultError extends StoreError {}
+
+/**
+ * The storage failed under a commit (an I/O error, the thread committing it lost): its change
+ * may or may not be in the database, now or once it is next opened (SQLite recovers a commit
+ * whose every page reached the write-ahead log). 500 with `outcome: "unknown"`, logged.
+ */
+export class CommitInterruptedError extends StorageFaultError {
+  override readonly outcomeUnknown = true;
+}
 
 /** The disk under the database is full. The transaction rolled back: nothing was stored. 507. */
 export class StorageFullError extends StorageFaultError {

@@ -155,3 +155,120 @@ describe('plants add, in-process, against a store that answers 400', () => {
     ]);
   });
 });
+
+// Issue 42: an add any try of which may have been applied is settled by reading the plant back,
+// and never reported rejected. A scripted store answers what plants serve on PostgreSQL answers
+// when the database went away mid-commit: 503 with `"outcome":"unknown"` and no Retry-After.
+describe('plants add, in-process, when a try may have been applied', () => {
+  const MAYBE =
+    '{"error":503,"message":"the database went away while storing this plant, which may or may not be stored","outcome":"unknown"}';
+  const AWAY = '{"error":503,"message":"the database cannot be reached just now; try again shortly"}';
+  const fixture = useFixtureServer();
+  /** Answers the requests in turn: a status and body each, or `drop` (the connection cut before any answer). */
+  function script(...answers: Array<[number, string, Record<string, string>?] | 'drop'>) {
+    fixture.requests.length = 0;
+    let next = 0;
+    fixture.respond((_request, response) => {
+      const answer = answers[Math.min(next++, answers.length - 1)];
+      if (answer === 'drop') {
+        response.socket?.destroy();
+        return;
+      }
+      const [status, body, headers = {}] = answer as [number, string, Record<string, string>?];
+      response.writeHead(status, {
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(body),
+        ...headers,
+      });
+      response.end(body);
+    });
+  }
+  const run = (plant: PlantFlags, more: Partial<AddPlantsOptions> = {}, input?: string) =>
+    runInProcess(({ factory, output }) => addPlants(options(plant, more), factory, output), {
+      env: env(fixture.url),
+      streams: { input },
+      json: more.json,
+    });
+  const asked = () => fixture.requests.map((request) => `${request.method} ${request.url}`);
+
+  it('answered "may or may not be stored", read back stored exactly as sent: added (exit 0)', async () => {
+    script([503, MAYBE], [200, '{"id":5,"name":"Fern"}']);
+    const result = await run({ id: '5', name: 'Fern' });
+    expect(result).toEqual({
+      code: 0,
+      stdout: '✓ Added plant 5: Fern\n',
+      stderr: '  Confirmed by reading it back after 1 attempt: the store holds it exactly as sent.\n',
+    });
+    expect(asked()).toEqual(['POST /plants', 'GET /plants/5']);
+  });
+
+  it('answered "may or may not be stored", read back not there: sent once more, and added', async () => {
+    script([503, MAYBE], [404, '{"error":404,"message":"no plant with id 5"}'], [200, '{"id":5,"name":"Fern"}']);
+    const result = await run({ id: '5', name: 'Fern' });
+    expect([result.code, result.stdout]).toEqual([0, '✓ Added plant 5: Fern\n']);
+    expect(asked()).toEqual(['POST /plants', 'GET /plants/5', 'POST /plants']);
+  });
+
+  it('answered "may or may not be stored", and the store cannot be read: unknown, exit 3, never rejected', async () => {
+    script([503, MAYBE], [503, AWAY]);
+    const result = await run({ id: '5', name: 'Fern' });
+    expect(result.code).toBe(3);
+    expect(result.stderr).toBe(
+      'plants: sent, outcome unknown: plant 5 may or may not have been added (the server answered 503: the database went away while storing this plant, which may or may not be stored)\n' +
+        '  `plants get 5` shows whether it is in the store.\n' +
+        '  The store is busy or down for now; try again later.\n',
+    );
+    // Not sent blindly again: no Retry-After, so it is read back instead.
+    expect(asked()).toEqual(['POST /plants', 'GET /plants/5']);
+  });
+
+  it('a try cut off with no answer, then only "not stored, send it again": read back, never rejected', async () => {
+    // The case issue 42 found: the last answer says nothing was stored, but an earlier try may have been.
+    script(
+      'drop',
+      [503, AWAY, { 'retry-after': '0' }],
+      [503, AWAY, { 'retry-after': '0' }],
+      [200, '{"id":5,"name":"Fern"}'],
+    );
+    const result = await run({ id: '5', name: 'Fern' }, { retries: 2 });
+    expect([result.code, result.stdout]).toEqual([0, '✓ Added plant 5: Fern\n']);
+    expect(result.stderr).toContain('Confirmed by reading it back after 3 attempts');
+    expect(asked().at(-1)).toBe('GET /plants/5');
+  });
+
+  it('in bulk: the record is unknown with the server’s answer in its line, and the run exits 3', async () => {
+    script([503, MAYBE], [503, AWAY]);
+    const result = await run({ file: '-' }, {}, '[{"id":5,"name":"Fern"}]\n');
+    expect(result.stdout).toBe(
+      `{"line":1,"index":0,"sent":true,"status":503,"error":${MAYBE},"message":"sent, outcome unknown: plant 5 may or may not have been added (the server answered 503: the database went away while storing this plant, which may or may not be stored)","outcome":"unknown"}\n`,
+    );
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain('0 rejected by the server');
+    expect(result.stderr).toContain('1 unknown (sent, may have been added)');
+  });
+
+  it('in bulk: added records beside one unknown exit 3, not 1 (no record shows it was not added)', async () => {
+    fixture.requests.length = 0;
+    fixture.respond((request, response) => {
+      const doubtful = request.body.includes('"id":6') || request.url === '/plants/6';
+      const body = doubtful ? (request.method === 'POST' ? MAYBE : AWAY) : request.body;
+      response.writeHead(doubtful ? 503 : 200, {
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(body),
+      });
+      response.end(body);
+    });
+    const result = await run(
+      { file: '-' },
+      {},
+      '{"id":5,"name":"Fern"}\n{"id":6,"name":"Moss"}\n{"id":7,"name":"Ivy"}\n',
+    );
+    expect(
+      result.stdout
+        .trimEnd()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { outcome: string }).outcome),
+    ).toEqual(['added', 'unknown', 'added']);
+    expect(result.code).toBe(3);
+  });
+});

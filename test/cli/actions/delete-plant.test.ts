@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { deletePlant } from '../../../src/cli/actions/delete-plant.js';
+import { useFixtureServer } from '../../helpers/fixture-server.js';
 import { runInProcess, type TestStreams, terminalAnswering, testStreams } from '../../helpers/in-process.js';
 import { useTestStore } from '../../helpers/store-server.js';
 import { useTempUser } from '../../helpers/user.js';
@@ -73,5 +74,57 @@ describe('plants delete, in-process', () => {
     const bad = await remove('seven', { yes: true });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/^plants: invalid id: .*\(got "seven"\)\n$/);
+  });
+});
+
+// Issue 42: a delete the store answered "may or may not be deleted" (503, `"outcome":"unknown"`,
+// as plants serve on PostgreSQL when the database went away mid-delete) is settled by reading
+// the plant back, and never reported as refused while it may have been made.
+describe('plants delete, in-process, when the delete may have been made', () => {
+  const MAYBE =
+    '{"error":503,"message":"the database went away while deleting this plant, which may or may not be deleted","outcome":"unknown"}';
+  const fixture = useFixtureServer();
+  /** DELETE answered MAYBE; the read-back (GET) answered `status` with `body`. */
+  function readBackAnswers(status: number, body: string) {
+    fixture.requests.length = 0;
+    fixture.respond((request, response) => {
+      const text = request.method === 'DELETE' ? MAYBE : body;
+      response.writeHead(request.method === 'DELETE' ? 503 : status, {
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(text),
+      });
+      response.end(text);
+    });
+  }
+  const run = () =>
+    runInProcess(({ factory, output }) => deletePlant('7', { yes: true }, factory, output), {
+      env: { ...user.env, PLANTS_BASE_URL: fixture.url },
+    });
+
+  it('read back gone: deleted, exit 0, saying it was confirmed', async () => {
+    readBackAnswers(404, '{"error":404,"message":"no plant with id 7"}');
+    expect(await run()).toEqual({
+      code: 0,
+      stdout: '✓ Deleted plant 7\n',
+      stderr: '  Confirmed by reading it back: the store no longer holds it.\n',
+    });
+    expect(fixture.requests.map((request) => request.method)).toEqual(['DELETE', 'GET']);
+  });
+
+  it('read back still there: not deleted, exit 1, saying so', async () => {
+    readBackAnswers(200, '{"id":7,"name":"Fern"}');
+    const result = await run();
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /^plants: the server answered 503: .* \(read back, plant 7 is still there: not deleted\)\n/,
+    );
+  });
+
+  it('not readable: unknown, exit 3, with how to look', async () => {
+    readBackAnswers(503, '{"error":503,"message":"the database cannot be reached just now; try again shortly"}');
+    const result = await run();
+    expect(result.code).toBe(3);
+    expect(result.stderr).toMatch(/^plants: sent, outcome unknown: plant 7 may or may not have been deleted \(/);
+    expect(result.stderr).toContain('`plants get 7` shows whether it is in the store.');
   });
 });

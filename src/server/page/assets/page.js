@@ -47,8 +47,34 @@ async function api(method, path, body) {
 }
 
 function messageOf(answer) {
+  if (answer === undefined) return 'no answer from the store';
   if (answer.json && typeof answer.json.message === 'string') return answer.json.message;
   return `the store answered ${answer.status}`;
+}
+
+/**
+ * A change sent that may have been made: no answer came (fetch failed), or the Error says its
+ * outcome is unknown. Never told as "not added" or "not deleted": the store is asked first.
+ */
+function inDoubt(answer) {
+  return answer === undefined || answer.json?.outcome === 'unknown';
+}
+
+/** A change's answer, or undefined when none came (the connection failed after it may have gone out). */
+async function change(method, path, body) {
+  try {
+    return await api(method, path, body);
+  } catch {
+    return undefined;
+  }
+}
+
+/** What the store holds under an id: `found` (with the plant), `absent`, or `failed` to tell. */
+async function readBack(id) {
+  const answer = await change('GET', `/plants/${id}`);
+  if (answer?.status === 200) return { kind: 'found', plant: answer.json };
+  if (answer?.status === 404) return { kind: 'absent' };
+  return { kind: 'failed' };
 }
 
 function cell(row, text, className) {
@@ -165,9 +191,17 @@ function renderPlants(plants) {
 
 async function deletePlant(plant) {
   if (!window.confirm(`Delete plant ${plant.id} (${plant.name})? This cannot be undone.`)) return;
-  const answer = await api('DELETE', `/plants/${plant.id}`);
-  $('plants-message').textContent = answer.status === 204 ? `Deleted plant ${plant.id}.` : messageOf(answer);
-  await loadPlants();
+  const answer = await change('DELETE', `/plants/${plant.id}`);
+  let text = answer?.status === 204 ? `Deleted plant ${plant.id}.` : messageOf(answer);
+  if (answer?.status !== 204 && inDoubt(answer)) {
+    const read = await readBack(plant.id);
+    if (read.kind === 'absent') text = `Deleted plant ${plant.id} (confirmed by reading it back).`;
+    else if (read.kind === 'found') text = `Not deleted: ${messageOf(answer)} (read back, it is still there).`;
+    else
+      text = `Plant ${plant.id} may or may not be deleted: ${messageOf(answer)}. Find it by id once the store answers.`;
+  }
+  $('plants-message').textContent = text;
+  await loadPlants().catch(() => undefined);
   $('plants-title').focus?.();
 }
 
@@ -200,15 +234,39 @@ async function addPlant(event) {
   }
   // The id goes out as the digits typed: JSON.stringify of a number would round it past 2^53.
   const body = `{"id":${id},"name":${JSON.stringify(name)}${tag === '' ? '' : `,"tag":${JSON.stringify(tag)}`}}`;
-  const answer = await api('POST', '/plants', body);
-  if (answer.status === 200) {
+  const answer = await change('POST', '/plants', body);
+  if (answer?.status === 200) {
     message.className = '';
     message.textContent = `Added plant ${answer.json.id} (${answer.json.name}).`;
     $('add-form').reset();
     await loadPlants();
-  } else {
+    return;
+  }
+  if (!inDoubt(answer)) {
     message.className = 'error';
     message.textContent = `Not added: ${messageOf(answer)}`;
+    return;
+  }
+  // It may be stored: what the store holds under the id tells (stored exactly as sent: added).
+  message.className = '';
+  message.textContent = `Checking whether plant ${id} was stored…`;
+  const read = await readBack(id);
+  message.className = 'error';
+  const sent =
+    read.kind === 'found' &&
+    read.plant.name === name &&
+    (tag === '' ? read.plant.tag === undefined : read.plant.tag === tag);
+  if (sent) {
+    message.className = '';
+    message.textContent = `Added plant ${id} (${name}), confirmed by reading it back.`;
+    $('add-form').reset();
+    await loadPlants().catch(() => undefined);
+  } else if (read.kind === 'found') {
+    message.textContent = `Not added: a plant with id ${id} is stored with other data.`;
+  } else if (read.kind === 'absent') {
+    message.textContent = `Not added: ${messageOf(answer)} (read back, it is not there).`;
+  } else {
+    message.textContent = `Plant ${id} may or may not be added: ${messageOf(answer)}. Find it by id once the store answers.`;
   }
 }
 

@@ -20,14 +20,14 @@ export interface PostgresPlantStoreOptions {
   maxBackoffMs?: number;
   /**
    * How long a batch whose outcome is unknown (its connection broke after it was sent) is sent
-   * again, from its first failure, before its adds are answered 503 with Retry-After. Default
-   * 5 000: long enough for a restart to come back with the real answer, short enough that no
-   * client waits on a database that stays away.
+   * again, from its first failure, before its adds are answered that it may or may not be stored
+   * (AddOutcomeUnknownError). Default 5 000: long enough for a restart to come back with the real
+   * answer, short enough that no client waits on a database that stays away.
    */
   resendWindowMs?: number;
   /**
-   * How long a batch's adds wait for its statement's answer before they are answered 503 with
-   * Retry-After ("may or may not be stored") while the statement goes on: a network that
+   * How long a batch's adds wait for its statement's answer before they are answered that they
+   * may or may not be stored (AddOutcomeUnknownError) while the statement goes on: a network that
    * swallows packets sends no error for up to the statement time-out (30 s). Default 5 000;
    * a healthy database answers a batch in milliseconds.
    */
@@ -67,23 +67,16 @@ ON CONFLICT (id) DO NOTHING RETURNING id`;
 const SELECT_IDS = 'SELECT id, name, tag FROM plants WHERE id = ANY($1::int8[])';
 
 /**
- * An add whose batch was sent, then cut off, and whose resends failed too: it may or may not
- * have been committed. Sending it again is safe (an id is stored once: a repeat is a 409 if the
- * first went in), so the answer carries Retry-After like any 503 of a database that went away.
+ * An add whose batch was sent, then cut off, and whose resends failed too (or had no answer in
+ * stallMs): it may or may not have been committed. Answered 503 with `outcome: "unknown"`, never
+ * as the "not stored, send it again" of an add that did not reach the database.
  */
-export class AddOutcomeUnknownError extends StoreUnavailableError {
+export class AddOutcomeUnknownError extends OutcomeUnknownError {
   constructor(cause: unknown) {
     super(
-      'the database went away while storing this plant, which may or may not be stored; send it again shortly (a 409 then, with the plant stored as sent, means it was)',
+      'the database went away while storing this plant, which may or may not be stored; once it is back, GET /plants/{id} tells',
       { cause },
     );
-  }
-}
-
-/** A delete cut off after it was sent: it may or may not have been made. */
-export class StoreOutcomeUnknownError extends OutcomeUnknownError {
-  constructor(cause: unknown) {
-    super('the database went away while deleting this plant; it may or may not be deleted', { cause });
   }
 }
 
@@ -103,8 +96,8 @@ export class StoreOutcomeUnknownError extends OutcomeUnknownError {
  * when its connection broke may have been committed: it is sent again while the database comes
  * back (ON CONFLICT makes that safe), and an id then found stored with exactly what was sent is
  * counted as this batch's own. If it does not come back within resendWindowMs, the batch's adds
- * are answered AddOutcomeUnknownError (503, Retry-After); so they are too when a statement has no
- * answer within stallMs (a network that swallows packets), while it runs on to its time-out.
+ * are answered AddOutcomeUnknownError (503, `outcome: "unknown"`); so they are too when a
+ * statement has no answer within stallMs (a network that swallows packets), while it runs on to its time-out.
  * While a batch is resent or stalled, other adds are refused at once. The pool reconnects by itself.
  *
  * With several hosts (or target_session_attrs), PrimaryPool chooses the server written to and
@@ -393,7 +386,12 @@ export class PostgresPlantStore implements PlantStore {
       // A demoted server refused it: nothing was deleted, so sending it again is safe.
       if (sqlState(error) === '25006') throw new StoreUnavailableError(undefined, { cause: error });
       // Sent, then cut off: it may have been deleted. Say so rather than "nothing changed".
-      if (isTransientPostgresError(error)) throw new StoreOutcomeUnknownError(error);
+      if (isTransientPostgresError(error)) {
+        throw new OutcomeUnknownError(
+          'the database went away while deleting this plant, which may or may not be deleted; once it is back, GET /plants/{id} tells',
+          { cause: error },
+        );
+      }
       throw error;
     }
   }
@@ -430,7 +428,14 @@ export class PostgresPlantStore implements PlantStore {
       // A demoted server refused it: the transaction rolled back, nothing changed.
       if (sqlState(error) === '25006') throw new StoreUnavailableError(undefined, { cause: error });
       // Cut off before COMMIT answered: it may or may not have been committed.
-      if (isTransientPostgresError(error)) throw new StoreOutcomeUnknownError(error);
+      if (isTransientPostgresError(error)) {
+        throw new OutcomeUnknownError(
+          'the database went away while resetting the store, which may or may not be reset',
+          {
+            cause: error,
+          },
+        );
+      }
       throw error;
     }
   }

@@ -1,4 +1,5 @@
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
+import { CommitInterruptedError } from '../store-errors.js';
 import type { SqliteDriver } from './sqlite-driver-api.js';
 
 /**
@@ -230,13 +231,21 @@ export class CommitWorker {
     return true;
   }
 
-  /** The thread died or stopped answering: the batch in flight fails, and no more are taken. */
+  /**
+   * The thread died or stopped answering: the batch in flight fails, and no more are taken. It
+   * may have been committed before, or (a thread that only stopped answering) after.
+   */
   #fail(error: Error): void {
     if (this.#state !== 'closed') this.#state = 'failed';
     const done = this.#inFlight;
     this.#inFlight = undefined;
     this.#port.unref();
-    done?.({ error });
+    done?.({
+      error: new CommitInterruptedError(
+        `the thread committing this plant failed (${error.message}); it may or may not be stored`,
+        { cause: error },
+      ),
+    });
   }
 }
 

@@ -3,7 +3,13 @@ import path from 'node:path';
 import type { NewPlant } from '../../../schema/plant.js';
 import { DatabaseOpenError } from '../../errors.js';
 import type { AddResult, PlantStore } from '../plant-store.js';
-import { DatabaseReplacedError, StorageFullError, StoreClosedError, StoreUnavailableError } from '../store-errors.js';
+import {
+  CommitInterruptedError,
+  DatabaseReplacedError,
+  StorageFullError,
+  StoreClosedError,
+  StoreUnavailableError,
+} from '../store-errors.js';
 import { sqliteDriver } from './choose-sqlite-driver.js';
 import { type BatchOutcome, CommitWorker } from './commit-worker.js';
 import type { SqliteDatabase, SqliteDriver, SqliteDriverName, SqliteStatement } from './sqlite-driver-api.js';
@@ -294,8 +300,13 @@ export class SqlitePlantStore implements PlantStore {
 
   #settle(batch: PendingAdd[], outcome: BatchOutcome): void {
     if ('error' in outcome) {
-      // The whole transaction rolled back: nobody in this batch was stored, everybody hears so.
-      const error = describeWriteFailure(outcome.error, this.#driver);
+      // One answer for the whole batch: it rolled back (nobody in it was stored), or its commit was
+      // cut off by the storage (anybody may be), and everybody hears so.
+      const error = describeWriteFailure(
+        outcome.error,
+        this.#driver,
+        'storing this plant, which may or may not be stored',
+      );
       for (const pending of batch) pending.reject(error);
       return;
     }
@@ -363,7 +374,7 @@ export class SqlitePlantStore implements PlantStore {
     try {
       return this.#db.prepare<[bigint]>('DELETE FROM plants WHERE id = ?').run(id).changes === 1;
     } catch (error) {
-      throw describeWriteFailure(error, this.#driver);
+      throw describeWriteFailure(error, this.#driver, 'deleting this plant, which may or may not be deleted');
     }
   }
 
@@ -385,7 +396,7 @@ export class SqlitePlantStore implements PlantStore {
         })
         .immediate();
     } catch (error) {
-      throw describeWriteFailure(error, this.#driver);
+      throw describeWriteFailure(error, this.#driver, 'resetting the store, which may or may not be reset');
     }
   }
 
@@ -509,10 +520,18 @@ function describeOpenFailure(
   }
 }
 
-/** A failed write, as the client should hear it: a full disk says so (507); the rest as it is (a 500). */
-function describeWriteFailure(error: unknown, driver: SqliteDriver): unknown {
-  if (error instanceof driver.SqliteError && error.code === 'SQLITE_FULL')
-    return new StorageFullError({ cause: error });
+/**
+ * A failed write, as the client should hear it: a full disk says so (507: SQLite stops before
+ * the write-ahead log holds the commit, so nothing was stored); an I/O error (an fsync that
+ * failed, a disk that went away) may have cut off a commit whose pages reached the log, which
+ * the next open recovers, so it may or may not be `done` (500, outcome unknown); a store error
+ * as it is (the commit thread lost mid-commit); the rest as it is (a 500).
+ */
+function describeWriteFailure(error: unknown, driver: SqliteDriver, done: string): unknown {
+  if (!(error instanceof driver.SqliteError)) return error;
+  if (error.code === 'SQLITE_FULL') return new StorageFullError({ cause: error });
+  if (error.code.startsWith('SQLITE_IOERR'))
+    return new CommitInterruptedError(`the disk failed (${error.code}) while ${done}`, { cause: error });
   return error;
 }
 

@@ -8,7 +8,7 @@ import { resolvePostgresConnection } from '../../../../src/server/stores/postgre
 import { PostgresPlantStore } from '../../../../src/server/stores/postgres/postgres-plant-store.js';
 import { StoreUnavailableError } from '../../../../src/server/stores/store-errors.js';
 import { freePort } from '../../../helpers/ports.js';
-import { startSwallowingProxy } from '../../../helpers/postgres.js';
+import { startPostgresProxy } from '../../../helpers/postgres.js';
 import { postgresAdminUrl, postgresBackend, runSql, type StoreLocation } from '../../../helpers/store-backends.js';
 
 // What only the PostgreSQL store does; what every store does is in ../plant-store.test.ts.
@@ -96,7 +96,7 @@ describe.skipIf(admin === undefined)('PostgresPlantStore', () => {
   it('refuses as not sent (503, Retry-After) an add whose batch is still waiting for a connection when it stalls', async () => {
     const { database } = await freshDatabase();
     const url = new URL(database);
-    const proxy = await startSwallowingProxy(Number(url.port));
+    const proxy = await startPostgresProxy(Number(url.port));
     url.port = String(proxy.port);
     let idleConnectionBroke: () => void = () => undefined;
     const broke = new Promise<void>((resolve) => {
