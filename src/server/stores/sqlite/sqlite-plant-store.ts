@@ -1,9 +1,14 @@
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { NewPlant } from '../../../schema/plant.js';
-import { DatabaseOpenError } from '../../errors.js';
 import type { AddResult, PlantStore } from '../plant-store.js';
-import { DatabaseReplacedError, StorageFullError, StoreClosedError, StoreUnavailableError } from '../store-errors.js';
+import {
+  DatabaseOpenError,
+  DatabaseReplacedError,
+  StorageFullError,
+  StoreClosedError,
+  StoreUnavailableError,
+} from '../store-errors.js';
 import { sqliteDriver } from './choose-sqlite-driver.js';
 import { type BatchOutcome, CommitWorker } from './commit-worker.js';
 import type { SqliteDatabase, SqliteDriver, SqliteDriverName, SqliteStatement } from './sqlite-driver-api.js';

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DatabaseOpenError } from '../../../../src/server/errors.js';
+import { DatabaseOpenError } from '../../../../src/server/stores/store-errors.js';
 import { defaultSqliteDriverName } from '../../../../src/server/stores/sqlite/choose-sqlite-driver.js';
 import { nodeSqliteDriver } from '../../../../src/server/stores/sqlite/node-sqlite-driver.js';
 import type { SqliteDriverName } from '../../../../src/server/stores/sqlite/sqlite-driver-api.js';
