@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { DatabaseConnectError } from '../../../../src/server/stores/store-errors.js';
 import {
   checksServerRole,
   describeConnection,
   redactUrl,
   resolvePostgresConnection,
 } from '../../../../src/server/stores/postgres/connection-settings.js';
+import { DatabaseConnectError } from '../../../../src/server/stores/store-errors.js';
 
 describe('resolvePostgresConnection', () => {
   it('reads user, password, host, port, database and sslmode from the URL', () => {

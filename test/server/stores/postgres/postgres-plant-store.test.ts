@@ -1,12 +1,15 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DatabaseConnectError, DatabaseOpenError } from '../../../../src/server/stores/store-errors.js';
 import { openPlantStore } from '../../../../src/server/stores/open-store.js';
 import type { PlantStore } from '../../../../src/server/stores/plant-store.js';
 import { resolvePostgresConnection } from '../../../../src/server/stores/postgres/connection-settings.js';
 import { PostgresPlantStore } from '../../../../src/server/stores/postgres/postgres-plant-store.js';
-import { StoreUnavailableError } from '../../../../src/server/stores/store-errors.js';
+import {
+  DatabaseConnectError,
+  DatabaseOpenError,
+  StoreUnavailableError,
+} from '../../../../src/server/stores/store-errors.js';
 import { freePort } from '../../../helpers/ports.js';
 import { startSwallowingProxy } from '../../../helpers/postgres.js';
 import { postgresAdminUrl, postgresBackend, runSql, type StoreLocation } from '../../../helpers/store-backends.js';
