@@ -37,6 +37,21 @@ export interface ClientRequest {
   caCert?: string | undefined;
 }
 
+/** The request flags every store command shares (request-flags.ts, `--base-url`), as plantClient takes them. */
+export function clientRequest(flags: {
+  'base-url'?: string | undefined;
+  'ca-cert'?: string | undefined;
+  insecure: boolean;
+  timeout: number;
+}): ClientRequest {
+  return {
+    flagBaseUrl: flags['base-url'],
+    insecure: flags.insecure,
+    timeoutSeconds: flags.timeout,
+    caCert: flags['ca-cert'],
+  };
+}
+
 /**
  * Builds what commands need, lazily and in one place (after gh's cmdutil.Factory): the config
  * store, the HTTP dispatcher, the API client. Heavy modules (conf, undici, zod) are imported

@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { deletePlant } from '../../../src/cli/actions/delete-plant.js';
-import { runInProcess, type TestStreams, terminalAnswering, testStreams } from '../../helpers/in-process.js';
+import { Delete } from '../../../src/commands/delete.js';
+import { parsedFor, runInProcess, type TestStreams, terminalAnswering, testStreams } from '../../helpers/in-process.js';
 import { useTestStore } from '../../helpers/store-server.js';
 import { useTempUser } from '../../helpers/user.js';
 import { postPlant } from '../../server/http-client.js';
@@ -16,10 +17,11 @@ beforeEach(async () => {
 });
 
 function remove(id: string, flags: { yes?: boolean; json?: boolean } = {}, io: TestStreams = testStreams()) {
-  return runInProcess(
-    ({ factory, output }) => deletePlant(id, { yes: flags.yes ?? false, json: flags.json }, factory, output),
-    { env: user.env, io, json: flags.json },
-  );
+  return runInProcess((context) => deletePlant(parsedFor(Delete, { args: { id }, flags }), context), {
+    env: user.env,
+    io,
+    json: flags.json,
+  });
 }
 
 async function storedIds(): Promise<bigint[]> {
