@@ -1,5 +1,5 @@
 import { PlantsCommand } from '../../cli/base-command.js';
-import { chosenShell, runPluginAutocomplete, shellArg } from '../../cli/help/autocomplete.js';
+import { chosenShell, pluginAutocomplete, shellArg } from '../../cli/help/autocomplete.js';
 import type { ActionContext } from '../../cli/runner.js';
 
 export class AutocompleteScript extends PlantsCommand {
@@ -11,7 +11,7 @@ export class AutocompleteScript extends PlantsCommand {
     const { args } = await this.parse(AutocompleteScript);
     const shell = chosenShell(args.shell, this.config);
     if (shell !== 'fish' && shell !== 'bash') {
-      return runPluginAutocomplete(this.config, 'autocomplete:script', this.argv);
+      return pluginAutocomplete(this.config, 'autocomplete:script', this.argv);
     }
     const { completionScript } = await import('../../cli/help/autocomplete.js');
     output.data((await completionScript(shell, this.config)).trimEnd());
