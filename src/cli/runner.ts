@@ -15,22 +15,24 @@ export interface ActionContext {
   output: Output;
 }
 
+/**
+ * What `plants <command>` does once parsed: a function of src/cli/actions/, which the command's
+ * declaration names (`static action`), given the command's flags and arguments and its context.
+ * It resolves with an exit code when it ends in one without throwing (a bulk add with failures,
+ * `status` without a token). Typed here without its command's flags, which the action's own
+ * signature has (`Parsed<typeof Add>`): the route table knows actions by name only.
+ */
+export type AnyAction = (
+  parsed: { flags: Record<string, unknown>; args: Record<string, unknown> },
+  context: ActionContext,
+  // biome-ignore lint/suspicious/noConfusingVoidType: most actions end in no exit code of their own and return nothing.
+) => Promise<number | void>;
+
 /** A command class's flags and arguments as its parse gives them (oclif's, or the fast route's). */
 export interface Parsed<C extends { flags?: Interfaces.FlagInput; args?: Interfaces.ArgInput }> {
   flags: Interfaces.InferredFlags<C['flags']>;
   args: Interfaces.InferredArgs<NonNullable<C['args']>>;
 }
-
-/**
- * What `plants <command>` does once parsed: a function of src/cli/actions/, which the command's
- * declaration names (`static action`). It resolves with an exit code when it ends in one
- * without throwing (a bulk add with failures, `status` without a token).
- */
-export type Action<C extends { flags?: Interfaces.FlagInput; args?: Interfaces.ArgInput }> = (
-  parsed: Parsed<C>,
-  context: ActionContext,
-  // biome-ignore lint/suspicious/noConfusingVoidType: most actions end in no exit code of their own and return nothing.
-) => Promise<number | void>;
 
 /** What a run is given from outside: plants' version, and (in tests) its streams and environment. */
 export interface RunSetting {
@@ -50,8 +52,7 @@ export interface RunSetting {
  * the route makes it the process's.
  */
 export async function runAction(
-  // biome-ignore lint/suspicious/noConfusingVoidType: as Action.
-  action: (context: ActionContext) => Promise<number | void>,
+  action: (context: ActionContext) => ReturnType<AnyAction>,
   setting: RunSetting,
 ): Promise<number> {
   const io = setting.io ?? processStreams();
@@ -66,13 +67,6 @@ export async function runAction(
     await factory.close();
   }
 }
-
-/** An action whatever its command's flags (their type is the declaration's; the route table knows only names). */
-export type AnyAction = (
-  parsed: { flags: Record<string, unknown>; args: Record<string, unknown> },
-  context: ActionContext,
-  // biome-ignore lint/suspicious/noConfusingVoidType: as Action.
-) => Promise<number | void>;
 
 /**
  * The action a route table names (`delete-plant`): the export of src/cli/actions/delete-plant.ts
