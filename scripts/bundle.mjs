@@ -1,8 +1,9 @@
-// `npm run bundle`, after tsc (`npm run build`): the fast route's bundle (dist/fast/run-command.cjs),
-// one CommonJS file that the entry compiles with V8's code cache (src/entry/compile-cache.ts),
-// then the entry's route table and help pages (src/entry/build/write-entry-data.ts).
+// `npm run bundle`, after tsc (`npm run build`): the entry's route table and help pages
+// (src/entry/build/write-entry-data.ts), then the fast route's bundle (dist/fast/runner.cjs: the
+// runner and the actions the route table names), one CommonJS file that the entry compiles with
+// V8's code cache (src/entry/compile-cache.ts), and the entry itself (dist/fast/entry.cjs).
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import * as esbuild from 'esbuild';
 import { checkLeanUndici, lazyConfImports, lazyHttp2, leanUndici } from './esbuild-plugins.mjs';
@@ -23,19 +24,40 @@ const oraThroughBin = {
   },
 };
 
+execFileSync(process.execPath, ['dist/entry/build/write-entry-data.js'], { stdio: 'inherit' });
+
 /**
- * The actions of src/entry/unbundled-commands.ts stay out of the bundle (the entry runs them from
- * dist/): in their place, a module that says so if it is ever called.
+ * The runner finds an action by its name (import() of ./actions/NAME.js), so esbuild takes in
+ * every module of dist/cli/actions/. Those no bundled command's action reaches (the actions of
+ * src/entry/unbundled-commands.ts, which the entry runs from dist/, and their helpers) stay out:
+ * in their place, a module that says so if it is ever called.
  */
 const { unbundledCommands } = await import('../dist/entry/unbundled-commands.js');
+const routes = JSON.parse(readFileSync('dist/entry/routes.json', 'utf8'));
+const bundledActions = Object.values(routes.commands)
+  .filter((route) => !unbundledCommands.includes(route.id))
+  .map((route) => `dist/cli/actions/${route.action}.js`);
+const reached = await esbuild.build({
+  entryPoints: [...new Set(bundledActions)],
+  bundle: true,
+  platform: 'node',
+  packages: 'external',
+  outdir: 'dist/fast/unused',
+  write: false,
+  metafile: true,
+  logLevel: 'silent',
+});
 const unbundled = {
-  name: 'unbundled-commands',
+  name: 'unbundled-actions',
   setup(build) {
-    const names = unbundledCommands.map((id) => id.replaceAll(':', '-')).join('|');
-    build.onLoad({ filter: new RegExp(`[\\\\/]dist[\\\\/]cli[\\\\/]run[\\\\/](${names})\\.js$`) }, (args) => ({
-      contents: `export async function run() { throw new Error(${JSON.stringify(`${args.path} runs from dist/, not from the bundle`)}); }`,
-      loader: 'js',
-    }));
+    build.onLoad({ filter: /[\\/]dist[\\/]cli[\\/]actions[\\/].*\.js$/ }, (args) => {
+      const file = path.relative(process.cwd(), args.path);
+      if (reached.metafile.inputs[file] !== undefined) return undefined;
+      return {
+        contents: `throw new Error(${JSON.stringify(`${file} runs from dist/, not from the bundle`)});`,
+        loader: 'js',
+      };
+    });
   },
 };
 
@@ -43,13 +65,10 @@ const unbundled = {
 const fromDist = {
   name: 'from-dist',
   setup(build) {
-    build.onResolve(
-      { filter: /^\.\.?\/(cli\/run-command|cli\/secrets|build\/route-table-from-oclif)\.js$/ },
-      (args) => ({
-        path: `./${path.relative('dist/fast', path.join(args.resolveDir, args.path))}`,
-        external: true,
-      }),
-    );
+    build.onResolve({ filter: /^\.\.?\/(cli\/runner|cli\/secrets|build\/route-table-from-oclif)\.js$/ }, (args) => ({
+      path: `./${path.relative('dist/fast', path.join(args.resolveDir, args.path))}`,
+      external: true,
+    }));
   },
 };
 
@@ -66,8 +85,8 @@ const commonJsForNode = {
 await checkLeanUndici();
 const result = await esbuild.build({
   ...commonJsForNode,
-  entryPoints: ['dist/cli/run-command.js'],
-  outfile: 'dist/fast/run-command.cjs',
+  entryPoints: ['dist/cli/runner.js'],
+  outfile: 'dist/fast/runner.cjs',
   // Loaded by import() where needed, from node_modules: a spinner on terminals; oclif and SQLite never.
   external: ['ora', '@oclif/core', 'better-sqlite3'],
   supported: { 'dynamic-import': false },
@@ -76,7 +95,7 @@ const result = await esbuild.build({
 });
 const [bundle] = result.outputFiles;
 if (bundle === undefined || /\bimport\(/.test(bundle.text)) {
-  throw new Error('dist/fast/run-command.cjs would hold an import(): see oraThroughBin in scripts/bundle.mjs');
+  throw new Error('dist/fast/runner.cjs would hold an import(): see oraThroughBin in scripts/bundle.mjs');
 }
 mkdirSync(path.dirname(bundle.path), { recursive: true });
 writeFileSync(bundle.path, bundle.contents);
@@ -93,4 +112,3 @@ await esbuild.build({
   external: ['@oclif/core'],
   plugins: [fromDist],
 });
-execFileSync(process.execPath, ['dist/entry/build/write-entry-data.js'], { stdio: 'inherit' });

@@ -109,7 +109,7 @@ export interface BulkAddOptions {
  * input order. Records are read only as fast as they are sent, and at most a window of
  * 4 × concurrency outcomes wait for an earlier one, so memory stays flat however long the input.
  */
-export async function runBulkAdd(options: BulkAddOptions): Promise<BulkSummary> {
+export async function bulkAdd(options: BulkAddOptions): Promise<BulkSummary> {
   const started = performance.now();
   const window = options.concurrency * 4;
   const keep = options.keepFailures ?? 5;

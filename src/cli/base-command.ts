@@ -1,12 +1,8 @@
 import { Command, Errors, Flags } from '@oclif/core';
 import { InvalidInputError, PlantsError } from '../errors.js';
-import { readEnv } from './env.js';
-import { Factory } from './factory.js';
 import { flagSuggestions } from './help/suggest.js';
 import { type UsageCommand, usageSentence } from './help/usage-error.js';
-import { processStreams } from './io-streams.js';
-import { Output } from './render/output.js';
-import { reportError } from './render/report-error.js';
+import { type ActionContext, type AnyAction, runAction } from './runner.js';
 import { maskWords, secretWords } from './secrets.js';
 
 /** Flags every command that talks to a store shares. */
@@ -22,48 +18,42 @@ export const jsonFlag = {
 };
 
 /**
- * The base of every plants command: builds the streams (the process's), the factory and the
- * output once, and turns every error into a message on stderr (and a JSON document with --json)
- * plus its exit code. This is the only place errors become exit codes.
+ * The base of every plants command: its run() is oclif's route to the one runner (runner.ts),
+ * which opens the output over the process's streams, builds the factory, and turns every error
+ * into a message on stderr (and a JSON document with --json) plus its exit code.
  */
 export abstract class PlantsCommand extends Command {
-  protected factory!: Factory;
-  protected output!: Output;
+  /**
+   * What the command does (src/cli/actions/), given its flags and arguments as oclif parses them;
+   * the fast route finds it by its name in the route table. A command without one (help,
+   * autocomplete: they need oclif's Config) overrides act() instead, and is left to oclif.
+   */
+  declare static action: ((parsed: never, context: ActionContext) => ReturnType<AnyAction>) | undefined;
 
-  protected override async init(): Promise<void> {
-    await super.init();
-    const env = readEnv();
-    const io = processStreams();
-    this.output = await Output.open(io, { color: env.color });
-    this.factory = new Factory({ env, version: this.config.version, io, output: this.output });
+  async run(): Promise<void> {
+    const exitCode = await runAction(
+      async (context) => {
+        try {
+          return await this.act(context);
+        } catch (error) {
+          throw error instanceof Errors.CLIError && !(error instanceof PlantsError) ? this.usageError(error) : error;
+        }
+      },
+      { version: this.config.version, json: this.wantsJson() },
+    );
+    if (exitCode !== 0) process.exitCode = exitCode;
   }
 
-  /**
-   * Parses with oclif and runs the command's action (src/cli/run/<id>.ts), the one the fast route
-   * runs too. A command with a run() of its own is left to oclif by the fast route.
-   */
-  async run(): Promise<void> {
+  /** Parses with oclif and runs the declared action. */
+  protected async act(context: ActionContext): ReturnType<AnyAction> {
     const parsed = await this.parse(this.ctor);
-    const { runOf } = await import('./run-command.js');
-    const exitCode = await (await runOf(this.ctor.id ?? this.id ?? ''))(parsed, {
-      factory: this.factory,
-      output: this.output,
-    });
-    if (exitCode !== undefined && exitCode !== 0) process.exitCode = exitCode;
+    return ((this.ctor as typeof PlantsCommand).action as AnyAction)(parsed, context);
   }
 
   /** --json is honoured even when flag parsing itself failed. */
   protected wantsJson(): boolean {
     const end = this.argv.indexOf('--');
     return (end === -1 ? this.argv : this.argv.slice(0, end)).includes('--json');
-  }
-
-  protected override async catch(error: Error & { exitCode?: number }): Promise<void> {
-    if (error instanceof Errors.ExitError) throw error;
-    const output = this.output ?? new Output(processStreams(), { color: 'never' });
-    const usage =
-      error instanceof Errors.CLIError && !(error instanceof PlantsError) ? this.usageError(error) : undefined;
-    process.exitCode = reportError(usage ?? error, output, { json: this.wantsJson() });
   }
 
   /** One of oclif's usage errors as one sentence naming what is wrong, with its hints. Exit 2. */
@@ -81,11 +71,6 @@ export abstract class PlantsCommand extends Command {
         `See \`plants ${command.id.replaceAll(':', ' ')} --help\`.`,
       ],
     });
-  }
-
-  protected override async finally(error: Error | undefined): Promise<void> {
-    await this.factory?.close();
-    await super.finally(error);
   }
 }
 

@@ -1,11 +1,7 @@
-import path from 'node:path';
 import type { Dispatcher } from 'undici';
-import { assertTokenTransportSafe, isLoopbackHost } from '../client/base-url.js';
 import type { PlantClient } from '../client/plant-client.js';
 import type { ConfigStore } from '../config/config-store.js';
-import { resolveBaseUrl, resolveToken, type Setting, type SettingInputs } from '../config/settings.js';
-import { InvalidInputError } from '../errors.js';
-import { describeBadToken, isBearerToken } from '../schema/token.js';
+import { resolveBaseUrl, resolveStore, type Setting, type SettingInputs } from '../config/settings.js';
 import { DEFAULT_RETRIES } from './defaults.js';
 import type { PlantsEnv } from './env.js';
 import type { IOStreams } from './io-streams.js';
@@ -37,11 +33,27 @@ export interface ClientRequest {
   caCert?: string | undefined;
 }
 
+/** The request flags every store command shares (request-flags.ts, `--base-url`), as plantClient takes them. */
+export function clientRequest(flags: {
+  'base-url'?: string | undefined;
+  'ca-cert'?: string | undefined;
+  insecure: boolean;
+  timeout: number;
+}): ClientRequest {
+  return {
+    flagBaseUrl: flags['base-url'],
+    insecure: flags.insecure,
+    timeoutSeconds: flags.timeout,
+    caCert: flags['ca-cert'],
+  };
+}
+
 /**
  * Builds what commands need, lazily and in one place (after gh's cmdutil.Factory): the config
  * store, the HTTP dispatcher, the API client. Heavy modules (conf, undici, zod) are imported
  * only when a command first asks for something that needs them, so `--help` and `--version`
- * never pay for them. The streams (`io`) are the run's, made once at the edges.
+ * never pay for them. What a request may be sent to, and with which token, is the config's to
+ * say (resolveStore); how, the client's. The streams (`io`) are the run's, made by the runner.
  */
 export class Factory {
   readonly env: PlantsEnv;
@@ -58,30 +70,11 @@ export class Factory {
     this.output = options.output;
   }
 
-  get userAgent(): string {
-    return `plants/${this.version} node/${process.version} ${process.platform}`;
-  }
-
-  /** The folder of config.json: PLANTS_CONFIG_DIR, else the user's config folder (XDG on Linux). */
-  async configDir(): Promise<string> {
-    if (this.env.configDir !== undefined) return this.env.configDir;
-    const { default: envPaths } = await import('env-paths');
-    const dir = envPaths('plants', { suffix: '' }).config;
-    // With HOME empty the platform's folder comes out relative: the current folder, a git
-    // checkout say, is no place for tokens.
-    if (!path.isAbsolute(dir)) {
-      throw new InvalidInputError('no folder for the config: HOME is not set (or not an absolute path)', {
-        hints: ['Set HOME, or PLANTS_CONFIG_DIR to the folder to keep config.json in.'],
-      });
-    }
-    return dir;
-  }
-
+  /** The config, opened once a run; what it warns of (a file others can read) is said then. */
   async config(): Promise<ConfigStore> {
     if (this.#config === undefined) {
-      const { ConfigStore } = await import('../config/config-store.js');
-      this.#config = ConfigStore.open({ dir: await this.configDir() });
-      // Once a run: the config is opened once, here.
+      const { ConfigStore, configFolder } = await import('../config/config-store.js');
+      this.#config = ConfigStore.open({ dir: await configFolder(this.env.configDir) });
       for (const warning of this.#config.warnings) this.output.info(this.output.errorColor.yellow(warning));
     }
     return this.#config;
@@ -95,60 +88,22 @@ export class Factory {
     return resolveBaseUrl(this.settingInputs(flagBaseUrl), await this.config());
   }
 
-  /**
-   * One dispatcher per process, honouring HTTP_PROXY, HTTPS_PROXY and NO_PROXY, keeping its
-   * connections alive across requests.
-   */
-  async dispatcher(connections = 1, options: { direct?: boolean; ca?: string[] } = {}): Promise<Dispatcher> {
-    if (this.#dispatcher === undefined) {
-      const { createDirectAgent, createProxyAgent } = await import('../client/undici-agent.js');
-      const { ca } = options;
-      // Loopback never goes through a proxy (as NO_PROXY conventionally holds it): a proxy
-      // would read a plain-http token that was only allowed because it never left the machine.
-      this.#dispatcher = options.direct
-        ? createDirectAgent({ connections, ca })
-        : createProxyAgent({
-            ca,
-            connections,
-            httpProxy: this.env.httpProxy ?? '',
-            httpsProxy: this.env.httpsProxy ?? this.env.httpProxy ?? '',
-            noProxy: this.env.noProxy ?? '',
-          });
-    }
-    return this.#dispatcher;
-  }
-
-  /**
-   * The API client for the resolved base URL, with that origin's token (or none: the server
-   * then answers 401, which is exit 4). Refuses (exit 2) to send a token in clear text off
-   * this machine.
-   */
+  /** The API client for the store of `request`, with its origin's token (or none: the server then answers 401, exit 4). */
   async plantClient(request: ClientRequest): Promise<PlantClient> {
-    const config = await this.config();
-    const inputs = this.settingInputs(request.flagBaseUrl);
-    const baseUrl = resolveBaseUrl(inputs, config).value;
-    assertTokenTransportSafe(baseUrl, { insecure: request.insecure ?? false });
-    const token =
-      request.token === undefined
-        ? resolveToken(baseUrl.origin, inputs, config)
-        : { value: request.token, source: 'flag' as const };
-    if (token !== undefined && !isBearerToken(token.value)) {
-      // Caught here, not by undici's header check, which would pass for a network failure.
-      const where = token.source === 'environment' ? 'PLANTS_TOKEN' : `the token stored for ${baseUrl.origin}`;
-      throw new InvalidInputError(`${where} is not a valid bearer token: ${describeBadToken(token.value)}`);
-    }
+    const store = resolveStore(this.settingInputs(request.flagBaseUrl), await this.config(), request);
     const { PlantClient } = await import('../client/plant-client.js');
+    const ca =
+      store.caCert === undefined
+        ? undefined
+        : await (await import('../client/ca-cert.js')).trustedCertificates(store.caCert);
     return new PlantClient({
-      baseUrl,
-      token: token?.value,
-      tokenSource: token?.source === 'environment' ? 'environment' : 'config',
+      baseUrl: store.baseUrl,
+      token: store.token?.value,
+      tokenSource: store.token?.source === 'environment' ? 'environment' : 'config',
       // Reads and deletes are sent again like adds: a refused connection, a 429/503 with Retry-After.
       retry: { attempts: request.attempts ?? DEFAULT_RETRIES + 1 },
-      dispatcher: await this.dispatcher(request.connections, {
-        direct: isLoopbackHost(baseUrl.hostname),
-        ca: await this.trustedCertificates(baseUrl.origin, request.caCert),
-      }),
-      userAgent: this.userAgent,
+      dispatcher: await this.dispatcher(store.baseUrl, request.connections ?? 1, ca),
+      userAgent: `plants/${this.version} node/${process.version} ${process.platform}`,
       timeoutMs: (request.timeoutSeconds ?? 30) * 1000,
       storeArgs: [
         ...(request.flagBaseUrl === undefined ? [] : ['--base-url', request.flagBaseUrl]),
@@ -158,22 +113,19 @@ export class Factory {
     });
   }
 
-  /**
-   * The certificates to trust for `origin`: Node's list plus the PEM file of `--ca-cert`, else the
-   * one `login --ca-cert` kept for the origin; undefined (Node's default) with neither. A file
-   * that cannot be read or holds no certificate is exit 2, naming where it came from.
-   */
-  async trustedCertificates(origin: string, flagFile: string | undefined): Promise<string[] | undefined> {
-    const stored = flagFile === undefined ? (await this.config()).caCertFor(origin) : undefined;
-    const file = flagFile ?? stored;
-    if (file === undefined) return undefined;
-    const { readCaCertificate } = await import('../client/ca-cert.js');
-    const pem = readCaCertificate(
-      file,
-      flagFile !== undefined ? '--ca-cert' : `the CA certificate \`plants login --ca-cert\` kept for ${origin}`,
-    );
-    const { rootCertificates } = await import('node:tls');
-    return [...rootCertificates, pem];
+  /** One dispatcher a run (createAgent), keeping its connections alive across requests. */
+  async dispatcher(baseUrl: URL, connections: number, ca: string[] | undefined): Promise<Dispatcher> {
+    if (this.#dispatcher === undefined) {
+      const { createAgent } = await import('../client/undici-agent.js');
+      this.#dispatcher = createAgent(baseUrl, {
+        ca,
+        connections,
+        httpProxy: this.env.httpProxy ?? '',
+        httpsProxy: this.env.httpsProxy ?? this.env.httpProxy ?? '',
+        noProxy: this.env.noProxy ?? '',
+      });
+    }
+    return this.#dispatcher;
   }
 
   async close(): Promise<void> {

@@ -18,8 +18,8 @@ export interface IOStreamsOptions {
 
 /**
  * The streams a command reads and writes, and whether each is a terminal (after gh's
- * iostreams.IOStreams). Made once from the process at the edges (PlantsCommand for oclif,
- * runCommand for the fast route) and handed down through the Factory and the Output: nothing
+ * iostreams.IOStreams). Made once from the process by the runner (runner.ts, on every route)
+ * and handed down through the Factory and the Output: nothing
  * below them touches process.stdin, process.stdout or process.stderr, so a test runs a
  * command in-process with streams of its own (a stream is a terminal when its `isTTY` is true,
  * as Node marks a tty.ReadStream or tty.WriteStream). Each stream is made on first use.

@@ -37,3 +37,10 @@ export function readCaCertificate(file: string, where: string): string {
   }
   return certificates.join('\n');
 }
+
+/** The certificates to trust: Node's list, and those of a CA certificate file (readCaCertificate). */
+export async function trustedCertificates(caCert: { file: string; where: string }): Promise<string[]> {
+  const pem = readCaCertificate(caCert.file, caCert.where);
+  const { rootCertificates } = await import('node:tls');
+  return [...rootCertificates, pem];
+}

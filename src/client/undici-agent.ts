@@ -1,4 +1,5 @@
 import { Agent, type Dispatcher, EnvHttpProxyAgent } from 'undici';
+import { isLoopbackHost } from './base-url.js';
 
 /**
  * How many requests may wait for their answers on one connection. A bulk add's requests in
@@ -29,6 +30,18 @@ export function createProxyAgent(
   // `connect` is the TLS of a direct connection; `requestTls` that of one tunnelled through a proxy.
   const tls = ca === undefined ? {} : { connect: { ca }, requestTls: { ca } };
   return new EnvHttpProxyAgent({ ...proxies, ...pooled(connections), ...tls });
+}
+
+/**
+ * The client's dispatcher for a store at `baseUrl`: direct to this machine, whatever the
+ * proxies say (as NO_PROXY conventionally holds loopback: a proxy would read a plain-http token
+ * that was only allowed because it never left the machine), else through them.
+ */
+export function createAgent(
+  baseUrl: URL,
+  options: AgentOptions & { httpProxy: string; httpsProxy: string; noProxy: string },
+): Dispatcher {
+  return isLoopbackHost(baseUrl.hostname) ? createDirectAgent(options) : createProxyAgent(options);
 }
 
 /** For a store on this machine: no proxy, whatever the environment says. */

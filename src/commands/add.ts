@@ -1,9 +1,11 @@
 import { Flags } from '@oclif/core';
+import { addPlants } from '../cli/actions/add-plants.js';
 import { connectionFlags, jsonFlag, PlantsCommand } from '../cli/base-command.js';
 import { DEFAULT_CONCURRENCY, DEFAULT_RETRIES, MAX_CONCURRENCY, MAX_RETRIES } from '../cli/defaults.js';
 import { requestFlags } from '../cli/request-flags.js';
 
 export class Add extends PlantsCommand {
+  static override action = addPlants;
   static override summary = 'Add a plant, or many from a file.';
   static override description =
     `Builds a NewPlant from --id, --name and --tag, or reads --file (a path, or - for stdin), checks it with the same schema the server uses, and sends it to POST {base_url}/plants. The id is a 64-bit integer and is sent digit for digit, up to 9223372036854775807.

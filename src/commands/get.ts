@@ -1,8 +1,10 @@
 import { Args } from '@oclif/core';
+import { showPlant } from '../cli/actions/show-plant.js';
 import { connectionFlags, jsonFlag, PlantsCommand } from '../cli/base-command.js';
 import { requestFlags } from '../cli/request-flags.js';
 
 export class Get extends PlantsCommand {
+  static override action = showPlant;
   static override summary = 'Show one plant.';
   static override description = 'Exit 1 with a clear message when there is no plant with that id.';
   static override aliases = ['plant:get'];

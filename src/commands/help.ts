@@ -1,5 +1,6 @@
 import { Args, loadHelpClass } from '@oclif/core';
 import { PlantsCommand } from '../cli/base-command.js';
+import type { ActionContext } from '../cli/runner.js';
 
 export class Help extends PlantsCommand {
   static override summary = 'Show help for plants, a command, or a topic (environment, exit-codes).';
@@ -11,13 +12,13 @@ export class Help extends PlantsCommand {
   ];
   static override args = { topic: Args.string({ description: 'A command or a topic.', required: false }) };
 
-  override async run(): Promise<void> {
+  protected override async act({ output }: ActionContext): Promise<void> {
     const { argv } = await this.parse(Help);
     const words = argv.map(String);
     const { helpTopics } = await import('../cli/help/help-topics.js');
     const topic = helpTopics[words.join(' ')];
     if (topic !== undefined) {
-      this.output.data(topic.text);
+      output.data(topic.text);
       return;
     }
     if (words.length > 0) {

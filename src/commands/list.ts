@@ -1,8 +1,10 @@
 import { Flags } from '@oclif/core';
+import { listPlants } from '../cli/actions/list-plants.js';
 import { connectionFlags, jsonFlag, PlantsCommand } from '../cli/base-command.js';
 import { requestFlags } from '../cli/request-flags.js';
 
 export class List extends PlantsCommand {
+  static override action = listPlants;
   static override summary = 'List the plants in the store, by id.';
   static override description =
     `A table on a terminal; NDJSON (one plant a line, ids digit for digit) when piped or with --json. --all follows the pages to the end and prints them as they come, so a store of any size lists in flat memory:

@@ -1,8 +1,10 @@
 import { Flags } from '@oclif/core';
+import { logIn } from '../cli/actions/log-in.js';
 import { connectionFlags, PlantsCommand } from '../cli/base-command.js';
 import { requestFlags } from '../cli/request-flags.js';
 
 export class Login extends PlantsCommand {
+  static override action = logIn;
   static override summary = 'Store a bearer token for a plant store.';
   static override description =
     `Tokens are kept per origin (scheme, host and port), like gh keeps them per host: a token stored for one origin is never sent to another. With --base-url, that URL also becomes the default for later commands.

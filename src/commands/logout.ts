@@ -1,6 +1,8 @@
+import { logOut } from '../cli/actions/log-out.js';
 import { connectionFlags, PlantsCommand } from '../cli/base-command.js';
 
 export class Logout extends PlantsCommand {
+  static override action = logOut;
   static override summary = 'Forget the token of a plant store.';
   static override description =
     'Removes the token stored for the origin of --base-url (or of the default base URL). Other origins keep theirs.';

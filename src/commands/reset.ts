@@ -1,8 +1,10 @@
 import { Flags } from '@oclif/core';
+import { resetStore } from '../cli/actions/reset-store.js';
 import { connectionFlags, jsonFlag, PlantsCommand } from '../cli/base-command.js';
 import { requestFlags } from '../cli/request-flags.js';
 
 export class Reset extends PlantsCommand {
+  static override action = resetStore;
   static override summary = 'Put a test store back to its seed (plants serve --allow-reset).';
   static override description =
     `Calls POST /reset on a store started with plants serve --allow-reset: every plant in it is replaced by the plants of its --seed (none without one), in one transaction. Then prints what the store holds, as plants list --all does: a table on a terminal, NDJSON when piped or with --json.

@@ -1,8 +1,10 @@
 import { Flags } from '@oclif/core';
+import { serveStore } from '../cli/actions/serve-store.js';
 import { PlantsCommand } from '../cli/base-command.js';
 import { readerFlag } from '../cli/flag-kinds.js';
 
 export class Serve extends PlantsCommand {
+  static override action = serveStore;
   static override summary = 'Run a local plant store: the same interface, backed by SQLite.';
   static override description =
     `Listens on http://127.0.0.1:4010 by default and prints that URL as its first line on stdout, so scripts can read it. Accepts the tokens given with --token (repeatable), else PLANTS_TOKEN; with neither, it makes one up and prints it with the exact plants login command to use it. A SQLite store keeps that token beside its file (<file>.token, mode 0600) and takes it again at the next start, so logins hold across restarts; --memory makes a new one each start.

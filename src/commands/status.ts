@@ -1,7 +1,9 @@
+import { showStatus } from '../cli/actions/show-status.js';
 import { connectionFlags, jsonFlag, PlantsCommand } from '../cli/base-command.js';
 import { requestFlags } from '../cli/request-flags.js';
 
 export class Status extends PlantsCommand {
+  static override action = showStatus;
   static override summary =
     'Show the default store, the stored tokens (masked), where each setting comes from, and whether the store answers.';
   static override description =

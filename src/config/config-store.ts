@@ -18,6 +18,23 @@ export interface ConfigStoreOptions {
   dir: string;
 }
 
+/**
+ * The folder of config.json: `dir` (PLANTS_CONFIG_DIR) when given, else the user's config folder
+ * (XDG on Linux). With HOME empty the platform's folder comes out relative: the current folder,
+ * a git checkout say, is no place for tokens (exit 2).
+ */
+export async function configFolder(dir: string | undefined): Promise<string> {
+  if (dir !== undefined) return dir;
+  const { default: envPaths } = await import('env-paths');
+  const folder = envPaths('plants', { suffix: '' }).config;
+  if (!path.isAbsolute(folder)) {
+    throw new InvalidInputError('no folder for the config: HOME is not set (or not an absolute path)', {
+      hints: ['Set HOME, or PLANTS_CONFIG_DIR to the folder to keep config.json in.'],
+    });
+  }
+  return folder;
+}
+
 /** Thrown when the config file exists but cannot be read as ours. Exit 2: the user must mend it. */
 export class ConfigFileError extends InvalidInputError {}
 

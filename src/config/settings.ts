@@ -1,5 +1,6 @@
-import { DEFAULT_BASE_URL, parseBaseUrl } from '../client/base-url.js';
+import { assertTokenTransportSafe, DEFAULT_BASE_URL, parseBaseUrl } from '../client/base-url.js';
 import { InvalidInputError } from '../errors.js';
+import { describeBadToken, isBearerToken } from '../schema/token.js';
 import type { ConfigStore } from './config-store.js';
 
 /** Where a setting's value came from, in the order they are tried. */
@@ -59,4 +60,46 @@ export function resolveToken(
   if (inputs.envToken !== undefined) return { value: inputs.envToken, source: 'environment' };
   const stored = config.tokenFor(origin);
   return stored === undefined ? undefined : { value: stored, source: 'config' };
+}
+
+/** The store a command talks to, as its inputs and the config give it. */
+export interface StoreSettings {
+  baseUrl: URL;
+  /** The token for its origin: the one given, else PLANTS_TOKEN, else the stored one; or none. */
+  token: Setting<string> | undefined;
+  /** The PEM file to trust its TLS certificate with, and how a message names it; or none (Node's list). */
+  caCert: { file: string; where: string } | undefined;
+}
+
+/**
+ * The store of a request: its base URL (resolveBaseUrl), its token and its CA file. Refuses
+ * (exit 2) to send a token in clear text to a host that is not this machine unless `insecure`
+ * (ClearTextTokenError), and a token of PLANTS_TOKEN or the config that cannot be a bearer token
+ * (caught here, not by undici's header check, which would pass for a network failure). The CA
+ * file is `--ca-cert`, else the one `login --ca-cert` kept for the origin.
+ */
+export function resolveStore(
+  inputs: SettingInputs,
+  config: Pick<ConfigStore, 'defaultBaseUrl' | 'tokenFor' | 'caCertFor'>,
+  request: { insecure?: boolean; token?: string; caCert?: string | undefined },
+): StoreSettings {
+  const baseUrl = resolveBaseUrl(inputs, config).value;
+  const { origin } = baseUrl;
+  assertTokenTransportSafe(baseUrl, { insecure: request.insecure ?? false });
+  const token =
+    request.token === undefined
+      ? resolveToken(origin, inputs, config)
+      : { value: request.token, source: 'flag' as const };
+  if (token !== undefined && token.source !== 'flag' && !isBearerToken(token.value)) {
+    const where = token.source === 'environment' ? 'PLANTS_TOKEN' : `the token stored for ${origin}`;
+    throw new InvalidInputError(`${where} is not a valid bearer token: ${describeBadToken(token.value)}`);
+  }
+  const stored = request.caCert === undefined ? config.caCertFor(origin) : undefined;
+  const caCert =
+    request.caCert !== undefined
+      ? { file: request.caCert, where: '--ca-cert' }
+      : stored === undefined
+        ? undefined
+        : { file: stored, where: `the CA certificate \`plants login --ca-cert\` kept for ${origin}` };
+  return { baseUrl, token, caCert };
 }

@@ -49,8 +49,8 @@ export async function binaryMain(argv: readonly string[]): Promise<void> {
   const found = findRoute(table, argv);
   const parsed = found === undefined || subjects !== undefined ? undefined : parseArgv(found.route, found.rest);
   if (parsed !== undefined) {
-    const { runCommand } = await import('../cli/run-command.js');
-    await runCommand(parsed as Parameters<typeof runCommand>[0], version);
+    const { runNamedAction } = await import('../cli/runner.js');
+    await runNamedAction(parsed, version);
     // The command is over and what it wrote is out (stdout and stderr are synchronous on Linux,
     // and an error of theirs is told by then: exitOnStdoutErrors); a connection left open is the
     // exit's to close. Exiting here spares tearing down a heap and an environment that the

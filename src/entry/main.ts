@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { runCommand } from '../cli/run-command.js';
+import type { runNamedAction } from '../cli/runner.js';
 import { sizeHeapForBulkAdd } from './bulk-heap.js';
 import { enableCompileCache, loadBundle } from './compile-cache.js';
 import { helpSubjects } from './help-subjects.js';
@@ -19,8 +19,9 @@ export interface EntryOptions {
 /**
  * `plants ARGV`: the route every run takes, bin/run.js's and bin/dev.js's. `--version`, and help
  * oclif rendered at build time, are answered first; a command line the route table parses
- * exactly as oclif would runs its action without loading oclif (the fast route); anything else
- * (a usage error, a typo, help at another width, autocomplete) goes to oclif.
+ * exactly as oclif would runs its action through the runner without loading oclif (the fast
+ * route); anything else (a usage error, a typo, help at another width, autocomplete) goes to
+ * oclif, whose PlantsCommand runs the same action through the same runner.
  */
 export async function main(argv: readonly string[], options: EntryOptions): Promise<void> {
   await sizeHeapForBulkAdd(argv, new URL(options.bin));
@@ -55,10 +56,10 @@ export async function main(argv: readonly string[], options: EntryOptions): Prom
   const cacheFolder = await enableCompileCache();
   const parsed = subjects === undefined ? await parseCommandLine(argv, packageRoot, options) : undefined;
   if (parsed !== undefined) {
-    await runParsed(parsed, version, packageRoot, cacheFolder, argv, options);
+    await fastRoute(parsed, version, packageRoot, cacheFolder, argv, options);
     return;
   }
-  await runOclif(argv, packageRoot, options);
+  await oclifRoute(argv, packageRoot, options);
 }
 
 /** The command line as the route table parses it, or undefined for oclif. */
@@ -88,10 +89,10 @@ async function parseCommandLine(
 }
 
 /**
- * Runs a parsed command: from the bundle (dist/fast/run-command.cjs), from dist/ for the commands
- * left out of it, or from the sources in development.
+ * The fast route, once parsed: the runner and the action from the bundle (dist/fast/runner.cjs),
+ * from dist/ for the commands left out of it, or from the sources in development.
  */
-async function runParsed(
+async function fastRoute(
   parsed: ParsedCommand,
   version: string,
   packageRoot: URL,
@@ -99,25 +100,25 @@ async function runParsed(
   argv: readonly string[],
   options: EntryOptions,
 ): Promise<void> {
-  type Runner = { runCommand: typeof runCommand };
+  type Runner = { runNamedAction: typeof runNamedAction };
   if (options.development || unbundledCommands.includes(parsed.id)) {
-    const runner: Runner = await import('../cli/run-command.js');
-    await runner.runCommand(parsed as Parameters<typeof runCommand>[0], version);
+    const runner: Runner = await import('../cli/runner.js');
+    await runner.runNamedAction(parsed, version);
     return;
   }
   // The bundle's one import() of a package (ora, for a spinner: scripts/bundle.mjs), done here.
   (globalThis as Record<symbol, unknown>)[Symbol.for('plants.importModule')] = (specifier: string) => import(specifier);
   const bundle = await loadBundle<Runner>(
-    fileURLToPath(new URL('dist/fast/run-command.cjs', packageRoot)),
+    fileURLToPath(new URL('dist/fast/runner.cjs', packageRoot)),
     cacheFolder,
     argv,
   );
-  await bundle.exports.runCommand(parsed as Parameters<typeof runCommand>[0], version);
+  await bundle.exports.runNamedAction(parsed, version);
   bundle.saveCodeCache(process.exitCode === undefined || process.exitCode === 0);
 }
 
 /** oclif, with a token the command line may hold masked from what it repeats on stderr. */
-async function runOclif(argv: readonly string[], packageRoot: URL, options: EntryOptions): Promise<void> {
+async function oclifRoute(argv: readonly string[], packageRoot: URL, options: EntryOptions): Promise<void> {
   const { maskSecretsInDebugOutput } = await import('../cli/secrets.js');
   await maskSecretsInDebugOutput(argv, new URL('oclif.manifest.json', packageRoot), process.stderr);
   const { execute } = await import('@oclif/core');

@@ -1,9 +1,10 @@
 import { flagValueReaders } from '../cli/flag-values.js';
 import type { CommandRoute, FlagRoute, RouteTable } from './route-table.js';
 
-/** A command line as oclif's parser gives it to a command. */
+/** A command line as oclif's parser gives it to a command, with the name of its action. */
 export interface ParsedCommand {
   id: string;
+  action: string;
   flags: Record<string, unknown>;
   args: Record<string, string | undefined>;
 }
@@ -90,7 +91,7 @@ export function parseArgv(route: CommandRoute, argv: readonly string[]): ParsedC
     if (given.has(name) && flag.exclusive?.some((other) => given.has(other))) return undefined;
     if (flags[name] !== undefined && flag.dependsOn?.some((other) => flags[other] === undefined)) return undefined;
   }
-  return { id: route.id, flags, args };
+  return { id: route.id, action: route.action, flags, args };
 }
 
 /** The flag a word names, as oclif finds it (`--name`, `--no-name` when allowed, `-c`). */

@@ -3,7 +3,7 @@ import type { FlagValueReader } from '../cli/flag-values.js';
 /**
  * What the fast route knows of the commands: generated from their oclif declarations
  * (build/route-table-from-oclif.ts) at build time, read as JSON at run time. A command is here
- * only when its class runs its action through PlantsCommand (no run() of its own).
+ * only when its declaration names its action (`static action`).
  */
 export interface RouteTable {
   /** Command by its words on the command line (`add`, `plant add`). */
@@ -11,8 +11,10 @@ export interface RouteTable {
 }
 
 export interface CommandRoute {
-  /** oclif's id (`add`): its action is src/cli/run/<id>.ts. */
+  /** oclif's id (`add`). */
   id: string;
+  /** The module of its action in src/cli/actions/ (`add-plants`), which exports it as `addPlants`. */
+  action: string;
   flags: Record<string, FlagRoute>;
   args: ArgRoute[];
 }

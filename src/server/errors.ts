@@ -114,35 +114,6 @@ export class ServerOptionsError extends PlantsError {
   }
 }
 
-/** The database file cannot be used: missing folder, not writable, locked, not SQLite, too new. Exit 2. */
-export class DatabaseOpenError extends PlantsError {
-  readonly database: string;
-  constructor(message: string, options: { database: string; cause?: unknown; hints?: readonly string[] }) {
-    super(message, { exitCode: ExitCode.usage, cause: options.cause, hints: options.hints ?? [] });
-    this.database = options.database;
-  }
-}
-
-/**
- * The PostgreSQL database cannot be used: a malformed URL, a bad password, a missing database
- * (exit 2: fix the command line), or a server that cannot be reached (exit 3, as the client's
- * "unreachable"). The message names host, port and database, never the password.
- */
-export class DatabaseConnectError extends PlantsError {
-  readonly database: string;
-  constructor(
-    message: string,
-    options: { database: string; unreachable?: boolean; cause?: unknown; hints?: readonly string[] },
-  ) {
-    super(message, {
-      exitCode: options.unreachable === true ? ExitCode.unreachable : ExitCode.usage,
-      cause: options.cause,
-      hints: options.hints ?? [],
-    });
-    this.database = options.database;
-  }
-}
-
 /** The server cannot listen on host:port: in use, no permission, no such address. Exit 2. */
 export class ListenError extends PlantsError {
   readonly host: string;

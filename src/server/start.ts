@@ -117,9 +117,8 @@ export interface RunningPlantServer {
 }
 
 /**
- * Listens, then opens the store. Throws ServerOptionsError, DatabaseOpenError or ListenError
- * (all exit 2), or DatabaseConnectError (exit 2, or 3 when PostgreSQL cannot be reached),
- * having released whatever it had taken.
+ * Listens, then opens the store. Throws ServerOptionsError or ListenError (both exit 2), or a
+ * store's DatabaseOpenError or DatabaseConnectError, having released whatever it had taken.
  */
 export async function startPlantServer(options: PlantServerOptions): Promise<RunningPlantServer> {
   const headersTimeout = options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;

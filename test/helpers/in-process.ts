@@ -1,7 +1,8 @@
 import { PassThrough } from 'node:stream';
+import type { Interfaces } from '@oclif/core';
 import { readEnv } from '../../src/cli/env.js';
 import { IOStreams } from '../../src/cli/io-streams.js';
-import { runAction } from '../../src/cli/run-action.js';
+import { type Parsed, runAction } from '../../src/cli/runner.js';
 
 /** Which of the streams are terminals, and what stdin holds (after gh's iostreams.Test()). */
 export interface TestStreamsOptions {
@@ -85,7 +86,7 @@ export interface InProcessOptions {
 }
 
 /**
- * Runs an action in this process as both routes run it (runAction: the Output and Factory over
+ * Runs an action in this process as every route runs it (runAction: the Output and Factory over
  * the test's streams, errors reported once) and resolves with its exit code and output.
  */
 export async function runInProcess(
@@ -102,4 +103,24 @@ export async function runInProcess(
   // Whatever was written is read: a PassThrough hands on its chunks a tick later.
   await new Promise((resolve) => setImmediate(resolve));
   return { code, stdout: streams.stdout, stderr: streams.stderr };
+}
+
+type Declared = { flags?: Interfaces.FlagInput; args?: Interfaces.ArgInput };
+
+/**
+ * A command's flags and arguments as a parse would give them: those `given` (undefined ones left
+ * out), the declaration's defaults for the rest.
+ */
+export function parsedFor<C extends Declared>(
+  command: C,
+  given: { args?: Partial<Parsed<C>['args']>; flags?: Partial<Parsed<C>['flags']> } = {},
+): Parsed<C> {
+  const defaults = (declared: Record<string, { default?: unknown }> = {}) =>
+    Object.fromEntries(Object.entries(declared).map(([name, { default: value }]) => [name, value]));
+  const defined = (values: object = {}) =>
+    Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined));
+  return {
+    flags: { ...defaults(command.flags), ...defined(given.flags) },
+    args: { ...defaults(command.args), ...defined(given.args) },
+  } as Parsed<C>;
 }

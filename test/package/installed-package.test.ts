@@ -51,7 +51,7 @@ const ALLOWED = [
   /^dist\/.+\.js$/,
   // The entry and the fast route's bundle (a CommonJS file each), and the route table and help
   // pages derived from the commands at build time.
-  /^dist\/fast\/(entry|run-command)\.cjs$/,
+  /^dist\/fast\/(entry|runner)\.cjs$/,
   /^dist\/entry\/routes\.json$/,
   /^dist\/entry\/help\.json$/,
   // plants serve's page (src/server/page/assets), served as it is.

@@ -12,11 +12,11 @@ import net from 'node:net';
 import path from 'node:path';
 import { Agent, request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PlantsError } from '../../src/errors.js';
-import { DatabaseOpenError, ListenError, ServerOptionsError } from '../../src/server/errors.js';
+import { asPlantsError } from '../../src/cli/render/report-error.js';
+import { ListenError, ServerOptionsError } from '../../src/server/errors.js';
 import { type PlantServerOptions, type RunningPlantServer, startPlantServer } from '../../src/server/start.js';
 import { SqlitePlantStore } from '../../src/server/stores/sqlite/sqlite-plant-store.js';
-import { StorageFullError } from '../../src/server/stores/store-errors.js';
+import { DatabaseOpenError, StorageFullError } from '../../src/server/stores/store-errors.js';
 import { makeTempDir, projectRoot } from '../helpers/cli.js';
 import { startServeProcess } from '../helpers/serve-process.js';
 import { mountSmallDisk } from '../helpers/small-disk.js';
@@ -55,16 +55,16 @@ async function start(overrides: Partial<PlantServerOptions> = {}): Promise<Runni
   return server;
 }
 
-/** The error startPlantServer rejects with (the test fails if it starts). */
-async function startFailure(overrides: Partial<PlantServerOptions>): Promise<PlantsError> {
+/** The error startPlantServer rejects with, one the CLI ends in exit 2 (the test fails if it starts). */
+async function startFailure(overrides: Partial<PlantServerOptions>): Promise<Error> {
   let server: RunningPlantServer | undefined;
   try {
     server = await startPlantServer(options(overrides));
   } catch (error) {
-    expect(error).toBeInstanceOf(PlantsError);
-    expect((error as PlantsError).exitCode).toBe(2);
+    expect(error).toBeInstanceOf(Error);
+    expect(asPlantsError(error).exitCode).toBe(2);
     expect((error as Error).message).not.toContain('\n');
-    return error as PlantsError;
+    return error as Error;
   }
   await server.close();
   throw new Error('the server started');

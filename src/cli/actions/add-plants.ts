@@ -1,7 +1,7 @@
+import type { Add } from '../../commands/add.js';
 import type { ExitCode } from '../../errors.js';
-import type { Factory } from '../factory.js';
 import type { PlantFlags } from '../input/plant-input.js';
-import type { Output } from '../render/output.js';
+import type { ActionContext, Parsed } from '../runner.js';
 
 export interface AddPlantsOptions {
   /** --id, --name, --tag and --file. */
@@ -19,14 +19,25 @@ export interface AddPlantsOptions {
 }
 
 /**
- * `plants add`: one plant (from the flags, or a file of one record), or a bulk add of many,
- * as both routes to `plants add` run it (src/cli/run/add.ts). Resolves with a bulk add's exit code.
+ * `plants add`: one plant (from the flags, or a file of one record), or a bulk add of many.
+ * Resolves with a bulk add's exit code.
  */
 export async function addPlants(
-  options: AddPlantsOptions,
-  factory: Factory,
-  output: Output,
+  { flags }: Parsed<typeof Add>,
+  { factory, output }: ActionContext,
 ): Promise<ExitCode | undefined> {
+  const options: AddPlantsOptions = {
+    plant: { id: flags.id, name: flags.name, tag: flags.tag, file: flags.file },
+    json: flags.json,
+    baseUrl: flags['base-url'],
+    insecure: flags.insecure,
+    timeoutSeconds: flags.timeout,
+    retries: flags.retries,
+    caCert: flags['ca-cert'],
+    concurrency: flags.concurrency,
+    failFast: flags['fail-fast'],
+    skipExisting: flags['skip-existing'],
+  };
   const { readPlantInput } = await import('../input/plant-input.js');
   const { io } = factory;
   const input = await readPlantInput(

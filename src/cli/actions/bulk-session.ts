@@ -1,4 +1,4 @@
-import { bulkExitCode, type RecordOutcome, type RecordSource, runBulkAdd } from '../../bulk/bulk-add.js';
+import { bulkAdd, bulkExitCode, type RecordOutcome, type RecordSource } from '../../bulk/bulk-add.js';
 import { ConfirmingAdder } from '../../client/confirming-adder.js';
 import type { PlantClient } from '../../client/plant-client.js';
 import type { RetryPolicy } from '../../client/retry-policy.js';
@@ -65,7 +65,7 @@ export async function addPlantsInBulk(options: BulkSessionOptions): Promise<Exit
   let total: number | undefined;
   let lastUpdate = 0;
   try {
-    const summary = await runBulkAdd({
+    const summary = await bulkAdd({
       records: options.records,
       toPlant: options.toPlant,
       send: (plant) => adder.add(plant),

@@ -1,5 +1,6 @@
-import type { ClientRequest, Factory } from '../factory.js';
-import type { Output } from '../render/output.js';
+import type { Delete } from '../../commands/delete.js';
+import { clientRequest } from '../factory.js';
+import type { ActionContext, Parsed } from '../runner.js';
 
 /**
  * `plants delete ID`: asks first on a terminal unless `yes`; never asks when piped or scripted.
@@ -7,28 +8,26 @@ import type { Output } from '../render/output.js';
  * A delete that may have been applied is settled by reading the plant back (deleteConfirmed).
  */
 export async function deletePlant(
-  idText: string,
-  options: ClientRequest & { yes: boolean; json?: boolean },
-  factory: Factory,
-  output: Output,
+  { args, flags }: Parsed<typeof Delete>,
+  { factory, output }: ActionContext,
 ): Promise<void> {
   const { parsePlantIdText } = await import('../../schema/plant.js');
-  const id = parsePlantIdText(idText);
-  const client = await factory.plantClient(options);
+  const id = parsePlantIdText(args.id);
+  const client = await factory.plantClient(clientRequest(flags));
   const { io } = factory;
-  if (!options.yes && io.canPrompt()) {
+  if (!flags.yes && io.canPrompt()) {
     const { confirm } = await import('../input/prompt.js');
     if (!(await confirm(`Delete plant ${id}? [y/N] `, io.stdin, io.stderr))) {
       // Like `rm -i`: answering no is not a failure.
       output.info('Not deleted.');
-      if (options.json === true) output.data(`{"id":${id},"deleted":false}`);
+      if (flags.json) output.data(`{"id":${id},"deleted":false}`);
       return;
     }
   }
   const { deleteConfirmed } = await import('../../client/confirmed-delete.js');
   const { confirmed } = await deleteConfirmed(client, id);
   // The id is a bigint: written as its digits, never through a JS number.
-  if (options.json === true) output.data(`{"id":${id},"deleted":true}`);
+  if (flags.json) output.data(`{"id":${id},"deleted":true}`);
   else output.data(`${output.color.green('✓')} Deleted plant ${id}`);
   if (confirmed) {
     output.info(output.errorColor.dim('  Confirmed by reading it back: the store no longer holds it.'));

@@ -1,8 +1,10 @@
 import { ResponseError } from '../../client/errors.js';
 import type { PlantClient, PlantPage } from '../../client/plant-client.js';
-import type { ClientRequest, Factory } from '../factory.js';
+import type { List } from '../../commands/list.js';
+import { clientRequest } from '../factory.js';
 import type { Output } from '../render/output.js';
 import { plantJsonLine, renderPlantRows } from '../render/render-list.js';
+import type { ActionContext, Parsed } from '../runner.js';
 
 export interface ListOptions {
   limit: number;
@@ -78,13 +80,9 @@ class PagingCheck {
 }
 
 /** `plants list`: the request flags and the `--after` cursor as typed, then printPlantList. */
-export async function listPlants(
-  options: ClientRequest & Omit<ListOptions, 'after'> & { afterText: string | undefined },
-  factory: Factory,
-  output: Output,
-): Promise<void> {
+export async function listPlants({ flags }: Parsed<typeof List>, { factory, output }: ActionContext): Promise<void> {
   const { parsePlantIdText } = await import('../../schema/plant.js');
-  const after = options.afterText === undefined ? undefined : parsePlantIdText(options.afterText);
-  const client = await factory.plantClient(options);
-  await printPlantList(client, output, { limit: options.limit, after, all: options.all, json: options.json });
+  const after = flags.after === undefined ? undefined : parsePlantIdText(flags.after);
+  const client = await factory.plantClient(clientRequest(flags));
+  await printPlantList(client, output, { limit: flags.limit, after, all: flags.all, json: flags.json });
 }

@@ -1,20 +1,9 @@
+import type { Login } from '../../commands/login.js';
 import { ExitCode, PlantsError } from '../../errors.js';
-import type { Factory } from '../factory.js';
-import type { Output } from '../render/output.js';
+import { clientRequest } from '../factory.js';
+import type { ActionContext, Parsed } from '../runner.js';
 
-export interface LogInOptions {
-  flagBaseUrl: string | undefined;
-  /** `--token`. */
-  token: string | undefined;
-  /** `--with-token`: read it from stdin. */
-  withToken: boolean;
-  /** `--insecure`: allow a store on plain http that is not this machine. */
-  insecure?: boolean;
-  /** `--timeout` for the check, in seconds. */
-  timeoutSeconds?: number;
-  /** `--ca-cert`: used for the check, and kept for the origin. */
-  caCert?: string | undefined;
-}
+type LoginFlags = Parsed<typeof Login>['flags'];
 
 /** What the store said of a new token. */
 type Check = { checked: true; how: string } | { checked: false; why: string };
@@ -26,27 +15,28 @@ type Check = { checked: true; how: string } | { checked: false; why: string };
  * cannot be reached or does not list plants leaves it unchecked, and it is stored with a note.
  * A plain-http URL of another machine is refused here (exit 2), as every later command would.
  */
-export async function logIn(options: LogInOptions, factory: Factory, output: Output): Promise<void> {
+export async function logIn({ flags }: Parsed<typeof Login>, context: ActionContext): Promise<void> {
+  const { factory, output } = context;
   const { obtainToken } = await import('../input/obtain-token.js');
-  const token = await obtainToken({ token: options.token, withToken: options.withToken }, factory.io);
+  const token = await obtainToken({ token: flags.token, withToken: flags['with-token'] }, factory.io);
   const { login } = await import('../../config/session.js');
   const { isBearerToken, describeBadToken } = await import('../../schema/token.js');
   const { InvalidInputError } = await import('../../errors.js');
   if (!isBearerToken(token)) throw new InvalidInputError(`token refused: ${describeBadToken(token)}`);
   const config = await factory.config();
-  const baseUrl = await factory.baseUrl(options.flagBaseUrl);
+  const baseUrl = await factory.baseUrl(flags['base-url']);
   const { assertTokenTransportSafe } = await import('../../client/base-url.js');
-  assertTokenTransportSafe(baseUrl.value, { insecure: options.insecure ?? false });
+  assertTokenTransportSafe(baseUrl.value, { insecure: flags.insecure });
 
   // Local faults first: a config that cannot take the token is said before the store is asked.
   config.ensureWritable();
-  const check = await checkToken(token, options, factory, output);
+  const check = await checkToken(token, flags, context);
   const result = await login(config, {
     token,
     baseUrl: baseUrl.value,
-    explicitBaseUrl: options.flagBaseUrl !== undefined,
+    explicitBaseUrl: flags['base-url'] !== undefined,
   });
-  const caCert = options.caCert === undefined ? undefined : (await import('node:path')).resolve(options.caCert);
+  const caCert = flags['ca-cert'] === undefined ? undefined : (await import('node:path')).resolve(flags['ca-cert']);
   if (caCert !== undefined) await config.setCaCert(result.origin, caCert);
   const c = output.errorColor;
   output.info(
@@ -61,19 +51,16 @@ export async function logIn(options: LogInOptions, factory: Factory, output: Out
   if (caCert !== undefined) output.info(c.dim(`  Its TLS certificate is trusted from ${caCert} (--ca-cert)`));
 }
 
-async function checkToken(token: string, options: LogInOptions, factory: Factory, output: Output): Promise<Check> {
+async function checkToken(token: string, flags: LoginFlags, { factory, output }: ActionContext): Promise<Check> {
   const { AuthRejectedError, ResponseError, UnreachableError } = await import('../../client/errors.js');
   const client = await factory.plantClient({
-    flagBaseUrl: options.flagBaseUrl,
-    insecure: options.insecure ?? false,
-    timeoutSeconds: options.timeoutSeconds ?? 10,
-    caCert: options.caCert,
+    ...clientRequest(flags),
     token,
     // Offline login is expected: one try, no back-off.
     attempts: 1,
   });
   const { formatBaseUrl } = await import('../../client/base-url.js');
-  const base = await factory.baseUrl(options.flagBaseUrl);
+  const base = await factory.baseUrl(flags['base-url']);
   try {
     const access = await output.withSpinner(`Checking the token with ${base.value.origin}`, () => client.checkAccess());
     return access === 'accepted'

@@ -1,14 +1,14 @@
-import type { Factory } from '../factory.js';
-import type { Output } from '../render/output.js';
+import type { Logout } from '../../commands/logout.js';
+import type { ActionContext, Parsed } from '../runner.js';
 
 /**
  * `plants logout`: forgets the token of the origin of the base URL; other origins keep theirs.
  * Logged out of the default origin, the default is the local store again, and that is said.
  */
-export async function logOut(options: { flagBaseUrl: string | undefined }, factory: Factory, output: Output) {
+export async function logOut({ flags }: Parsed<typeof Logout>, { factory, output }: ActionContext): Promise<void> {
   const { logout } = await import('../../config/session.js');
   const config = await factory.config();
-  const baseUrl = await factory.baseUrl(options.flagBaseUrl);
+  const baseUrl = await factory.baseUrl(flags['base-url']);
   const result = await logout(config, baseUrl.value);
   const c = output.errorColor;
   output.info(

@@ -1,7 +1,8 @@
+import type { Reset } from '../../commands/reset.js';
 import { InvalidInputError } from '../../errors.js';
-import type { ClientRequest, Factory } from '../factory.js';
-import type { Output } from '../render/output.js';
+import { clientRequest } from '../factory.js';
 import { renderResetDone } from '../render/render-reset.js';
+import type { ActionContext, Parsed } from '../runner.js';
 import { printPlantList } from './list-plants.js';
 
 /**
@@ -10,14 +11,10 @@ import { printPlantList } from './list-plants.js';
  * store). Then prints what the store holds, as `plants list --all` does: a table on a terminal,
  * NDJSON when piped or with --json; the first page is the server's answer to the reset itself.
  */
-export async function resetStore(
-  options: ClientRequest & { yes: boolean; json: boolean },
-  factory: Factory,
-  output: Output,
-): Promise<void> {
-  const client = await factory.plantClient(options);
+export async function resetStore({ flags }: Parsed<typeof Reset>, { factory, output }: ActionContext): Promise<void> {
+  const client = await factory.plantClient(clientRequest(flags));
   const { io } = factory;
-  if (!options.yes) {
+  if (!flags.yes) {
     if (!io.canPrompt()) {
       throw new InvalidInputError(
         'plants reset replaces every plant in the store: give --yes to reset without asking',
@@ -26,7 +23,7 @@ export async function resetStore(
         },
       );
     }
-    const base = (await factory.baseUrl(options.flagBaseUrl)).value;
+    const base = (await factory.baseUrl(flags['base-url'])).value;
     const { confirm } = await import('../input/prompt.js');
     if (
       !(await confirm(
@@ -45,7 +42,7 @@ export async function resetStore(
     limit: 100,
     after: undefined,
     all: true,
-    json: options.json,
+    json: flags.json,
     first,
   });
   output.info(renderResetDone(shown, output.errorColor));

@@ -1,18 +1,17 @@
-import type { ClientRequest, Factory } from '../factory.js';
-import type { Output } from '../render/output.js';
+import type { Get } from '../../commands/get.js';
+import { clientRequest } from '../factory.js';
+import type { ActionContext, Parsed } from '../runner.js';
 
 /** `plants get ID`: the plant as a human line, or with --json the body exactly as the server sent it. */
 export async function showPlant(
-  idText: string,
-  options: ClientRequest & { json: boolean },
-  factory: Factory,
-  output: Output,
+  { args, flags }: Parsed<typeof Get>,
+  { factory, output }: ActionContext,
 ): Promise<void> {
   const { parsePlantIdText } = await import('../../schema/plant.js');
-  const id = parsePlantIdText(idText);
-  const client = await factory.plantClient(options);
+  const id = parsePlantIdText(args.id);
+  const client = await factory.plantClient(clientRequest(flags));
   const found = await client.getPlant(id);
-  if (options.json) {
+  if (flags.json) {
     output.data(found.rawBody.trim());
     return;
   }

@@ -1,17 +1,11 @@
 import { AuthRejectedError, ResponseError } from '../../client/errors.js';
+import type { Status } from '../../commands/status.js';
 import { ExitCode } from '../../errors.js';
-import type { Factory } from '../factory.js';
+import { clientRequest } from '../factory.js';
 import { loginCommand } from '../render/failure-hints.js';
 import { errorDocument, type Output } from '../render/output.js';
 import { asPlantsError } from '../render/report-error.js';
-
-export interface StatusOptions {
-  flagBaseUrl: string | undefined;
-  json: boolean;
-  insecure?: boolean;
-  timeoutSeconds?: number;
-  caCert?: string | undefined;
-}
+import type { ActionContext, Parsed } from '../runner.js';
 
 /**
  * `plants status`: the settings and stored tokens (masked), then whether the default store
@@ -20,25 +14,23 @@ export interface StatusOptions {
  * document's `store.error`, so stdout still holds one document. Exit 4 when the default origin
  * has no token. Resolves with the exit code.
  */
-export async function showStatus(options: StatusOptions, factory: Factory, output: Output): Promise<ExitCode> {
+export async function showStatus(
+  { flags }: Parsed<typeof Status>,
+  { factory, output }: ActionContext,
+): Promise<ExitCode> {
   const { describeStatus } = await import('../../config/session.js');
-  const status = describeStatus(await factory.config(), factory.settingInputs(options.flagBaseUrl));
+  const status = describeStatus(await factory.config(), factory.settingInputs(flags['base-url']));
   let store: { answered: boolean; token?: 'accepted' | 'not checked'; error?: unknown };
   let failure: ReturnType<typeof asPlantsError> | undefined;
   try {
-    const client = await factory.plantClient({
-      flagBaseUrl: options.flagBaseUrl,
-      insecure: options.insecure ?? false,
-      timeoutSeconds: options.timeoutSeconds,
-      caCert: options.caCert,
-    });
+    const client = await factory.plantClient(clientRequest(flags));
     const access = await output.withSpinner(`Checking ${status.defaultBaseUrl}`, () => client.checkAccess());
     store = { answered: true, token: access === 'accepted' ? 'accepted' : 'not checked' };
   } catch (error) {
     failure = asPlantsError(error);
     store = { answered: error instanceof ResponseError, error: JSON.parse(errorDocument(failure)) };
   }
-  if (options.json) {
+  if (flags.json) {
     output.data(JSON.stringify({ ...status, store }, null, 2));
   } else {
     const { renderStatus } = await import('../render/render-status.js');
@@ -51,8 +43,8 @@ export async function showStatus(options: StatusOptions, factory: Factory, outpu
   if (failure !== undefined && status.authenticated) return failure.exitCode;
   if (!status.authenticated) {
     // (A refused request already said that no token is stored.)
-    if (!options.json && !(failure instanceof AuthRejectedError)) {
-      const { value } = await factory.baseUrl(options.flagBaseUrl);
+    if (!flags.json && !(failure instanceof AuthRejectedError)) {
+      const { value } = await factory.baseUrl(flags['base-url']);
       output.info(`No token for ${status.defaultOrigin}: run \`${loginCommand(value)}\` or set PLANTS_TOKEN.`);
     }
     return ExitCode.auth;

@@ -35,7 +35,7 @@ export function chosenShell(asked: string | undefined, config: Config): Completi
 }
 
 /** Runs the plugin's own command of this id, with the same arguments. */
-export async function runPluginAutocomplete(config: Config, id: string, argv: string[]): Promise<void> {
+export async function pluginAutocomplete(config: Config, id: string, argv: string[]): Promise<void> {
   const plugin = config.plugins.get('@oclif/plugin-autocomplete');
   if (plugin === undefined) throw new Errors.CLIError('@oclif/plugin-autocomplete is not installed');
   const command = await plugin.findCommand(id, { must: true });

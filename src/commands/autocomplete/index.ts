@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core';
 import { PlantsCommand } from '../../cli/base-command.js';
-import { chosenShell, runPluginAutocomplete, shellArg } from '../../cli/help/autocomplete.js';
+import { chosenShell, pluginAutocomplete, shellArg } from '../../cli/help/autocomplete.js';
+import type { ActionContext } from '../../cli/runner.js';
 
 export class Autocomplete extends PlantsCommand {
   static override summary = 'Show how to set up tab completion for bash, zsh, fish or PowerShell.';
@@ -20,12 +21,12 @@ export class Autocomplete extends PlantsCommand {
     }),
   };
 
-  override async run(): Promise<void> {
+  protected override async act({ output }: ActionContext): Promise<void> {
     const { args, flags } = await this.parse(Autocomplete);
     const shell = chosenShell(args.shell, this.config);
-    if (shell !== 'fish' && shell !== 'bash') return runPluginAutocomplete(this.config, 'autocomplete', this.argv);
+    if (shell !== 'fish' && shell !== 'bash') return pluginAutocomplete(this.config, 'autocomplete', this.argv);
     if (flags['refresh-cache']) return;
     const { setupInstructions } = await import('../../cli/help/autocomplete.js');
-    this.output.data(await setupInstructions(shell, this.config.bin));
+    output.data(await setupInstructions(shell, this.config.bin));
   }
 }

@@ -2,6 +2,7 @@ import { type Command, type Config, Flags } from '@oclif/core';
 import { PlantsCommand } from '../../cli/base-command.js';
 import { READER } from '../../cli/flag-kinds.js';
 import type { FlagValueReader } from '../../cli/flag-values.js';
+import { actionExport, actionNamed } from '../../cli/runner.js';
 import type { CommandRoute, FlagRoute, RouteTable } from '../route-table.js';
 
 type LoadedFlag = Command.Flag.Cached & {
@@ -20,7 +21,7 @@ const stringParse = String(Flags.string().parse);
 
 /**
  * The route table of the commands oclif knows (its manifest, and each class for how a flag's value
- * is read): every command that runs its action through PlantsCommand, under its id and its aliases.
+ * is read): every command whose declaration names its action, under its id and its aliases.
  */
 export async function routeTableFrom(config: Config): Promise<RouteTable> {
   const commands: Record<string, CommandRoute> = {};
@@ -29,10 +30,11 @@ export async function routeTableFrom(config: Config): Promise<RouteTable> {
   for (const cached of config.commands) {
     if (cached.pluginType !== 'core' || aliases.has(cached.id)) continue;
     const loaded = await cached.load();
-    if (!(loaded.prototype instanceof PlantsCommand) || loaded.prototype.run !== PlantsCommand.prototype.run) continue;
-    if (loaded.strict === false) continue;
+    const { action } = loaded as typeof PlantsCommand;
+    if (!(loaded.prototype instanceof PlantsCommand) || action === undefined || loaded.strict === false) continue;
     const route: CommandRoute = {
       id: cached.id,
+      action: await actionModule(cached.id, action),
       flags: Object.fromEntries(
         Object.entries((loaded.flags ?? {}) as Record<string, LoadedFlag>).map(([name, flag]) => [
           name,
@@ -44,6 +46,19 @@ export async function routeTableFrom(config: Config): Promise<RouteTable> {
     for (const id of [cached.id, ...cached.aliases]) commands[id.split(':').join(' ')] = route;
   }
   return { commands };
+}
+
+/**
+ * The module of src/cli/actions/ a command's action is the export of, named after it
+ * (`addPlants`: add-plants.ts), which is how the fast route finds it (runner.ts's actionNamed).
+ */
+async function actionModule(id: string, action: NonNullable<typeof PlantsCommand.action>): Promise<string> {
+  const module = action.name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
+  const found = actionExport(module) === action.name ? await actionNamed(module).catch(() => undefined) : undefined;
+  if (found !== action) {
+    throw new Error(`the action of \`${id}\`, ${action.name}, must be the export of src/cli/actions/${module}.ts`);
+  }
+  return module;
 }
 
 function flagRoute(flag: LoadedFlag): FlagRoute {

@@ -85,3 +85,42 @@ export class StoreClosedError extends StoreError {
     super('the plant store is closed');
   }
 }
+
+// What a store rejects with when it cannot start. These are facts about the database, not
+// answers to a request; the CLI chooses the exit code each ends `plants serve` with
+// (src/cli/render/report-error.ts).
+
+/** A store that cannot start, with what the user may try next. */
+export class StoreStartError extends Error {
+  /** The database as it may be shown: a file, or PostgreSQL's host, port and name (never a password). */
+  readonly database: string;
+  /** Extra lines for a human: what to try next. */
+  readonly hints: readonly string[];
+
+  constructor(message: string, options: { database: string; cause?: unknown; hints?: readonly string[] }) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.database = options.database;
+    this.hints = options.hints ?? [];
+  }
+}
+
+/** The database cannot be used: missing folder, not writable, locked, not SQLite, a schema too new. */
+export class DatabaseOpenError extends StoreStartError {}
+
+/**
+ * The PostgreSQL database cannot be used: a malformed URL, a bad password, a missing database,
+ * or (`unreachable`) a server that cannot be reached. The message names host, port and
+ * database, never the password.
+ */
+export class DatabaseConnectError extends StoreStartError {
+  readonly unreachable: boolean;
+
+  constructor(
+    message: string,
+    options: { database: string; unreachable?: boolean; cause?: unknown; hints?: readonly string[] },
+  ) {
+    super(message, options);
+    this.unreachable = options.unreachable === true;
+  }
+}

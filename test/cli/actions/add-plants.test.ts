@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { type AddPlantsOptions, addPlants } from '../../../src/cli/actions/add-plants.js';
-import { DEFAULT_CONCURRENCY, DEFAULT_RETRIES } from '../../../src/cli/defaults.js';
-import type { PlantFlags } from '../../../src/cli/input/plant-input.js';
+import { addPlants } from '../../../src/cli/actions/add-plants.js';
+import type { Parsed } from '../../../src/cli/runner.js';
+import { Add } from '../../../src/commands/add.js';
 import { reply, useFixtureServer } from '../../helpers/fixture-server.js';
-import { runInProcess } from '../../helpers/in-process.js';
+import { parsedFor, runInProcess } from '../../helpers/in-process.js';
 import { useTestStore } from '../../helpers/store-server.js';
 import { useTempUser } from '../../helpers/user.js';
 
@@ -16,28 +16,12 @@ function env(url = server.url): Record<string, string> {
   return { ...user.env, PLANTS_BASE_URL: url };
 }
 
-/** `plants add` with these plant flags and the command's defaults for the rest. */
-function options(plant: PlantFlags, more: Partial<AddPlantsOptions> = {}): AddPlantsOptions {
-  return {
-    plant,
-    json: false,
-    baseUrl: undefined,
-    insecure: false,
-    timeoutSeconds: 30,
-    retries: DEFAULT_RETRIES,
-    caCert: undefined,
-    concurrency: DEFAULT_CONCURRENCY,
-    failFast: false,
-    skipExisting: false,
-    ...more,
-  };
-}
-
-function add(plant: PlantFlags, more: Partial<AddPlantsOptions> = {}, input?: string) {
-  return runInProcess(({ factory, output }) => addPlants(options(plant, more), factory, output), {
-    env: env(),
+/** `plants add` with these flags (the declaration's defaults for the rest), against `url`. */
+function add(flags: Partial<Parsed<typeof Add>['flags']>, input?: string, url = server.url) {
+  return runInProcess((context) => addPlants(parsedFor(Add, { flags }), context), {
+    env: env(url),
     streams: { input },
-    json: more.json,
+    json: flags.json,
   });
 }
 
@@ -52,20 +36,20 @@ describe('plants add, in-process', () => {
   });
 
   it('with --json prints the body exactly, the int64 id in digits', async () => {
-    const result = await add({ id: '9223372036854775807', name: 'Max' }, { json: true });
+    const result = await add({ id: '9223372036854775807', name: 'Max', json: true });
     expect(result).toEqual({ code: 0, stdout: '{"id":9223372036854775807,"name":"Max"}\n', stderr: '' });
     expect(await server.readPlants()).toContainEqual({ id: 9223372036854775807n, name: 'Max', tag: null });
   });
 
   it('reads one plant from stdin with --file -, the flags laid over it', async () => {
-    const result = await add({ file: '-', tag: 'shade' }, {}, '{"id":2,"name":"Ivy","tag":"vine"}\n');
+    const result = await add({ file: '-', tag: 'shade' }, '{"id":2,"name":"Ivy","tag":"vine"}\n');
     expect(result).toEqual({ code: 0, stdout: '✓ Added plant 2: Ivy [shade]\n', stderr: '' });
     expect(await server.readPlants()).toContainEqual({ id: 2n, name: 'Ivy', tag: 'shade' });
   });
 
   it('adds NDJSON from stdin in bulk: one result line per record, exit 0 and a quiet stderr when all are added', async () => {
     const input = '{"id":10,"name":"A"}\n{"id":11,"name":"B","tag":"t"}\n{"id":12,"name":"C"}\n';
-    const result = await add({ file: '-' }, {}, input);
+    const result = await add({ file: '-' }, input);
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
     expect(result.stdout.trimEnd().split('\n')).toEqual([
@@ -78,7 +62,7 @@ describe('plants add, in-process', () => {
   });
 
   it('a bulk add with a record the store refuses (409) is exit 1, with the summary and the failure on stderr', async () => {
-    const result = await add({ file: '-' }, {}, '{"id":20,"name":"D"}\n{"id":1,"name":"not Fern"}\n');
+    const result = await add({ file: '-' }, '{"id":20,"name":"D"}\n{"id":1,"name":"not Fern"}\n');
     expect(result.code).toBe(1);
     expect(result.stdout.trimEnd().split('\n')).toEqual([
       '{"line":1,"sent":true,"status":200,"plant":{"id":20,"name":"D"},"outcome":"added"}',
@@ -95,7 +79,7 @@ describe('plants add, in-process', () => {
       stdout: '',
       stderr: 'plants: the server answered 409: a plant with id 1 already exists\n',
     });
-    const json = await add({ id: '1', name: 'Other' }, { json: true });
+    const json = await add({ id: '1', name: 'Other', json: true });
     expect(json.code).toBe(1);
     expect(json.stdout).toBe(
       '{"error":409,"message":"a plant with id 1 already exists","plant":{"id":1,"name":"Fern","tag":"herb"}}\n',
@@ -103,7 +87,7 @@ describe('plants add, in-process', () => {
   });
 
   it('with --skip-existing, the same plant again is already there (exit 0)', async () => {
-    const result = await add({ id: '1', name: 'Fern', tag: 'herb' }, { skipExisting: true });
+    const result = await add({ id: '1', name: 'Fern', tag: 'herb', 'skip-existing': true });
     expect(result).toEqual({
       code: 0,
       stdout: '✓ Plant 1 is already there, exactly as given: Fern [herb]\n',
@@ -124,7 +108,7 @@ describe('plants add, in-process', () => {
   });
 
   it('stdin that is not text is exit 2, nothing sent', async () => {
-    const result = await add({ file: '-' }, {}, '\u0000\u0001\u0002binary');
+    const result = await add({ file: '-' }, '\u0000\u0001\u0002binary');
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/^plants: stdin is .*; nothing was sent/);
   });
@@ -136,11 +120,7 @@ describe('plants add, in-process, against a store that answers 400', () => {
   const fixture = useFixtureServer(reply(400, '{"error":400,"message":"name: is taken"}'));
 
   it('prints the Error and exits 1; with --json the body exactly', async () => {
-    const run = (json: boolean) =>
-      runInProcess(({ factory, output }) => addPlants(options({ id: '5', name: 'Fern' }, { json }), factory, output), {
-        env: env(fixture.url),
-        json,
-      });
+    const run = (json: boolean) => add({ id: '5', name: 'Fern', json }, undefined, fixture.url);
     expect(await run(false)).toEqual({
       code: 1,
       stdout: '',
@@ -183,8 +163,9 @@ describe('plants add, in-process, when a try may have been applied', () => {
       response.end(body);
     });
   }
-  const run = (plant: PlantFlags, more: Partial<AddPlantsOptions> = {}, input?: string) =>
-    runInProcess(({ factory, output }) => addPlants(options(plant, more), factory, output), {
+  type AddFlags = Partial<Parsed<typeof Add>['flags']>;
+  const run = (plant: AddFlags, more: AddFlags = {}, input?: string) =>
+    runInProcess((context) => addPlants(parsedFor(Add, { flags: { ...plant, ...more } }), context), {
       env: env(fixture.url),
       streams: { input },
       json: more.json,

@@ -1,7 +1,8 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { deletePlant } from '../../../src/cli/actions/delete-plant.js';
+import { Delete } from '../../../src/commands/delete.js';
 import { useFixtureServer } from '../../helpers/fixture-server.js';
-import { runInProcess, type TestStreams, terminalAnswering, testStreams } from '../../helpers/in-process.js';
+import { parsedFor, runInProcess, type TestStreams, terminalAnswering, testStreams } from '../../helpers/in-process.js';
 import { useTestStore } from '../../helpers/store-server.js';
 import { useTempUser } from '../../helpers/user.js';
 import { postPlant } from '../../server/http-client.js';
@@ -17,10 +18,11 @@ beforeEach(async () => {
 });
 
 function remove(id: string, flags: { yes?: boolean; json?: boolean } = {}, io: TestStreams = testStreams()) {
-  return runInProcess(
-    ({ factory, output }) => deletePlant(id, { yes: flags.yes ?? false, json: flags.json }, factory, output),
-    { env: user.env, io, json: flags.json },
-  );
+  return runInProcess((context) => deletePlant(parsedFor(Delete, { args: { id }, flags }), context), {
+    env: user.env,
+    io,
+    json: flags.json,
+  });
 }
 
 async function storedIds(): Promise<bigint[]> {
@@ -97,7 +99,7 @@ describe('plants delete, in-process, when the delete may have been made', () => 
     });
   }
   const run = () =>
-    runInProcess(({ factory, output }) => deletePlant('7', { yes: true }, factory, output), {
+    runInProcess((context) => deletePlant(parsedFor(Delete, { args: { id: '7' }, flags: { yes: true } }), context), {
       env: { ...user.env, PLANTS_BASE_URL: fixture.url },
     });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { listPlants } from '../../../src/cli/actions/list-plants.js';
-import { runInProcess, type TestStreamsOptions } from '../../helpers/in-process.js';
+import { List } from '../../../src/commands/list.js';
+import { parsedFor, runInProcess, type TestStreamsOptions } from '../../helpers/in-process.js';
 import { useTestStore } from '../../helpers/store-server.js';
 import { useTempUser } from '../../helpers/user.js';
 
@@ -20,18 +21,10 @@ function list(
   streams: TestStreamsOptions = {},
   store = server,
 ) {
-  return runInProcess(
-    ({ factory, output }) =>
-      listPlants(
-        { limit: flags.limit ?? 100, afterText: flags.after, all: flags.all ?? false, json: flags.json ?? false },
-        factory,
-        output,
-      ),
-    {
-      env: { ...user.env, PLANTS_BASE_URL: store.url, PLANTS_TOKEN: store.token },
-      streams,
-    },
-  );
+  return runInProcess((context) => listPlants(parsedFor(List, { flags }), context), {
+    env: { ...user.env, PLANTS_BASE_URL: store.url, PLANTS_TOKEN: store.token },
+    streams,
+  });
 }
 
 const NDJSON = [

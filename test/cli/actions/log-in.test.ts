@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type LogInOptions, logIn } from '../../../src/cli/actions/log-in.js';
-import { runInProcess, type TestStreams, testStreams } from '../../helpers/in-process.js';
+import { logIn } from '../../../src/cli/actions/log-in.js';
+import type { Parsed } from '../../../src/cli/runner.js';
+import { Login } from '../../../src/commands/login.js';
+import { parsedFor, runInProcess, type TestStreams, testStreams } from '../../helpers/in-process.js';
 import { useTestStore } from '../../helpers/store-server.js';
 import { useTempUser } from '../../helpers/user.js';
 
@@ -13,14 +15,9 @@ const server = useTestStore();
 /** A config folder of its own for each case. */
 const user = useTempUser(server, { scope: 'test', token: false });
 
-function login(io: TestStreams, flags: Partial<LogInOptions> = {}) {
+function login(io: TestStreams, flags: Partial<Parsed<typeof Login>['flags']> = {}) {
   return runInProcess(
-    ({ factory, output }) =>
-      logIn(
-        { flagBaseUrl: undefined, token: undefined, withToken: true, timeoutSeconds: 10, ...flags },
-        factory,
-        output,
-      ),
+    (context) => logIn(parsedFor(Login, { flags: { 'with-token': true, timeout: 10, ...flags } }), context),
     { env: user.env, io },
   );
 }
@@ -71,7 +68,7 @@ describe('plants login, in-process', () => {
     const dir = user.configDir;
     const io = testStreams({ stdinIsTerminal: true, stderrIsTerminal: true });
     io.stdin.write(`${server.token}\r`);
-    const result = await login(io, { withToken: false });
+    const result = await login(io, { 'with-token': false });
     expect(result.code).toBe(0);
     expect(result.stderr).toContain(`Paste your token: ${'*'.repeat(server.token.length)}\n`);
     expect(result.stderr).not.toContain(server.token);
@@ -80,7 +77,7 @@ describe('plants login, in-process', () => {
 
   it('neither --token, --with-token nor a terminal: exit 2, stdin not read', async () => {
     const io = testStreams({ input: `${server.token}\n` });
-    const result = await login(io, { withToken: false });
+    const result = await login(io, { 'with-token': false });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/^plants: no token given\n/);
     expect(io.stdin.readableLength).toBeGreaterThan(0);

@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { resetStore } from '../../../src/cli/actions/reset-store.js';
-import { runInProcess, type TestStreams, terminalAnswering, testStreams } from '../../helpers/in-process.js';
+import { Reset } from '../../../src/commands/reset.js';
+import { parsedFor, runInProcess, type TestStreams, terminalAnswering, testStreams } from '../../helpers/in-process.js';
 import { useTestStore } from '../../helpers/store-server.js';
 import { useTempUser } from '../../helpers/user.js';
 import { postPlant } from '../../server/http-client.js';
@@ -25,14 +26,11 @@ beforeEach(async () => {
 });
 
 function reset(flags: { yes?: boolean; json?: boolean } = {}, io: TestStreams = testStreams()) {
-  return runInProcess(
-    ({ factory, output }) => resetStore({ yes: flags.yes ?? false, json: flags.json ?? false }, factory, output),
-    {
-      env: user.env,
-      io,
-      json: flags.json,
-    },
-  );
+  return runInProcess((context) => resetStore(parsedFor(Reset, { flags }), context), {
+    env: user.env,
+    io,
+    json: flags.json,
+  });
 }
 
 async function storedIds(): Promise<bigint[]> {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { showPlant } from '../../../src/cli/actions/show-plant.js';
-import { runInProcess } from '../../helpers/in-process.js';
+import { Get } from '../../../src/commands/get.js';
+import { parsedFor, runInProcess } from '../../helpers/in-process.js';
 import { useTestStore } from '../../helpers/store-server.js';
 import { useTempUser } from '../../helpers/user.js';
 
@@ -20,13 +21,10 @@ const user = useTempUser(server);
 const tokenless = useTempUser(server, { token: false });
 
 function get(id: string, json = false) {
-  return runInProcess(
-    ({ factory, output }) => showPlant(id, { flagBaseUrl: undefined, insecure: false, json }, factory, output),
-    {
-      env: user.env,
-      json,
-    },
-  );
+  return runInProcess((context) => showPlant(parsedFor(Get, { args: { id }, flags: { json } }), context), {
+    env: user.env,
+    json,
+  });
 }
 
 describe('plants get, in-process', () => {
@@ -60,7 +58,7 @@ describe('plants get, in-process', () => {
   });
 
   it('without a token the store refuses: exit 4', async () => {
-    const result = await runInProcess(({ factory, output }) => showPlant('1', { json: false }, factory, output), {
+    const result = await runInProcess((context) => showPlant(parsedFor(Get, { args: { id: '1' } }), context), {
       env: tokenless.env,
     });
     expect(result.code).toBe(4);

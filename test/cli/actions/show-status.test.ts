@@ -2,7 +2,9 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { logIn } from '../../../src/cli/actions/log-in.js';
 import { showStatus } from '../../../src/cli/actions/show-status.js';
-import { runInProcess } from '../../helpers/in-process.js';
+import { Login } from '../../../src/commands/login.js';
+import { Status } from '../../../src/commands/status.js';
+import { parsedFor, runInProcess } from '../../helpers/in-process.js';
 import { useTestStore } from '../../helpers/store-server.js';
 import { useTempUser } from '../../helpers/user.js';
 
@@ -13,7 +15,7 @@ const server = useTestStore();
 const user = useTempUser(server, { scope: 'test', token: false });
 
 function status(env: Record<string, string>, json = false) {
-  return runInProcess(({ factory, output }) => showStatus({ flagBaseUrl: undefined, json }, factory, output), {
+  return runInProcess((context) => showStatus(parsedFor(Status, { flags: { json } }), context), {
     env,
     json,
   });
@@ -48,10 +50,10 @@ describe('plants status, in-process', () => {
 
   it('after login: the store answers and takes the token, exit 0; --json is one document', async () => {
     const env = user.env;
-    const login = await runInProcess(
-      ({ factory, output }) => logIn({ flagBaseUrl: undefined, token: undefined, withToken: true }, factory, output),
-      { env, streams: { input: `${server.token}\n` } },
-    );
+    const login = await runInProcess((context) => logIn(parsedFor(Login, { flags: { 'with-token': true } }), context), {
+      env,
+      streams: { input: `${server.token}\n` },
+    });
     expect(login.code).toBe(0);
     const human = await status(env);
     expect(human.code).toBe(0);

@@ -1,5 +1,5 @@
 import type { ConnectionOptions } from 'node:tls';
-import { DatabaseConnectError } from '../../errors.js';
+import { DatabaseConnectError } from '../store-errors.js';
 
 /** libpq's environment variables (PGHOST …), as src/cli/env.ts read them; each used when the URL leaves it out. */
 export interface PostgresEnv {
@@ -66,7 +66,7 @@ export function isPostgresUrl(value: string): boolean {
  * and database from the URL, `sslmode` (and `host`, for a socket folder) from its query; what
  * it leaves out from PGUSER, PGPASSWORD, PGHOST, PGPORT, PGDATABASE, PGSSLMODE; then libpq's
  * defaults (localhost, 5432, the user's login name, a database named as the user, `prefer`).
- * A malformed URL is exit 2, quoted without its password.
+ * A malformed URL is a DatabaseConnectError, quoted without its password.
  */
 export function resolvePostgresConnection(
   url: string,

@@ -1,8 +1,13 @@
 import pg from 'pg';
 import type { NewPlant } from '../../../schema/plant.js';
-import { DatabaseConnectError, DatabaseOpenError } from '../../errors.js';
 import type { AddResult, PlantStore } from '../plant-store.js';
-import { OutcomeUnknownError, StoreClosedError, StoreUnavailableError } from '../store-errors.js';
+import {
+  DatabaseConnectError,
+  DatabaseOpenError,
+  OutcomeUnknownError,
+  StoreClosedError,
+  StoreUnavailableError,
+} from '../store-errors.js';
 import { describeConnection, describeHost, type PostgresConnection } from './connection-settings.js';
 import { isTransientPostgresError, sqlState } from './postgres-errors.js';
 import { migratePostgres, POSTGRES_MIGRATIONS, SchemaTooNewError } from './postgres-migrations.js';
@@ -134,8 +139,8 @@ export class PostgresPlantStore implements PlantStore {
   }
 
   /**
-   * Connects, checks the database, and migrates the schema. Throws DatabaseConnectError (exit 2;
-   * 3 when the server cannot be reached) or DatabaseOpenError (exit 2: a schema from a newer
+   * Connects, checks the database, and migrates the schema. Throws DatabaseConnectError
+   * (`unreachable` when the server cannot be reached) or DatabaseOpenError (a schema from a newer
    * plants), with a one-line message naming host, port and database and never the password.
    */
   static async open(options: PostgresPlantStoreOptions): Promise<PostgresPlantStore> {
@@ -535,9 +540,9 @@ function bigintTypeParser(oid: number, format?: 'text' | 'binary'): (value: stri
 }
 
 /**
- * Why the first connection failed, in one line naming host, port and database: exit 3 when the
- * server cannot be reached (as the client's "unreachable"), exit 2 for what the user fixes in
- * the URL (password, user, database name, TLS).
+ * Why the first connection failed, in one line naming host, port and database: `unreachable`
+ * when the server cannot be reached, else what the user fixes in the URL (password, user,
+ * database name, TLS).
  */
 function describeConnectFailure(error: unknown, connection: PostgresConnection): DatabaseConnectError {
   const where = `PostgreSQL at ${describeConnection(connection)}`;
@@ -580,8 +585,8 @@ function describeConnectFailure(error: unknown, connection: PostgresConnection):
 }
 
 /**
- * No host takes writes at start: exit 2 when a host refused what the user fixes in the URL
- * (password, database name), else exit 3 (unreachable), naming what each host said.
+ * No host takes writes at start: what the user fixes in the URL when a host refused it
+ * (password, database name), else `unreachable`, naming what each host said.
  */
 function describeNoPrimary(error: NoPrimaryAtStartError, connection: PostgresConnection): DatabaseConnectError {
   const refused = error.probes.find((probe) => probe.role === 'refused');

@@ -1,10 +1,10 @@
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { NewPlant } from '../../../schema/plant.js';
-import { DatabaseOpenError } from '../../errors.js';
 import type { AddResult, PlantStore } from '../plant-store.js';
 import {
   CommitInterruptedError,
+  DatabaseOpenError,
   DatabaseReplacedError,
   StorageFullError,
   StoreClosedError,

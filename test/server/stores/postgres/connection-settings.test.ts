@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { DatabaseConnectError } from '../../../../src/server/errors.js';
 import {
   checksServerRole,
   describeConnection,
   redactUrl,
   resolvePostgresConnection,
 } from '../../../../src/server/stores/postgres/connection-settings.js';
+import { DatabaseConnectError } from '../../../../src/server/stores/store-errors.js';
 
 describe('resolvePostgresConnection', () => {
   it('reads user, password, host, port, database and sslmode from the URL', () => {
@@ -148,7 +148,7 @@ describe('resolvePostgresConnection', () => {
   });
 });
 
-/** The error resolvePostgresConnection refuses `url` with: exit 2, saying `message`, never the password. */
+/** The error resolvePostgresConnection refuses `url` with: not unreachable, saying `message`, never the password. */
 function refusal(url: string, message: string): DatabaseConnectError {
   let thrown: unknown;
   try {
@@ -158,7 +158,7 @@ function refusal(url: string, message: string): DatabaseConnectError {
   }
   expect(thrown).toBeInstanceOf(DatabaseConnectError);
   const error = thrown as DatabaseConnectError;
-  expect(error.exitCode).toBe(2);
+  expect(error.unreachable).toBe(false);
   expect(error.message).toContain(message);
   expect(error.message).not.toContain('hunter2');
   return error;

@@ -1,12 +1,15 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DatabaseConnectError, DatabaseOpenError } from '../../../../src/server/errors.js';
 import { openPlantStore } from '../../../../src/server/stores/open-store.js';
 import type { PlantStore } from '../../../../src/server/stores/plant-store.js';
 import { resolvePostgresConnection } from '../../../../src/server/stores/postgres/connection-settings.js';
 import { PostgresPlantStore } from '../../../../src/server/stores/postgres/postgres-plant-store.js';
-import { StoreUnavailableError } from '../../../../src/server/stores/store-errors.js';
+import {
+  DatabaseConnectError,
+  DatabaseOpenError,
+  StoreUnavailableError,
+} from '../../../../src/server/stores/store-errors.js';
 import { freePort } from '../../../helpers/ports.js';
 import { startPostgresProxy } from '../../../helpers/postgres.js';
 import { postgresAdminUrl, postgresBackend, runSql, type StoreLocation } from '../../../helpers/store-backends.js';
@@ -129,31 +132,31 @@ describe.skipIf(admin === undefined)('PostgresPlantStore', () => {
     const base = new URL(admin ?? 'postgres://x@127.0.0.1:1/postgres');
     const password = decodeURIComponent(base.password);
 
-    it('a wrong password: exit 2', async () => {
+    it('a wrong password: refused, not unreachable', async () => {
       const url = new URL(base);
       url.password = 'not-the-password-0451';
       url.pathname = '/postgres';
       const error = await rejection(openStore(url.toString()));
       expect(error).toBeInstanceOf(DatabaseConnectError);
-      expect((error as DatabaseConnectError).exitCode).toBe(2);
+      expect((error as DatabaseConnectError).unreachable).toBe(false);
       expect(error.message).toBe(
         `cannot use PostgreSQL at 127.0.0.1:${base.port}, database postgres: password authentication failed for user ${base.username}`,
       );
       expect(error.message).not.toContain('0451');
     });
 
-    it('a database that does not exist: exit 2', async () => {
+    it('a database that does not exist: refused, not unreachable', async () => {
       const url = new URL(base);
       url.pathname = '/no_such_database';
       const error = await rejection(openStore(url.toString()));
-      expect((error as DatabaseConnectError).exitCode).toBe(2);
+      expect((error as DatabaseConnectError).unreachable).toBe(false);
       expect(error.message).toBe(
         `cannot use PostgreSQL at 127.0.0.1:${base.port}, database no_such_database: the database does not exist`,
       );
       expect(error.message).not.toContain(password);
     });
 
-    it('a server there that is not PostgreSQL (it hangs up on the start-up message): exit 3, saying so', async () => {
+    it('a server there that is not PostgreSQL (it hangs up on the start-up message): unreachable, saying so', async () => {
       // An HTTP server, say: it answers the start-up packet with 400 and closes.
       const other = createServer();
       await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
@@ -161,7 +164,7 @@ describe.skipIf(admin === undefined)('PostgresPlantStore', () => {
         const url = new URL(base);
         url.port = String((other.address() as AddressInfo).port);
         const error = await rejection(openStore(url.toString()));
-        expect((error as DatabaseConnectError).exitCode).toBe(3);
+        expect((error as DatabaseConnectError).unreachable).toBe(true);
         expect(error.message).toBe(
           `cannot use PostgreSQL at 127.0.0.1:${url.port}, database postgres: the server there closed the connection before answering (is it PostgreSQL?)`,
         );
@@ -172,11 +175,11 @@ describe.skipIf(admin === undefined)('PostgresPlantStore', () => {
       }
     });
 
-    it('nothing listening: exit 3', async () => {
+    it('nothing listening: unreachable', async () => {
       const url = new URL(base);
       url.port = String(await freePort());
       const error = await rejection(openStore(url.toString()));
-      expect((error as DatabaseConnectError).exitCode).toBe(3);
+      expect((error as DatabaseConnectError).unreachable).toBe(true);
       expect(error.message).toBe(
         `cannot use PostgreSQL at 127.0.0.1:${url.port}, database postgres: connection refused (is PostgreSQL running there?)`,
       );

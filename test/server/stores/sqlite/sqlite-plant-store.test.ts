@@ -1,7 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DatabaseOpenError } from '../../../../src/server/errors.js';
 import { Database } from '../../../../src/server/stores/sqlite/sqlite-driver.js';
 import {
   type Migration,
@@ -9,6 +8,7 @@ import {
   PLANT_MIGRATIONS,
   SqlitePlantStore,
 } from '../../../../src/server/stores/sqlite/sqlite-plant-store.js';
+import { DatabaseOpenError } from '../../../../src/server/stores/store-errors.js';
 import { makeTempDir } from '../../../helpers/cli.js';
 
 let dir: string;
@@ -139,7 +139,6 @@ describe('SqlitePlantStore schema', () => {
       caught = error;
     }
     expect(caught).toBeInstanceOf(DatabaseOpenError);
-    expect((caught as DatabaseOpenError).exitCode).toBe(2);
     expect((caught as Error).message).toMatch(/some other program/);
     expect(readFileSync(file).equals(before)).toBe(true);
   });

@@ -1,11 +1,19 @@
 import type { Serve } from '../../commands/serve.js';
 import { PAGE_PREFIX } from '../../server/page/page-path.js';
 import { inSingleExecutable } from '../../single-executable.js';
-import type { CommandRun } from '../command-run.js';
+import type { ActionContext, Parsed } from '../runner.js';
 
-export const run: CommandRun<typeof Serve> = async ({ flags }, { factory, output }) => {
-  const setup = await import('../actions/serve-setup.js');
-  const detach = await import('../actions/serve-detach.js');
+/**
+ * `plants serve`: plans the store from the flags and the environment (serve-setup.ts), then runs
+ * it in this process until SIGINT or SIGTERM, or with --detach starts it in the background
+ * (serve-detach.ts). Resolves with an exit code when the background server could not start.
+ */
+export async function serveStore(
+  { flags }: Parsed<typeof Serve>,
+  { factory, output }: ActionContext,
+): Promise<number | undefined> {
+  const setup = await import('./serve-setup.js');
+  const detach = await import('./serve-detach.js');
   const child = flags['detached-child'];
   const { plan, generated, keptToken } = child
     ? { plan: await detach.receiveDetachedPlan(), generated: false, keptToken: undefined }
@@ -44,7 +52,7 @@ export const run: CommandRun<typeof Serve> = async ({ flags }, { factory, output
     output.data(started.url);
     output.info(banner(started.url, started.pid));
     if (flags.open) await openPage(started.url, (why) => output.info(c.yellow(`  note: ${why}`)));
-    return;
+    return undefined;
   }
   const tls = plan.tls === undefined ? undefined : setup.readTlsFiles(plan.tls.certPath, plan.tls.keyPath);
   // Listen for SIGINT/SIGTERM before anything can send one: a script may stop the server as
@@ -76,7 +84,7 @@ export const run: CommandRun<typeof Serve> = async ({ flags }, { factory, output
     faultSeed: plan.faultSeed,
   });
   if (plan.tokenFile !== undefined) {
-    const { keepToken } = await import('../actions/serve-token.js');
+    const { keepToken } = await import('./serve-token.js');
     const failed = keepToken(plan.tokenFile, plan.tokens[0] ?? '');
     if (failed !== undefined) output.info(c.yellow(`warning: ${failed}`));
   }
@@ -91,11 +99,12 @@ export const run: CommandRun<typeof Serve> = async ({ flags }, { factory, output
   output.info('Stopping: finishing requests in flight…');
   await server.close();
   output.info('Stopped.');
-};
+  return undefined;
+}
 
 /** serve --open: the page in the user's browser, or a note saying why not (serve goes on either way). */
 async function openPage(url: string, onFailure: (why: string) => void): Promise<void> {
-  const { openInBrowser } = await import('../actions/open-browser.js');
+  const { openInBrowser } = await import('./open-browser.js');
   openInBrowser(`${url}${PAGE_PREFIX}`, onFailure);
 }
 
