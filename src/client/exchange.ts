@@ -16,7 +16,7 @@ export interface ExchangeRequest {
   method: string;
   url: URL;
   body?: string | undefined;
-  /** The first attempt may be pipelined (see Transport.send); a retry never is. */
+  /** May be pipelined (see Transport.send), every attempt. */
   pipelined?: boolean;
 }
 
@@ -44,9 +44,10 @@ export async function exchange(
         if ('error' in first) throw first.error;
         answer = first.answer;
       } else {
-        // A retry goes alone on its connection, as without pipelining: after a failure, no
-        // other request's drop may cut it (nor make its attempts more than it was sent for).
-        answer = await transport.send(method, url, body, pipelined && attempt === 1);
+        // A retry is pipelined as the first try was: undici sends a request it may not pipeline
+        // only on a connection with nothing in flight, and the adds keep every connection busy,
+        // so a retry would wait behind them (and, until its answer, stop the others behind it).
+        answer = await transport.send(method, url, body, pipelined);
       }
       if (answer.sends > 1) {
         replays += answer.sends - 1;

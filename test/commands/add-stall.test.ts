@@ -43,7 +43,10 @@ const records = (count: number) =>
 describe('plants add --file through plants serve --fault stall', () => {
   it('sends a request left without an answer again, and adds every record', async () => {
     const { url, location } = await stallingStore(['stall=0.05'], ['--fault-seed', '7']);
-    const result = await runCli(['add', '--file', '-', '--timeout', '1'], {
+    // A stall holds up the requests pipelined behind it on its connection too, and which requests
+    // the seeded stalls meet depends on the order they arrive in: retries enough that no record
+    // can run out of them by chance.
+    const result = await runCli(['add', '--file', '-', '--timeout', '1', '--retries', '10'], {
       env: { PLANTS_BASE_URL: url, PLANTS_TOKEN: TOKEN },
       input: `${records(200)}\n`,
       timeoutMs: 120_000,
