@@ -207,7 +207,7 @@ const failures: FailureRow[] = [
     json: 404,
     notFor: {
       status:
-        'a 404 to GET /plants is a store with no list: status says the token was not checked, exit 0, as login (test/commands/login.test.ts)',
+        'a 404 to GET /plants is a store with no list: status says the token was not checked, exit 0, as login (test/commands/login.e2e.test.ts)',
     },
   },
   {

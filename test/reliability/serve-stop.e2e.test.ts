@@ -8,7 +8,7 @@ import { type ServeProcess, startServeProcess } from '../helpers/serve-process.j
 
 /**
  * `plants serve` stopped as soon as it printed its URL, the line scripts wait for: the README
- * promises a graceful stop and exit 0 for SIGTERM. Found by crash-loop.test.ts while these
+ * promises a graceful stop and exit 0 for SIGTERM. Found by crash-loop.node-e2e.test.ts while these
  * suites were written (the handlers were installed only after the banner, so the signal's
  * default action killed the process); fixed in src/commands/serve.ts. Kept as a regression test.
  */
