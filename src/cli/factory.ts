@@ -189,6 +189,12 @@ export class Factory {
 
   async close(): Promise<void> {
     if (this.#dispatcher === undefined) return;
+    // Error.stackTraceLimit is the process's: only a run that ends the process touches it, so
+    // that runs side by side in one process (in-process tests) never leave it lowered.
+    if (!this.#shortLived) {
+      await this.#dispatcher.close();
+      return;
+    }
     // undici's close() ends in destroy(), whose error Node's streams ask for the stack of (to
     // keep it), and a stack frame in the bundle makes V8 index every line of the bundle first.
     // Errors made while the connections close carry no frames: none of them is ever shown.
@@ -199,6 +205,6 @@ export class Factory {
     } finally {
       Error.stackTraceLimit = stackTraceLimit;
     }
-    if (this.#shortLived) (await import('../client/wasm-compiler-flags.js')).restoreWasmCompilerFlags();
+    (await import('../client/wasm-compiler-flags.js')).restoreWasmCompilerFlags();
   }
 }

@@ -1,7 +1,12 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { readEnv } from '../../src/cli/env.js';
 import { IOStreams } from '../../src/cli/io-streams.js';
-import { runAction } from '../../src/cli/run-action.js';
+import { type AnyRun, runAction } from '../../src/cli/run-action.js';
+import { findRoute, parseArgv } from '../../src/entry/parse-argv.js';
+import type { RouteTable } from '../../src/entry/route-table.js';
+import { projectRoot } from './cli.js';
 
 /** Which of the streams are terminals, and what stdin holds (after gh's iostreams.Test()). */
 export interface TestStreamsOptions {
@@ -102,4 +107,28 @@ export async function runInProcess(
   // Whatever was written is read: a PassThrough hands on its chunks a tick later.
   await new Promise((resolve) => setImmediate(resolve));
   return { code, stdout: streams.stdout, stderr: streams.stderr };
+}
+
+/** The route table the build derived from the commands (dist/entry/routes.json, what bin/run.js reads). */
+let routes: RouteTable | undefined;
+
+/**
+ * Runs a command line in this process as bin/run.js's fast route runs it: parsed with the
+ * build's route table, then the command's action by runInProcess (`--json` as the line says).
+ * A command line the fast route leaves to oclif (a usage error, help) is an error here: those
+ * run as processes (test/cli/usage-errors.e2e.test.ts, test/entry/main.node-e2e.test.ts).
+ */
+export async function runCommandLine(
+  argv: readonly string[],
+  options: Omit<InProcessOptions, 'json'>,
+): Promise<InProcessResult> {
+  routes ??= JSON.parse(readFileSync(path.join(projectRoot, 'dist', 'entry', 'routes.json'), 'utf8')) as RouteTable;
+  const found = findRoute(routes, argv);
+  const parsed = found === undefined ? undefined : parseArgv(found.route, found.rest);
+  if (parsed === undefined) throw new Error(`the fast route does not take \`plants ${argv.join(' ')}\``);
+  // The action's module from src/ as runOf (src/cli/run-command.ts) names it; vite cannot follow
+  // runOf's own import of a name it does not know until run time.
+  const file = path.join(projectRoot, 'src', 'cli', 'run', `${parsed.id.replaceAll(':', '-')}.ts`);
+  const { run }: { run: AnyRun } = await import(/* @vite-ignore */ file);
+  return runInProcess((context) => run(parsed, context), { ...options, json: parsed.flags.json === true });
 }
