@@ -319,8 +319,10 @@ const examples: Record<string, Example> = {
       expect(run.stderr).toBe('');
     },
   },
+  'CI=true bash .ci/run': { notRunHere: 'it is CI: this test is one of those it runs' },
   '.ci/node-matrix': {
-    notRunHere: 'CI runs it (.ci/run): it downloads Node releases and runs the whole suite on each',
+    notRunHere:
+      'CI runs it (.ci/run): it downloads Node releases and runs the fast tier and the node-e2e files on each',
   },
   '.ci/node-matrix 24 26.10.0': { notRunHere: 'CI runs .ci/node-matrix: it downloads Node releases' },
   'npm ci && npm run build && npm run build:binary': {
