@@ -1,11 +1,34 @@
-import { defineConfig } from 'vitest/config';
-import { all, e2e, smoke } from './test/tiers.js';
-import { defaultExclude, tierConfig } from './vitest.shared.js';
+import { configDefaults, defineConfig } from 'vitest/config';
 
-// The fast tier (`npm test`): every test file but the e2e tier's (test/tiers.ts), and the smoke suites.
-export default defineConfig(
-  tierConfig('.vitest-report.json', [
-    { extends: true, test: { name: 'fast', include: all, exclude: [...defaultExclude, ...e2e] } },
-    { extends: true, test: { name: 'smoke', include: smoke } },
-  ]),
-);
+// A test file's tier is in its name (docs/development.md):
+//   *.test.ts            the fast tier, `npm test`: unit and in-process tests, smoke runs of the built CLI
+//   *.e2e.test.ts        the e2e tier, `npm run test:e2e`: a process per case, a browser, real shells,
+//                        the single executable, the docs' examples, faults; CI runs it on its own Node
+//   *.node-e2e.test.ts   e2e tests whose outcome depends on the Node running them; in `npm run test:e2e`,
+//                        and CI runs them, with the fast tier, on every Node of its matrix
+const e2e = 'test/**/*.e2e.test.ts';
+const nodeE2e = 'test/**/*.node-e2e.test.ts';
+
+export default defineConfig({
+  test: {
+    // A real PostgreSQL for the tests that run on both stores (skipped, loudly, without one; never in CI).
+    globalSetup: ['test/helpers/postgres-global-setup.ts'],
+    // Tests start real servers and real CLI processes; two cores here, so keep parallelism modest.
+    pool: 'forks',
+    maxWorkers: 2,
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    // The JSON report is what .ci/run counts for its closing "N passed, N failed" line
+    // (`npm run test:e2e` writes .vitest-report-e2e.json instead).
+    reporters: ['default', 'json'],
+    outputFile: { json: '.vitest-report.json' },
+    projects: [
+      {
+        extends: true,
+        test: { name: 'fast', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, e2e, nodeE2e] },
+      },
+      { extends: true, test: { name: 'e2e', include: [e2e] } },
+      { extends: true, test: { name: 'node-e2e', include: [nodeE2e] } },
+    ],
+  },
+});

@@ -1,8 +1,9 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type CliResult, projectRoot } from '../helpers/cli.js';
+import { projectRoot } from '../helpers/cli.js';
 import { type FailureServers, useFailureServers } from '../helpers/failure-servers.js';
+import { type InProcessResult, runCommandLine } from '../helpers/in-process.js';
 import { expectOneLineError } from '../helpers/reliability.js';
 import { useTempUser } from '../helpers/user.js';
 
@@ -11,6 +12,11 @@ import { useTempUser } from '../helpers/user.js';
  * message, hint and exit code whichever command met it, in human and --json modes, and the exit
  * code is the one README's exit-code table gives (read from README here, so the two cannot
  * drift). A new command is one entry in `commands`; a new failure one entry in `failures`.
+ *
+ * Each command line runs in this process as the fast route runs it (runCommandLine): the message,
+ * hint and exit code are made by the action and the one error report, the same in a process; that
+ * a process ends with the code it is given is held by the command suites (test/commands/) and
+ * the entry's (test/entry/main.node-e2e.test.ts).
  */
 
 const token = 'failure-table-token-0123';
@@ -208,7 +214,7 @@ const failures: FailureRow[] = [
     json: 404,
     notFor: {
       status:
-        'a 404 to GET /plants is a store with no list: status says the token was not checked, exit 0, as login (test/commands/login.test.ts)',
+        'a 404 to GET /plants is a store with no list: status says the token was not checked, exit 0, as login (test/commands/login.e2e.test.ts)',
     },
   },
   {
@@ -295,9 +301,12 @@ beforeAll(() => {
   );
 });
 
-function run(command: CommandRow, failure: FailureRow, json: boolean): Promise<CliResult> {
+function run(command: CommandRow, failure: FailureRow, json: boolean): Promise<InProcessResult> {
   const user = failure.token === 'none' || failure.token === 'environment' ? newcomer : loggedIn;
-  const env: Record<string, string> = failure.token === 'environment' ? { PLANTS_TOKEN: token } : {};
+  const env: Record<string, string> = {
+    ...user.env,
+    ...(failure.token === 'environment' ? { PLANTS_TOKEN: token } : {}),
+  };
   const args = [
     ...command.args,
     '--base-url',
@@ -305,7 +314,7 @@ function run(command: CommandRow, failure: FailureRow, json: boolean): Promise<C
     ...(failure.args ?? []),
     ...(json ? ['--json'] : []),
   ];
-  return user.run(args, { env, input: command.input ?? '' });
+  return runCommandLine(args, { env, streams: { input: command.input ?? '' } });
 }
 
 /** The message and hint lines the failure left on stderr. */
@@ -327,32 +336,36 @@ function reported(command: CommandRow, stderr: string): { message: string | unde
 
 describe.each(failures)('$name', (failure) => {
   const applicable = commands.filter((command) => failure.notFor?.[command.args[0] ?? ''] === undefined);
-  // One command at a time (its two modes side by side): 236 CLI runs in all, on a shared machine.
-  it.each(applicable)('$name: same message, hint and exit code in human and --json modes', async (command) => {
-    const exit = readmeExitCode(failure.exit);
-    const [human, json] = await Promise.all([
-      run(command, failure, false),
-      takesJson(command) ? run(command, failure, true) : undefined,
-    ]);
+  // The commands side by side, each with its two modes: most of a run is waiting, for the
+  // back-off of retries and for time-outs (236 runs in all).
+  it.concurrent.each(applicable)(
+    '$name: same message, hint and exit code in human and --json modes',
+    async (command) => {
+      const exit = readmeExitCode(failure.exit);
+      const [human, json] = await Promise.all([
+        run(command, failure, false),
+        takesJson(command) ? run(command, failure, true) : undefined,
+      ]);
 
-    expect(human.code, `exit code; stderr: ${human.stderr}`).toBe(exit);
-    const said = reported(command, human.stderr);
-    const changed = { add: 'added', delete: 'deleted' }[command.args[0] ?? ''];
-    const expected =
-      changed !== undefined && failure.sentNoAnswer !== undefined
-        ? { message: mayHaveBeen(changed, failure.sentNoAnswer.cause), hints: failure.sentNoAnswer.hints }
-        : { message: failure.message, hints: failure.hint === undefined ? [] : [failure.hint] };
-    expect(said.message).toMatch(expected.message);
-    expect(said.hints).toEqual(expected.hints.map((hint) => expect.stringMatching(hint)));
+      expect(human.code, `exit code; stderr: ${human.stderr}`).toBe(exit);
+      const said = reported(command, human.stderr);
+      const changed = { add: 'added', delete: 'deleted' }[command.args[0] ?? ''];
+      const expected =
+        changed !== undefined && failure.sentNoAnswer !== undefined
+          ? { message: mayHaveBeen(changed, failure.sentNoAnswer.cause), hints: failure.sentNoAnswer.hints }
+          : { message: failure.message, hints: failure.hint === undefined ? [] : [failure.hint] };
+      expect(said.message).toMatch(expected.message);
+      expect(said.hints).toEqual(expected.hints.map((hint) => expect.stringMatching(hint)));
 
-    if (json === undefined) return;
-    expect(json.code, `--json exit code; stderr: ${json.stderr}`).toBe(exit);
-    expect(reported(command, json.stderr)).toEqual(said);
-    const document = (command.jsonError ?? ((stdout: string) => JSON.parse(stdout)))(json.stdout) as {
-      error: unknown;
-      message: unknown;
-    };
-    expect(document.error).toBe(failure.json);
-    expect(typeof document.message).toBe('string');
-  });
+      if (json === undefined) return;
+      expect(json.code, `--json exit code; stderr: ${json.stderr}`).toBe(exit);
+      expect(reported(command, json.stderr)).toEqual(said);
+      const document = (command.jsonError ?? ((stdout: string) => JSON.parse(stdout)))(json.stdout) as {
+        error: unknown;
+        message: unknown;
+      };
+      expect(document.error).toBe(failure.json);
+      expect(typeof document.message).toBe('string');
+    },
+  );
 });

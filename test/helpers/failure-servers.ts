@@ -10,6 +10,7 @@ import { createServer as createNetServer, type Server as NetServer, type Socket 
 import path from 'node:path';
 import { projectRoot } from './cli.js';
 import { type FixtureScope, suiteFixture } from './fixture.js';
+import { freePort } from './ports.js';
 
 /** Every way a store can fail a client, one server (or address) each. */
 export interface FailureServers {
@@ -118,15 +119,15 @@ export async function startFailureServers(): Promise<FailureServers> {
     },
     (_request, response) => response.end('{}'),
   );
-  const closed = createNetServer();
   const closers = [tracked(scripted), tracked(silent), tracked(tls)];
+  // Refused: a port nobody listens on for the rest of the run (freePort's; the port of a server
+  // just closed, the kernel may give to another test's server meanwhile).
   const [scriptedPort, silentPort, tlsPort, refusedPort] = await Promise.all([
     listen(scripted),
     listen(silent),
     listen(tls),
-    listen(closed),
+    freePort(),
   ]);
-  await new Promise<void>((resolve) => closed.close(() => resolve()));
   return {
     refused: `http://127.0.0.1:${refusedPort}`,
     refusedIpv6: `http://[::1]:${refusedPort}`,

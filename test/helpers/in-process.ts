@@ -1,8 +1,13 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import type { Interfaces } from '@oclif/core';
 import { readEnv } from '../../src/cli/env.js';
 import { IOStreams } from '../../src/cli/io-streams.js';
-import { type Parsed, runAction } from '../../src/cli/runner.js';
+import { actionExport, type AnyAction, type Parsed, runAction } from '../../src/cli/runner.js';
+import { findRoute, parseArgv } from '../../src/entry/parse-argv.js';
+import type { RouteTable } from '../../src/entry/route-table.js';
+import { projectRoot } from './cli.js';
 
 /** Which of the streams are terminals, and what stdin holds (after gh's iostreams.Test()). */
 export interface TestStreamsOptions {
@@ -123,4 +128,29 @@ export function parsedFor<C extends Declared>(
     flags: { ...defaults(command.flags), ...defined(given.flags) },
     args: { ...defaults(command.args), ...defined(given.args) },
   } as Parsed<C>;
+}
+
+/** The route table the build derived from the commands (dist/entry/routes.json, what bin/run.js reads). */
+let routes: RouteTable | undefined;
+
+/**
+ * Runs a command line in this process as bin/run.js's fast route runs it: parsed with the
+ * build's route table, then the command's action by runInProcess (`--json` as the line says).
+ * A command line the fast route leaves to oclif (a usage error, help) is an error here: those
+ * run as processes (test/cli/usage-errors.e2e.test.ts, test/entry/main.node-e2e.test.ts).
+ */
+export async function runCommandLine(
+  argv: readonly string[],
+  options: Omit<InProcessOptions, 'json'>,
+): Promise<InProcessResult> {
+  routes ??= JSON.parse(readFileSync(path.join(projectRoot, 'dist', 'entry', 'routes.json'), 'utf8')) as RouteTable;
+  const found = findRoute(routes, argv);
+  const parsed = found === undefined ? undefined : parseArgv(found.route, found.rest);
+  if (parsed === undefined) throw new Error(`the fast route does not take \`plants ${argv.join(' ')}\``);
+  // The action's module from src/ as actionNamed (src/cli/runner.ts) names it; vite cannot follow
+  // its import of a name it does not know until run time.
+  const file = path.join(projectRoot, 'src', 'cli', 'actions', `${parsed.action}.ts`);
+  const module: Record<string, AnyAction> = await import(/* @vite-ignore */ file);
+  const action = module[actionExport(parsed.action)] as AnyAction;
+  return runInProcess((context) => action(parsed, context), { ...options, json: parsed.flags.json === true });
 }

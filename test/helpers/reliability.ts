@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { expect } from 'vitest';
+import { seededRandom } from '../../src/server/test-double/prng.js';
 import { readStoreFile } from './store-server.js';
 
 /**
@@ -26,7 +27,24 @@ export const SEED =
       : 20_251_122;
 
 /** The server's seeded generator (mulberry32), so that a failing run can be replayed with PLANTS_SEED. */
-export { seededRandom } from '../../src/server/test-double/prng.js';
+export { seededRandom };
+
+/**
+ * The longest run of faulted requests among the first `draws` requests to `plants serve --fault
+ * KIND=RATE --fault-seed SEED` (each plant request draws the next number; below RATE is a fault).
+ * A client that sends one request at a time meets consecutive draws, so with more retries than
+ * this run no request of its can fail for the faults, whatever the timing: a bound, not a chance.
+ */
+export function longestFaultRun(seed: number, rate: number, draws: number): number {
+  const draw = seededRandom(seed);
+  let longest = 0;
+  let run = 0;
+  for (let index = 0; index < draws; index++) {
+    run = draw() < rate ? run + 1 : 0;
+    longest = Math.max(longest, run);
+  }
+  return longest;
+}
 
 /** fast-check parameters: seeded, `numRuns` runs, and failures printed in full. */
 export function fcOptions(numRuns: number) {

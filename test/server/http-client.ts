@@ -100,6 +100,12 @@ export function parseRawResponses(
   }
 }
 
+/**
+ * How long the waits below wait, by default, for what should come at once: a loaded machine can
+ * be seconds late; a check that something does not come passes its own, shorter, time.
+ */
+const WAIT_MS = 10_000;
+
 /** A raw TCP connection, for requests undici would not send (malformed, slow, cut off). */
 export class RawConnection {
   readonly socket: net.Socket;
@@ -157,13 +163,13 @@ export class RawConnection {
   }
 
   /** Resolves when the server has closed the connection, or after timeoutMs. */
-  async waitForClose(timeoutMs = 5000): Promise<boolean> {
+  async waitForClose(timeoutMs = WAIT_MS): Promise<boolean> {
     await Promise.race([this.#closedPromise, sleep(timeoutMs)]);
     return this.#closed;
   }
 
   /** Resolves with the first complete response, or undefined after timeoutMs. */
-  async waitForResponse(timeoutMs = 5000): Promise<RawAnswer | undefined> {
+  async waitForResponse(timeoutMs = WAIT_MS): Promise<RawAnswer | undefined> {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
       const parsed = parseRawResponse(this.#raw);
@@ -176,7 +182,7 @@ export class RawConnection {
   }
 
   /** Resolves with the first `count` responses once they are all in, or what came after timeoutMs. */
-  async waitForResponses(count: number, timeoutMs = 5000): Promise<ReturnType<typeof parseRawResponses>> {
+  async waitForResponses(count: number, timeoutMs = WAIT_MS): Promise<ReturnType<typeof parseRawResponses>> {
     await waitUntil(() => parseRawResponses(this.#raw).length >= count || this.#closed, timeoutMs).catch(() => {});
     return parseRawResponses(this.#raw);
   }
@@ -191,7 +197,7 @@ export function sleep(ms: number): Promise<void> {
 }
 
 /** Polls until check() is true, or throws after timeoutMs. */
-export async function waitUntil(check: () => boolean, timeoutMs = 5000, what = 'condition'): Promise<void> {
+export async function waitUntil(check: () => boolean, timeoutMs = WAIT_MS, what = 'condition'): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);

@@ -23,7 +23,7 @@ import { mountSmallDisk } from '../helpers/small-disk.js';
 import { holdSqliteLock } from '../helpers/sqlite-lock.js';
 import { readStoredPlants, startStoreServer, TEST_TOKEN } from '../helpers/store-server.js';
 import { makeUnwritable } from '../helpers/unwritable.js';
-import { postPlant, RawConnection, send, sleep, waitUntil } from './http-client.js';
+import { parseRawResponses, postPlant, RawConnection, send, sleep, waitUntil } from './http-client.js';
 
 let dir: string;
 let removeDir: () => void;
@@ -71,6 +71,19 @@ async function startFailure(overrides: Partial<PlantServerOptions>): Promise<Err
 }
 
 const plant = (id: number | string, name = `plant ${id}`) => `{"id":${id},"name":"${name}"}`;
+
+/**
+ * Sends the head of a POST /plants of `length` bytes with `Expect: 100-continue`, and resolves
+ * once the server has answered 100 Continue: the request has reached the app (its token checked)
+ * and is in flight, whatever the machine's load; no sleep stands in for that.
+ */
+async function inFlight(connection: RawConnection, length: number, token = TEST_TOKEN): Promise<void> {
+  await connection.write(
+    `POST /plants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n` +
+      `Content-Type: application/json\r\nContent-Length: ${length}\r\nExpect: 100-continue\r\n\r\n`,
+  );
+  await waitUntil(() => connection.raw.includes('100 Continue'), 10_000, '100 Continue');
+}
 
 /** Another process holding a lock on `file` until the test's cleanup; resolves once it holds it. */
 async function holdLock(file: string, statement: 'BEGIN EXCLUSIVE' | 'BEGIN IMMEDIATE', wal: boolean): Promise<void> {
@@ -325,22 +338,20 @@ describe('graceful close', () => {
     const body = plant(77, 'in flight');
     const connection = new RawConnection(server.port);
     cleanups.push(() => connection.destroy());
-    await connection.write(
-      `POST /plants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_TOKEN}\r\n` +
-        `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`,
-    );
-    await sleep(100);
+    await inFlight(connection, body.length);
+    await connection.write(body.slice(0, 10));
 
     let closed = false;
     const closing = server.close().then(() => {
       closed = true;
     });
-    await sleep(100);
+    // The listening socket is closed at once: a new connection is refused.
     await expect(send(`${server.url}/healthz`)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
     expect(closed).toBe(false);
 
     await connection.write(body.slice(10));
-    const answer = await connection.waitForResponse();
+    expect(await connection.waitForClose(10_000)).toBe(true);
+    const [, answer] = parseRawResponses(connection.raw);
     expect(answer?.status).toBe(200);
     expect(answer?.body).toBe('{"id":77,"name":"in flight"}');
     expect(answer?.headers.connection).toBe('close');
@@ -359,19 +370,19 @@ describe('graceful close', () => {
     await answer.body.text();
     const closing = server.close();
     // Without closing idle connections this would hang for the 60 s keep-alive.
-    await expect(Promise.race([closing.then(() => 'closed'), sleep(5000).then(() => 'hung')])).resolves.toBe('closed');
+    await expect(Promise.race([closing.then(() => 'closed'), sleep(20_000).then(() => 'hung')])).resolves.toBe(
+      'closed',
+    );
   });
 
   it('cuts a request that does not finish within closeTimeoutMs, and still closes', async () => {
     const server = await start({ closeTimeoutMs: 200 });
     const connection = new RawConnection(server.port);
-    await connection.write(
-      `POST /plants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_TOKEN}\r\n` +
-        'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"id":',
-    );
-    await sleep(50);
+    cleanups.push(() => connection.destroy());
+    await inFlight(connection, 100);
+    await connection.write('{"id":');
     await server.close();
-    expect(await connection.waitForClose(2000)).toBe(true);
+    expect(await connection.waitForClose(10_000)).toBe(true);
   });
 
   it('can be closed twice', async () => {
@@ -389,8 +400,9 @@ describe('slow and vanishing clients', () => {
     cleanups.push(() => slow.destroy());
     await slow.write('POST /plants HTTP/1.1\r\nHost: x\r\n');
     let trickled = 0;
+    // At most 10 s of trickling, against a 0.4 s limit: room for a loaded machine.
     const trickle = (async () => {
-      while (!slow.closed && trickled < 50) {
+      while (!slow.closed && trickled < 100) {
         await sleep(100);
         await slow.write(`X-Slow-${trickled}: 1\r\n`).catch(() => {});
         trickled += 1;
@@ -400,9 +412,9 @@ describe('slow and vanishing clients', () => {
     expect((await postPlant(server.url, server.token, plant(1))).status).toBe(200);
     expect(slow.closed).toBe(false);
 
-    expect(await slow.waitForClose(5000)).toBe(true);
+    expect(await slow.waitForClose(10_000)).toBe(true);
     await trickle;
-    expect(trickled).toBeLessThan(50);
+    expect(trickled).toBeLessThan(100);
     const answer = await slow.waitForResponse(0);
     expect(answer?.status).toBe(408);
     expect(JSON.parse(answer?.body ?? '')).toEqual({
@@ -415,7 +427,8 @@ describe('slow and vanishing clients', () => {
   it('cuts a client trickling its body with a 408 and stores nothing', async () => {
     const server = await startStoreServer({ headersTimeoutMs: 400, requestTimeoutMs: 800 });
     cleanups.push(() => server.close());
-    const body = plant(5, 'slowpoke');
+    // About 11 s of trickling at most, against a 0.8 s limit: room for a loaded machine.
+    const body = plant(5, `slowpoke${'.'.repeat(90)}`);
     const slow = new RawConnection(server.port);
     cleanups.push(() => slow.destroy());
     await slow.write(
@@ -428,10 +441,10 @@ describe('slow and vanishing clients', () => {
       sent += 1;
       await sleep(100);
     }
-    expect(await slow.waitForClose(5000)).toBe(true);
+    expect(await slow.waitForClose(10_000)).toBe(true);
     expect(sent).toBeLessThan(body.length - 1);
     expect((await slow.waitForResponse(0))?.status).toBe(408);
-    await waitUntil(() => server.logLines.length > 0, 2000, 'the log line');
+    await waitUntil(() => server.logLines.length > 0, 10_000, 'the log line');
     expect(server.logLines).toEqual([expect.stringMatching(/^POST \/plants 408 /)]);
     expect(readStoredPlants(server.dbPath)).toEqual([]);
   });
@@ -442,13 +455,10 @@ describe('slow and vanishing clients', () => {
     const body = plant(6, 'half');
     const connection = new RawConnection(server.port);
     // The JSON is whole, but the declared length says more is coming: the request is incomplete.
-    await connection.write(
-      `POST /plants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.token}\r\n` +
-        `Content-Type: application/json\r\nContent-Length: ${body.length + 10}\r\n\r\n${body}`,
-    );
-    await sleep(50);
+    await inFlight(connection, body.length + 10, server.token);
+    await connection.write(body);
     connection.destroy();
-    await waitUntil(() => server.logLines.length > 0, 2000, 'the log line');
+    await waitUntil(() => server.logLines.length > 0, 10_000, 'the log line');
     expect(server.logLines).toEqual([expect.stringMatching(/^POST \/plants 499 /)]);
     expect(readStoredPlants(server.dbPath)).toEqual([]);
     expect((await postPlant(server.url, server.token, plant(7))).status).toBe(200);

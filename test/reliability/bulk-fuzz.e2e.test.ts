@@ -341,8 +341,9 @@ async function runOnce(l: Layout): Promise<void> {
   if (!allAdded) expect(result.stderr, what).toMatch(/Added \d+ of \d+ plants/);
 }
 
+/** Waits for the server's log to hold `count` lines, up to 10 s (a loaded machine is slow), then leaves the check to the caller. */
 async function waitForLog(count: number): Promise<void> {
-  const deadline = Date.now() + 2000;
+  const deadline = Date.now() + 10_000;
   while (store.logLines.length < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
 }
 

@@ -154,28 +154,32 @@ describe('plants serve against stalling and vanishing clients', () => {
     await slow.write('POST /plants HTTP/1.1\r\nHost: x\r\n');
     const pool = new Pool(serve.url);
     cleanups.push(() => pool.close());
-    let served = 0;
+    let sent = 0;
+    let servedMeanwhile = 0;
     let header = 0;
-    while (!slow.closed && Date.now() - started < 20_000) {
+    while (!slow.closed && Date.now() - started < 40_000) {
       await slow.write(`X-Slow-${header++}: 1\r\n`).catch(() => {});
       const answer = await pool.request({
         path: '/plants',
         method: 'POST',
         headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-        body: `{"id":${1_000_000 + served},"name":"meanwhile"}`,
+        body: `{"id":${1_000_000 + sent++},"name":"meanwhile"}`,
       });
       expect(answer.statusCode).toBe(200);
       await answer.body.text();
-      served++;
+      if (!slow.closed) servedMeanwhile++;
       await sleep(500);
     }
     const cutAfter = Date.now() - started;
     expect(slow.closed).toBe(true);
+    // At the 10 s limit: never before it, and well before the body's 30 s one (the loop sees the
+    // cut up to a request and half a second late, more on a loaded machine).
     expect(cutAfter).toBeGreaterThanOrEqual(9_000);
-    expect(cutAfter).toBeLessThan(15_000);
+    expect(cutAfter).toBeLessThan(25_000);
     expect((await slow.waitForResponse(0))?.status).toBe(408);
-    expect(served).toBeGreaterThan(10);
-  }, 30_000);
+    // Every other request was answered 200 (above), some while the trickling one was still open.
+    expect(servedMeanwhile).toBeGreaterThan(0);
+  }, 60_000);
 
   it.runIf(LONG)(
     'cuts a client that trickles its body at the default 30 s limit, storing nothing of it',

@@ -63,7 +63,7 @@ const badValues: Record<string, { value: string; says: string } | null> = {
   'pid-file': null,
   'ca-cert': null,
   'fault-seed': { value: 'abc', says: '--fault-seed must be a whole number from 0 to 4294967295 (got "abc")' },
-  // Checked by serve once parsed, with messages of its own (test/commands/serve-testing.test.ts).
+  // Checked by serve once parsed, with messages of its own (test/commands/serve-testing.e2e.test.ts).
   delay: null,
   fault: null,
   seed: null,

@@ -4,7 +4,7 @@ import { expectNoSecret } from '../helpers/reliability.js';
 import { useTempUser } from '../helpers/user.js';
 
 /**
- * Regression test, fixed (found by the token sweep of token-safety.test.ts): the token given to `plants
+ * Regression test, fixed (found by the token sweep of token-safety.e2e.test.ts): the token given to `plants
  * login` as an argument instead of with --token (an easy slip, and what some CLIs accept) is
  * printed back on stderr. `plants login <token>` is taken for a command named `login <token>`:
  * src/hooks/command-not-found.ts prints `plants: 'login <token>' is not a plants command.` and

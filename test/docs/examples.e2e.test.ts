@@ -67,7 +67,7 @@ const controlledStore = (flags = '') =>
 const onControlledStore = (line: string) => line.replace('http://127.0.0.1:4010', '"$(cat url.txt)"');
 
 const CA_CERT_WALKTHROUGH =
-  'needs stores with certificates of their own at those names; test/commands/ca-cert.test.ts runs the same three steps (login --ca-cert kept for the origin, list trusted from then on, --ca-cert for one command) against plants serve --tls-cert';
+  'needs stores with certificates of their own at those names; test/commands/ca-cert.e2e.test.ts runs the same three steps (login --ca-cert kept for the origin, list trusted from then on, --ca-cert for one command) against plants serve --tls-cert';
 
 const examples: Record<string, Example> = {
   'npm ci && npm start': { notRunHere: 'CI runs npm ci; npm start is `plants serve`, run below' },
@@ -319,21 +319,27 @@ const examples: Record<string, Example> = {
       expect(run.stderr).toBe('');
     },
   },
+  'CI=true bash .ci/run': { notRunHere: 'it is CI: this test is one of those it runs' },
   '.ci/node-matrix': {
-    notRunHere: 'CI runs it (.ci/run): it downloads Node releases and runs the whole suite on each',
+    notRunHere:
+      'CI runs it (.ci/run): it downloads Node releases and runs the fast tier and the node-e2e files on each',
   },
   '.ci/node-matrix 24 26.10.0': { notRunHere: 'CI runs .ci/node-matrix: it downloads Node releases' },
   'npm ci && npm run build && npm run build:binary': {
-    notRunHere: 'CI runs it (.ci/run) before the tests; test/binary/binary.test.ts runs what it makes, alone on PATH',
+    notRunHere:
+      'CI runs it (.ci/run) before the tests; test/binary/binary.e2e.test.ts runs what it makes, alone on PATH',
   },
   'cd binary && sha256sum -c plants-linux-x64.sha256': {
-    notRunHere: 'needs the binary; test/binary/binary.test.ts checks the checksum file against it',
+    notRunHere: 'needs the binary; test/binary/binary.e2e.test.ts checks the checksum file against it',
   },
   'install -m 755 plants-linux-x64 ~/.local/bin/plants': {
-    notRunHere: 'installs outside the test folder; test/binary/binary.test.ts runs the binary as plants, alone on PATH',
+    notRunHere:
+      'installs outside the test folder; test/binary/binary.e2e.test.ts runs the binary as plants, alone on PATH',
   },
-  '~/.local/bin/plants --version': { notRunHere: 'test/binary/binary.test.ts runs the binary --version' },
-  'npm pack': { notRunHere: 'test/package/installed-package.test.ts packs the project and installs the tarball' },
+  '~/.local/bin/plants --version': { notRunHere: 'test/binary/binary.e2e.test.ts runs the binary --version' },
+  'npm pack': {
+    notRunHere: 'test/package/installed-package.node-e2e.test.ts packs the project and installs the tarball',
+  },
   'npm install -g plants-0.1.0.tgz': { notRunHere: 'installs globally, outside the test folder' },
   'npx --package ./plants-0.1.0.tgz plants --version': { notRunHere: 'needs the tarball of npm pack' },
   'createdb -h 127.0.0.1 -p 5433 -U plants plants': { walkthrough: 'postgres-sharing' },
@@ -352,7 +358,7 @@ const examples: Record<string, Example> = {
   // docs/postgres.md
   "plants serve --database 'postgres://plants:PASSWORD@db1:5432,db2:5432/plants?target_session_attrs=read-write'": {
     notRunHere:
-      'needs a primary and a standby at db1 and db2; test/reliability/postgres-failover.test.ts runs serve given both hosts of a pair on loopback',
+      'needs a primary and a standby at db1 and db2; test/reliability/postgres-failover.e2e.test.ts runs serve given both hosts of a pair on loopback',
   },
   "plants serve --database 'postgres://plants:PASSWORD@haproxy:5000/plants?target_session_attrs=read-write'": {
     notRunHere: 'needs Patroni and HAProxy, which are not run here (docs/postgres.md says so)',
@@ -366,7 +372,7 @@ const examples: Record<string, Example> = {
   // docs/serve-page.md
   'plants serve --memory --seed plants.ndjson --allow-reset --open': {
     notRunHere:
-      'would open a browser on this machine; test/commands/serve-page.test.ts runs --open with an opener of its own and without one',
+      'would open a browser on this machine; test/commands/serve-page.e2e.test.ts runs --open with an opener of its own and without one',
   },
   'curl -s -H "Authorization: Bearer $TOKEN" http://127.0.0.1:4010/_serve/controls': {
     before: controlledStore(),

@@ -15,7 +15,7 @@ import { useTempUser } from '../helpers/user.js';
  * stderr, the request log, --json documents, error messages) is searched for the token. It
  * must never appear. The one designed exception: `plants serve` without --token or
  * PLANTS_TOKEN prints the token it made up once, in its banner. (Config modes and the
- * clear-text warning are covered by test/commands/login.test.ts and serve.test.ts.)
+ * clear-text warning are covered by test/commands/login.e2e.test.ts and serve.e2e.test.ts.)
  */
 
 const TOKEN = `tok-${randomBytes(18).toString('base64url')}`;

@@ -7,7 +7,7 @@ import { useTempUser } from '../helpers/user.js';
  * A line break (or any control character) in a message the server sends must not reach stderr
  * as one: `plants add` prints one line, `plants: message`, plus indented hints, whatever the
  * server wrote, so a server cannot print lines that pass for the CLI's own (a stack frame
- * included). Found by client-fuzz.test.ts (PLANTS_SEED=7: a 400 problem+json whose detail is
+ * included). Found by client-fuzz.e2e.test.ts (PLANTS_SEED=7: a 400 problem+json whose detail is
  * "\n\u0000") while these suites were written; fixed in src/cli/render/output.ts. Kept as a regression test.
  */
 

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { freePort } from '../helpers/ports.js';
 import { integrityCheck, reportFigures, SEED, scaled, seededRandom } from '../helpers/reliability.js';
 import { type ServeProcess, useServeProcesses } from '../helpers/serve-process.js';
 import { readStoredPlants } from '../helpers/store-server.js';
@@ -29,8 +30,10 @@ describe('plants add --file while plants serve is killed with -9 and restarted',
     async () => {
       const dbPath = path.join(user.dir, 'kills.db');
       const next = seededRandom(SEED);
-      serve = await serves.start(['--port', '0', '--db', dbPath, '--token', TOKEN, '--quiet']);
-      const port = new URL(serve.url).port;
+      // Restarted on the same port: one of freePort's, which the kernel never gives a connection
+      // meanwhile (a port 0 of the kernel's, it can: the add's own connections take such ports).
+      const port = String(await freePort());
+      serve = await serves.start(['--port', port, '--db', dbPath, '--token', TOKEN, '--quiet']);
       const first = 3n * 2n ** 61n;
       const input = Array.from({ length: RECORDS }, (_, index) => {
         const id = first + BigInt(index);

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { projectRoot } from '../helpers/cli.js';
 import { reply, startFixtureServer } from '../helpers/fixture-server.js';
+import { freePort } from '../helpers/ports.js';
 import { readStoredPlants, useTestStore } from '../helpers/store-server.js';
 import { useTempUser } from '../helpers/user.js';
 
@@ -107,10 +108,10 @@ describe('plants add --file with many records', () => {
     expect(results(refused.stdout)).toHaveLength(1);
     expect(refused.stderr).toContain('Stopped: the rest was not sent.');
     expect(refused.stderr).toContain('plants: the server answered 401');
-    const gone = await startFixtureServer();
-    await gone.close();
+    // A port nobody listens on for the rest of the run (a closed server's, the kernel may give to another test's server).
+    const gone = `http://127.0.0.1:${await freePort()}`;
     const unreachable = await user.run(['add', '--file', '-', '--concurrency', '1', '--retries', '0'], {
-      env: { PLANTS_BASE_URL: gone.url },
+      env: { PLANTS_BASE_URL: gone },
       input,
     });
     expect(unreachable.code).toBe(3);

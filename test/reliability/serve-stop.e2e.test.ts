@@ -8,7 +8,7 @@ import { type ServeProcess, startServeProcess } from '../helpers/serve-process.j
 
 /**
  * `plants serve` stopped as soon as it printed its URL, the line scripts wait for: the README
- * promises a graceful stop and exit 0 for SIGTERM. Found by crash-loop.test.ts while these
+ * promises a graceful stop and exit 0 for SIGTERM. Found by crash-loop.node-e2e.test.ts while these
  * suites were written (the handlers were installed only after the banner, so the signal's
  * default action killed the process); fixed in src/commands/serve.ts. Kept as a regression test.
  */
@@ -71,8 +71,9 @@ describe('plants serve, stopped while idle', () => {
         const started = performance.now();
         expect(await running.stop('SIGTERM')).toBe(0);
         // The drain waits up to 10 s for requests in flight; with none, the stop is a matter of
-        // closing the store (about 0.1 s here, under load).
-        expect(performance.now() - started).toBeLessThan(2000);
+        // closing the store (about 0.1 s here, under load): 5 s tells the two apart with room
+        // for a loaded machine.
+        expect(performance.now() - started).toBeLessThan(5000);
       } finally {
         for (const socket of held) socket.destroy();
       }

@@ -217,12 +217,19 @@ describe.skipIf(!enabled)(
           error: 503,
           message: 'no database server takes writes just now (failover under way?); try again shortly',
         };
+        // The first adds may meet the lost connection itself (a 503, the plain "cannot be
+        // reached") until the pool has seen it go and searches; from then on, the search's answer.
         let add = await postPlant(url, TOKEN, '{"id":2,"name":"while none"}');
-        // The first add may meet the lost connection itself (the plain "cannot be reached"); the next, the search.
-        if ((add.json as { message?: string }).message !== noPrimary.message) {
-          await sleep(300);
-          add = await postPlant(url, TOKEN, '{"id":2,"name":"while none"}');
-        }
+        await eventually(
+          async () => {
+            if ((add.json as { message?: string }).message === noPrimary.message) return true;
+            expect(add.status).toBe(503);
+            add = await postPlant(url, TOKEN, '{"id":2,"name":"while none"}');
+            return false;
+          },
+          30_000,
+          'the search for a primary to answer',
+        );
         expect([add.status, add.headers['retry-after'], add.json]).toEqual([503, '2', noPrimary]);
         // Reads are not served from the standby (it may not have replayed an acknowledged commit yet).
         const read = await send(`${url}/plants/1`, { headers: auth });

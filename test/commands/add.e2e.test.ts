@@ -4,8 +4,17 @@ import { connect, type Socket } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import { reply, startFixtureServer, useFixtureServer } from '../helpers/fixture-server.js';
+import { reply, useFixtureServer } from '../helpers/fixture-server.js';
+import { freePort } from '../helpers/ports.js';
 import { useTempUser } from '../helpers/user.js';
+
+/**
+ * A loopback URL nobody listens on for the rest of the run: a port of freePort's, which no other
+ * test is given (a port a closed server had, the kernel may give to another test's server).
+ */
+async function nobodyListening(): Promise<{ url: string }> {
+  return { url: `http://127.0.0.1:${await freePort()}` };
+}
 
 const token = 'tok_add_0123456789';
 const server = useFixtureServer();
@@ -143,8 +152,7 @@ describe('plants add', () => {
     });
 
     it('exits 3 when nothing listens, naming the URL; --json gives error 0', async () => {
-      const gone = await startFixtureServer();
-      await gone.close();
+      const gone = await nobodyListening();
       const result = await user.run(['add', '--id', '1', '--name', 'x', '--json'], {
         env: { PLANTS_BASE_URL: gone.url },
       });
@@ -156,8 +164,7 @@ describe('plants add', () => {
     // A loopback port nobody listens on, not the default 4010: the README has people run
     // `npm start` on 4010 in another terminal while they run these tests.
     it('suggests `plants serve --port N` when nothing listens on a local URL', async () => {
-      const gone = await startFixtureServer();
-      await gone.close();
+      const gone = await nobodyListening();
       const port = new URL(gone.url).port;
       const result = await runCli(['add', '--id', '1', '--name', 'x', '--base-url', gone.url], {
         env: { PLANTS_CONFIG_DIR: user.configDir, PLANTS_TOKEN: token },
