@@ -4,7 +4,7 @@ import { PassThrough } from 'node:stream';
 import type { Interfaces } from '@oclif/core';
 import { readEnv } from '../../src/cli/env.js';
 import { IOStreams } from '../../src/cli/io-streams.js';
-import { actionExport, type AnyAction, type Parsed, runAction } from '../../src/cli/runner.js';
+import { type AnyAction, actionExport, type Parsed, runAction } from '../../src/cli/runner.js';
 import { findRoute, parseArgv } from '../../src/entry/parse-argv.js';
 import type { RouteTable } from '../../src/entry/route-table.js';
 import { projectRoot } from './cli.js';
