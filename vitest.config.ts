@@ -1,4 +1,6 @@
+import path from 'node:path';
 import { configDefaults, defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 // A test file's tier is in its name (docs/development.md):
 //   *.test.ts            the fast tier, `npm test`: unit and in-process tests, smoke runs of the built CLI
@@ -9,6 +11,35 @@ import { configDefaults, defineConfig } from 'vitest/config';
 const e2e = 'test/**/*.e2e.test.ts';
 const nodeE2e = 'test/**/*.node-e2e.test.ts';
 
+/**
+ * The files in one order across the projects: those that failed last time, then the longest
+ * (vitest's cache of the last run), then, for files it has no time of, the largest. vitest's own
+ * order runs the projects one after another, so that in a run of fast and node-e2e the entry's
+ * minute-long suite started after every fast file, and ran alone at the end.
+ */
+class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const { cache, config } = this.ctx;
+    const known = files.map((file) => {
+      const key = `${file.project.name}:${path.relative(config.root, file.moduleId)}`;
+      const last = cache.getFileTestResults(key);
+      return {
+        file,
+        failed: last?.failed === true,
+        duration: last?.duration,
+        size: cache.getFileStats(key)?.size ?? 0,
+      };
+    });
+    known.sort(
+      (a, b) =>
+        Number(b.failed) - Number(a.failed) ||
+        (b.duration ?? Number.POSITIVE_INFINITY) - (a.duration ?? Number.POSITIVE_INFINITY) ||
+        b.size - a.size,
+    );
+    return known.map(({ file }) => file);
+  }
+}
+
 export default defineConfig({
   test: {
     // A real PostgreSQL for the tests that run on both stores (skipped, loudly, without one; never in CI).
@@ -16,6 +47,7 @@ export default defineConfig({
     // Tests start real servers and real CLI processes; two cores here, so keep parallelism modest.
     pool: 'forks',
     maxWorkers: 2,
+    sequence: { sequencer: LongestFirst },
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // The JSON report is what .ci/run counts for its closing "N passed, N failed" line

@@ -332,7 +332,14 @@ describe.skipIf(!enabled)(
           env: { PLANTS_TOKEN: TOKEN },
         });
         bulk.child.stdin.end();
-        await serve.waitForStderr('POST /plants 503');
+        // Both answered while the lock holds: two 503s. The second is -7's (sent with the first,
+        // queued behind its batch), never the first's retry, which leaves only after its answer
+        // and a back-off. Released at the first 503, -7 could go in at once (a 200): CI saw it.
+        await eventually(
+          async () => (serve?.stderr.split('POST /plants 503').length ?? 0) > 2,
+          60_000,
+          'both adds answered 503 while the table is locked',
+        );
         await locker.query('ROLLBACK');
         const result = await bulk.exited;
         const lines = parseResults(result.stdout);
