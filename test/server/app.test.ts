@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJsonExact, stringifyJsonExact } from '../../src/schema/exact-json.js';
+import { MAX_TEXT_LENGTH, OUTCOME_UNKNOWN } from '../../src/schema/plant.js';
 import { LINGER_MS } from '../../src/server/http/connection.js';
 import { Database } from '../../src/server/stores/sqlite/sqlite-driver.js';
 import { runSql, storeBackends } from '../helpers/store-backends.js';
@@ -739,6 +740,10 @@ describe.each(storeBackends())('on $name', (backend) => {
       }
       expect(doc.paths['/healthz'].get.security).toEqual([]);
       expect(doc.paths['/openapi.json'].get.security).toEqual([]);
+      // The limits and the outcome the schema module enforces, as the document states them.
+      const { name, tag } = doc.components.schemas.Plant.properties;
+      expect([name.maxLength, tag.maxLength]).toEqual([MAX_TEXT_LENGTH, MAX_TEXT_LENGTH]);
+      expect(doc.components.schemas.Error.properties.outcome.enum).toEqual([OUTCOME_UNKNOWN]);
     });
   });
 });

@@ -2,7 +2,13 @@ import { createBearerAuth } from '../auth.js';
 import { isLoopbackAddress } from '../http/request.js';
 import { sendBody, sendJson } from '../http/response.js';
 import type { ServerMetrics } from '../observability/server-metrics.js';
-import { plantStoreOpenApi } from '../openapi.js';
+/**
+ * The contract served at GET /openapi.json: the seed interface (spec/plant-store.openapi.yaml) with
+ * what this server really does added (the id in POST's 200, length limits, every status it answers
+ * with its Error body, the probes, /reset, `servers: /`), each checked by test/server/app.test.ts;
+ * Redocly's recommended rules pass on it (openapi-lint.test.ts). A document, so a data file.
+ */
+import plantStoreOpenApi from '../openapi.json' with { type: 'json' };
 import type { Handler, RouteContext } from './route-context.js';
 
 export interface ProbeRoutes {
