@@ -22,6 +22,7 @@ A 409 met on a retry (the first attempt may have added the plant before its conn
     '<%= config.bin %> add --file plants.ndjson --concurrency 32 > results.ndjson',
     `jq -c '.[]' plants.json | <%= config.bin %> add --file - --fail-fast`,
     '<%= config.bin %> add --file plants.ndjson --skip-existing   # run an import again: stored plants are existing',
+    `<%= config.bin %> add --file plants.ndjson --jq 'select(.outcome != "added") | .line'`,
   ];
   static override flags = {
     id: Flags.string({ summary: 'Id of the plant (a 64-bit integer).', helpValue: 'ID' }),
