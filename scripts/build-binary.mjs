@@ -78,6 +78,8 @@ const common = {
   minify: true,
   // pg's optional native binding, which plants never asks for (pg's `native`).
   external: ['pg-native'],
+  // jq for --jq, with its WebAssembly inside the script (no file beside it to read; loaded only for --jq).
+  alias: { 'jq-wasm': 'jq-wasm/inline' },
   supported: { 'dynamic-import': false },
   plugins: [leanUndici, lazyHttp2, lazyConfImports, binaryOnly],
   logLevel: 'warning',

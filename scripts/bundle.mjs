@@ -87,8 +87,9 @@ const result = await esbuild.build({
   ...commonJsForNode,
   entryPoints: ['dist/cli/runner.js'],
   outfile: 'dist/fast/runner.cjs',
-  // Loaded by import() where needed, from node_modules: a spinner on terminals; oclif and SQLite never.
-  external: ['ora', '@oclif/core', 'better-sqlite3'],
+  // Loaded where needed, from node_modules: a spinner on terminals; jq (and its WebAssembly, which
+  // it reads beside itself) for --jq only; oclif and SQLite never.
+  external: ['ora', 'jq-wasm', '@oclif/core', 'better-sqlite3'],
   supported: { 'dynamic-import': false },
   plugins: [leanUndici, lazyHttp2, lazyConfImports, oraThroughBin, unbundled],
   write: false,

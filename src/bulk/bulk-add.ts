@@ -224,16 +224,9 @@ export async function bulkAdd(options: BulkAddOptions): Promise<BulkSummary> {
     const record = next.value;
     const current = index++;
     summary.records++;
-    if ('error' in record) {
-      settle(current, { kind: 'invalid', ...positionOf(record), message: record.error, fields: [] });
-      continue;
-    }
-    let plant: NewPlant;
-    try {
-      plant = options.toPlant(record.value);
-    } catch (error) {
-      if (!(error instanceof InvalidPlantError)) throw error;
-      settle(current, { kind: 'invalid', ...positionOf(record), message: error.message, fields: error.fields });
+    const plant = checkRecord(record, options.toPlant);
+    if ('kind' in plant) {
+      settle(current, plant);
       continue;
     }
     inFlight++;
@@ -282,8 +275,22 @@ export async function bulkAdd(options: BulkAddOptions): Promise<BulkSummary> {
   return summary;
 }
 
+/** The outcome of a record that is not a NewPlant: not JSON, too long, not UTF-8, or refused by the schema. */
+export type InvalidRecord = Extract<RecordOutcome, { kind: 'invalid' }>;
+
+/** A record as `add` would send it (its NewPlant, the flags applied), or why it cannot be sent. */
+export function checkRecord(record: InputRecord, toPlant: (value: unknown) => NewPlant): NewPlant | InvalidRecord {
+  if ('error' in record) return { kind: 'invalid', ...positionOf(record), message: record.error, fields: [] };
+  try {
+    return toPlant(record.value);
+  } catch (error) {
+    if (!(error instanceof InvalidPlantError)) throw error;
+    return { kind: 'invalid', ...positionOf(record), message: error.message, fields: error.fields };
+  }
+}
+
 /** Where a record is, as an outcome carries it (its index only when it is an element of an array). */
-function positionOf(record: InputRecord): RecordPosition {
+export function positionOf(record: InputRecord): RecordPosition {
   return record.index === undefined ? { line: record.line } : { line: record.line, index: record.index };
 }
 

@@ -2,7 +2,7 @@ import { Command, Errors, Flags } from '@oclif/core';
 import { InvalidInputError, PlantsError } from '../errors.js';
 import { flagSuggestions } from './help/suggest.js';
 import { type UsageCommand, usageSentence } from './help/usage-error.js';
-import { type ActionContext, type AnyAction, runAction } from './runner.js';
+import { type ActionContext, type AnyAction, runAction, runParsed } from './runner.js';
 import { maskWords, secretWords } from './secrets.js';
 
 /** Flags every command that talks to a store shares. */
@@ -15,6 +15,12 @@ export const connectionFlags = {
 
 export const jsonFlag = {
   json: Flags.boolean({ summary: 'Print JSON on stdout instead of a human line.', default: false }),
+  jq: Flags.string({
+    summary: 'Filter the JSON through this jq expression (implies --json): strings print raw, other values as JSON.',
+    description:
+      'jq 1.8 runs inside plants (no jq needed), on each JSON value --json would print, as jq reads an NDJSON stream; ids keep every digit unless arithmetic touches them. An expression jq cannot compile is exit 2 before anything is sent; an error on a value is exit 2 naming its line, after what came before it.',
+    helpValue: 'EXPR',
+  }),
 };
 
 /**
@@ -47,7 +53,7 @@ export abstract class PlantsCommand extends Command {
   /** Parses with oclif and runs the declared action. */
   protected async act(context: ActionContext): ReturnType<AnyAction> {
     const parsed = await this.parse(this.ctor);
-    return ((this.ctor as typeof PlantsCommand).action as AnyAction)(parsed, context);
+    return runParsed((this.ctor as typeof PlantsCommand).action as AnyAction, parsed, context);
   }
 
   /** --json is honoured even when flag parsing itself failed. */

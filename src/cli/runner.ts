@@ -60,12 +60,27 @@ export async function runAction(
   const output = await Output.open(io, { color: env.color });
   const factory = new Factory({ env, version: setting.version, io, output });
   try {
-    return (await action({ factory, output })) ?? ExitCode.ok;
+    const exitCode = (await action({ factory, output })) ?? ExitCode.ok;
+    // A --jq error met where the action could not be told (a bulk add's batched results).
+    return output.jqFailure === undefined ? exitCode : reportError(output.jqFailure, output, { json: false });
   } catch (error) {
-    return reportError(error, output, { json: setting.json });
+    // With --jq a failure is said on stderr only: stdout holds what the program printed.
+    return reportError(error, output, { json: setting.json && output.jq === undefined });
   } finally {
     await factory.close();
   }
+}
+
+/**
+ * Runs an action on its parsed command line, as every route does. `--jq` implies `--json`, and
+ * its program is compiled (jq loaded only then) before the action sends or reads anything.
+ */
+export async function runParsed(action: AnyAction, parsed: Parameters<AnyAction>[0], context: ActionContext) {
+  const expression = parsed.flags.jq;
+  if (typeof expression !== 'string') return action(parsed, context);
+  const { JqFilter } = await import('./render/jq-filter.js');
+  context.output.jq = await JqFilter.compile(expression);
+  return action({ ...parsed, flags: { ...parsed.flags, json: true } }, context);
 }
 
 /**
@@ -94,6 +109,9 @@ export async function runNamedAction(
   version: string,
 ): Promise<void> {
   const action = await actionNamed(parsed.action);
-  const exitCode = await runAction((context) => action(parsed, context), { version, json: parsed.flags.json === true });
+  const exitCode = await runAction((context) => runParsed(action, parsed, context), {
+    version,
+    json: parsed.flags.json === true,
+  });
   if (exitCode !== ExitCode.ok) process.exitCode = exitCode;
 }

@@ -13,6 +13,7 @@ export class Delete extends PlantsCommand {
     '<%= config.bin %> delete 1',
     '<%= config.bin %> delete 1 --yes',
     '<%= config.bin %> delete 1 --yes --json',
+    '<%= config.bin %> delete 1 --yes --jq .deleted',
   ];
   static override args = {
     id: Args.string({ description: 'The id of the plant (a 64-bit integer).', required: true }),

@@ -14,6 +14,7 @@ export class List extends PlantsCommand {
     '<%= config.bin %> list',
     '<%= config.bin %> list --limit 10 --after 42',
     '<%= config.bin %> list --all --json > plants.ndjson',
+    `<%= config.bin %> list --all --jq 'select(.tag == "herb") | .id'   # the herbs' ids, every digit`,
   ];
   static override flags = {
     limit: Flags.integer({ summary: 'Plants per page (the server caps it at 1000).', default: 100, min: 1, max: 1000 }),

@@ -117,6 +117,25 @@ describe.runIf(built)('plants-linux-x64, alone on PATH', () => {
     expect((await run(['get', MIN])).code).toBe(1);
   });
 
+  it('runs --jq (jq inside it, no file beside it) and add --dry-run', async () => {
+    expect(await run(['get', MAX, '--jq', '.id'])).toEqual({ code: 0, stdout: `${MAX}\n`, stderr: '' });
+    expect(await run(['list', '--all', '--jq', 'select(.tag == "tree") | .name'])).toEqual({
+      code: 0,
+      stdout: 'Oak\n',
+      stderr: '',
+    });
+    const bad = await run(['get', MAX, '--jq', '.[']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.split('\n')[0]).toMatch(/^plants: --jq: jq: error: syntax error/);
+    expect(
+      await run(['add', '--file', '-', '--dry-run', '--jq', '.outcome'], '{"id":1,"name":"a"}\n{"id":2}\n'),
+    ).toEqual({
+      code: 2,
+      stdout: 'valid\ninvalid\n',
+      stderr: '2 records: 1 valid, 1 invalid (line 2)\n',
+    });
+  });
+
   it('adds NDJSON from stdin, one result per record', async () => {
     const bulk = await run(
       ['add', '--file', '-'],

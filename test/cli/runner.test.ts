@@ -5,8 +5,8 @@ import { showStatus } from '../../src/cli/actions/show-status.js';
 import { Add } from '../../src/commands/add.js';
 import { Get } from '../../src/commands/get.js';
 import { Status } from '../../src/commands/status.js';
-import { parsedFor, runInProcess } from '../helpers/in-process.js';
-import { useTestStore } from '../helpers/store-server.js';
+import { parsedFor, runCommandLine, runInProcess } from '../helpers/in-process.js';
+import { lastJournalSeq, useTestStore } from '../helpers/store-server.js';
 import { useTempUser } from '../helpers/user.js';
 
 // The one runner (src/cli/runner.ts) around the commands' actions, as every route runs them once
@@ -54,5 +54,83 @@ describe('the runner, in-process', () => {
     expect(result.code).toBe(2);
     expect(JSON.parse(result.stdout)).toMatchObject({ error: 0 });
     expect(result.stderr.match(/^plants: /gm)).toHaveLength(1);
+  });
+});
+
+describe('--jq, in-process, as the fast route parses it', () => {
+  const run = (args: string[], input = '') => runCommandLine(args, { env: env(server.token), streams: { input } });
+  const lastSeq = () => lastJournalSeq(server);
+
+  it('implies --json: the JSON a command prints goes through jq, a string printed raw', async () => {
+    expect(await run(['add', '--id', '70', '--name', 'Boston "Fern"', '--tag', 'herb', '--jq', '.'])).toEqual({
+      code: 0,
+      stdout: '{"id":70,"name":"Boston \\"Fern\\"","tag":"herb"}\n',
+      stderr: '',
+    });
+    expect(await run(['get', '70', '--jq', '.name'])).toEqual({ code: 0, stdout: 'Boston "Fern"\n', stderr: '' });
+    expect(await run(['delete', '70', '--jq', '.deleted'])).toEqual({ code: 0, stdout: 'true\n', stderr: '' });
+    expect(await run(['status', '--jq', 'type'])).toEqual({ code: 0, stdout: 'object\n', stderr: '' });
+  });
+
+  it.each([
+    ['get', '1'],
+    ['delete', '1', '--yes'],
+    ['list', '--all'],
+    ['status'],
+    ['add', '--id', '71', '--name', 'Fern'],
+    ['add', '--file', '-'],
+  ])('an expression jq cannot compile is exit 2 before anything is sent: %s', async (...args) => {
+    const before = await lastSeq();
+    const result = await run([...args, '--jq', '.name |'], '{"id":72,"name":"Ivy"}\n{"id":73,"name":"Oak"}\n');
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.split('\n')[0]).toBe(
+      'plants: --jq: jq: error: syntax error, unexpected end of file at <top-level>, line 1, column 7; jq: 1 compile error',
+    );
+    expect(await lastSeq()).toBe(before);
+  });
+
+  it('a runtime error is exit 2 naming the line, after what came before it; list --all stops there', async () => {
+    for (const id of ['81', '82', '83', '84']) await run(['add', '--id', id, '--name', `p${id}`]);
+    const before = await lastSeq();
+    const result = await run([
+      'list',
+      '--all',
+      '--limit',
+      '1',
+      '--after',
+      '80',
+      '--jq',
+      'if .id == 82 then .name + 1 else .id end',
+    ]);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('81\n');
+    expect(result.stderr.split('\n')[0]).toBe(
+      'plants: --jq: jq: error (at line 2): string ("p82") and number (1) cannot be added',
+    );
+    // Two pages read, the third never asked for.
+    expect(await lastSeq()).toBe(before + 2);
+  });
+
+  it('a bulk add: every record sent, its result lines through jq up to the error, then exit 2', async () => {
+    const input = '{"id":91,"name":"a"}\n{"id":92,"name":"b"}\n{"id":93,"name":"c"}\n';
+    const result = await run(
+      ['add', '--file', '-', '--jq', 'if .line == 2 then error("no") else .plant.id end'],
+      input,
+    );
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('91\n');
+    expect(result.stderr).toBe(
+      'plants: --jq: jq: error (at line 2): no\n  The output stops there: what came before it was printed.\n  jq’s manual: https://jqlang.org/manual/\n',
+    );
+    expect((await run(['list', '--after', '90', '--jq', '.id'])).stdout).toBe('91\n92\n93\n');
+  });
+
+  it('a failure is said on stderr only, with its own exit code: stdout holds what jq printed', async () => {
+    expect(await run(['get', '404', '--jq', '.name'])).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'plants: the server answered 404: no plant with id 404\n',
+    });
   });
 });

@@ -62,6 +62,8 @@ const badValues: Record<string, { value: string; says: string } | null> = {
   'tls-key': null,
   'pid-file': null,
   'ca-cert': null,
+  // Compiled by jq once parsed, with jq's message (test/cli/runner.test.ts, test/commands/jq.e2e.test.ts).
+  jq: null,
   'fault-seed': { value: 'abc', says: '--fault-seed must be a whole number from 0 to 4294967295 (got "abc")' },
   // Checked by serve once parsed, with messages of its own (test/commands/serve-testing.e2e.test.ts).
   delay: null,

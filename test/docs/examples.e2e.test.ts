@@ -272,6 +272,37 @@ const examples: Record<string, Example> = {
     before: 'plants add --id 9223372036854775807 --name Oak >/dev/null 2>&1',
     check: (run) => expect(run.stdout).toBe('{"id":9223372036854775807,"name":"Oak"}\n'),
   },
+  'plants add --file plants.ndjson --dry-run': {
+    check: (run, shell) => {
+      expect(
+        run.stdout
+          .trim()
+          .split('\n')
+          .map((line) => JSON.parse(line).outcome),
+      ).toEqual(['valid', 'valid']);
+      expect(run.stderr).toBe('2 records: 2 valid, 0 invalid\n');
+      stored([])(run, shell);
+    },
+  },
+  'plants list --all --jq \'select(.tag == "herb") | .id\'': {
+    before: [
+      'plants add --id 9223372036854775807 --name Oak --tag herb',
+      'plants add --id 5 --name Ivy',
+      'plants add --id -9223372036854775807 --name Moss --tag herb',
+    ].join(' >/dev/null 2>&1 && '),
+    check: (run) => expect(run.stdout).toBe('-9223372036854775807\n9223372036854775807\n'),
+  },
+  'plants get 9223372036854775807 --jq .id': {
+    before: 'plants add --id 9223372036854775807 --name Oak >/dev/null 2>&1',
+    check: (run) => expect(run.stdout).toBe('9223372036854775807\n'),
+  },
+  'plants add --file plants.ndjson --jq \'select(.outcome != "added") | .line\'': {
+    // Plant 10, the file's first record, is there already: that line is rejected.
+    before: 'plants add --id 10 --name Fern >/dev/null 2>&1',
+    code: 1,
+    check: (run) => expect(run.stdout).toBe('1\n'),
+  },
+  'plants status --jq .store.token': { check: (run) => expect(run.stdout).toBe('accepted\n') },
   'plants delete 7': {
     before: 'plants add --id 7 --name Fern >/dev/null 2>&1',
     check: stored([]),

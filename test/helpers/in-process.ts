@@ -4,7 +4,7 @@ import { PassThrough } from 'node:stream';
 import type { Interfaces } from '@oclif/core';
 import { readEnv } from '../../src/cli/env.js';
 import { IOStreams } from '../../src/cli/io-streams.js';
-import { type AnyAction, actionExport, type Parsed, runAction } from '../../src/cli/runner.js';
+import { type AnyAction, actionExport, type Parsed, runAction, runParsed } from '../../src/cli/runner.js';
 import { findRoute, parseArgv } from '../../src/entry/parse-argv.js';
 import type { RouteTable } from '../../src/entry/route-table.js';
 import { projectRoot } from './cli.js';
@@ -152,5 +152,8 @@ export async function runCommandLine(
   const file = path.join(projectRoot, 'src', 'cli', 'actions', `${parsed.action}.ts`);
   const module: Record<string, AnyAction> = await import(/* @vite-ignore */ file);
   const action = module[actionExport(parsed.action)] as AnyAction;
-  return runInProcess((context) => action(parsed, context), { ...options, json: parsed.flags.json === true });
+  return runInProcess((context) => runParsed(action, parsed, context), {
+    ...options,
+    json: parsed.flags.json === true,
+  });
 }

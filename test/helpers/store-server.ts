@@ -75,6 +75,15 @@ export async function startStoreServer(
 export type { StoredRow } from './store-backends.js';
 
 /**
+ * The number of the last request a store (in-process or `plants serve`) answered, from its journal
+ * (GET /_serve/journal, which is itself never journaled): unchanged, nothing was sent to it.
+ */
+export async function lastJournalSeq(store: { url: string; token: string }): Promise<number> {
+  const answer = await fetch(`${store.url}/_serve/journal`, { headers: { authorization: `Bearer ${store.token}` } });
+  return ((await answer.json()) as { lastSeq: number }).lastSeq;
+}
+
+/**
  * Opens a database file with a connection of its own (ids as bigint), the way another program
  * would, runs `read`, and closes it. Works while the server runs (WAL lets readers in) and after.
  */

@@ -44,7 +44,12 @@ export async function addPlants(
     options.plant,
     () => io.stdin,
     (line) => output.info(line),
+    flags['dry-run'],
   );
+  if (flags['dry-run'] && input.kind === 'bulk') {
+    const { addDryRun } = await import('./add-dry-run.js');
+    return addDryRun(input, output);
+  }
   if (input.kind === 'single') {
     const { addSinglePlant } = await import('./add-single.js');
     await addSinglePlant(input.plant, options, factory, output);

@@ -51,7 +51,7 @@ export async function addSinglePlant(
   });
   const rawBody = settled.kind === 'added' ? settled.added.rawBody : settled.rawBody;
   if (options.json) {
-    output.data(rawBody.trim());
+    output.json([rawBody.trim()]);
   } else {
     const { renderAddedPlant, renderExistingPlant } = await import('../render/render-plant.js');
     output.data(

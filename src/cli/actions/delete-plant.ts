@@ -20,14 +20,14 @@ export async function deletePlant(
     if (!(await confirm(`Delete plant ${id}? [y/N] `, io.stdin, io.stderr))) {
       // Like `rm -i`: answering no is not a failure.
       output.info('Not deleted.');
-      if (flags.json) output.data(`{"id":${id},"deleted":false}`);
+      if (flags.json) output.json([`{"id":${id},"deleted":false}`]);
       return;
     }
   }
   const { deleteConfirmed } = await import('../../client/confirmed-delete.js');
   const { confirmed } = await deleteConfirmed(client, id);
   // The id is a bigint: written as its digits, never through a JS number.
-  if (flags.json) output.data(`{"id":${id},"deleted":true}`);
+  if (flags.json) output.json([`{"id":${id},"deleted":true}`]);
   else output.data(`${output.color.green('✓')} Deleted plant ${id}`);
   if (confirmed) {
     output.info(output.errorColor.dim('  Confirmed by reading it back: the store no longer holds it.'));

@@ -38,7 +38,7 @@ export async function printPlantList(client: PlantClient, output: Output, option
           output.data(row);
       }
     } else {
-      for (const plant of page.plants) output.data(plantJsonLine(plant));
+      output.json(page.plants.map(plantJsonLine));
     }
     first = false;
     if (page.next === undefined) return printed;

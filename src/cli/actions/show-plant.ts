@@ -12,7 +12,7 @@ export async function showPlant(
   const client = await factory.plantClient(clientRequest(flags));
   const found = await client.getPlant(id);
   if (flags.json) {
-    output.data(found.rawBody.trim());
+    output.json([found.rawBody.trim()]);
     return;
   }
   const { renderPlant } = await import('../render/render-list.js');

@@ -31,7 +31,7 @@ export async function showStatus(
     store = { answered: error instanceof ResponseError, error: JSON.parse(errorDocument(failure)) };
   }
   if (flags.json) {
-    output.data(JSON.stringify({ ...status, store }, null, 2));
+    output.json([JSON.stringify({ ...status, store }, null, 2)]);
   } else {
     const { renderStatus } = await import('../render/render-status.js');
     const refused = failure !== undefined && failure instanceof AuthRejectedError && status.authenticated;

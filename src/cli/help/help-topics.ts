@@ -25,8 +25,9 @@ export const helpTopics: Record<string, { summary: string; text: string }> = {
   0    Success.
   1    The server answered with an error, or with something that is not the declared
        shape; with many records (add --file), some were not added.
-  2    Bad usage or input: nothing was sent. For serve: options, a database file or
-       a port that cannot be used.
+  2    Bad usage or input: nothing was sent (a --jq expression jq cannot compile; a
+       record add --dry-run finds invalid). For serve: options, a database file or
+       a port that cannot be used. Also a --jq expression that fails on a value.
   3    The server could not be reached: connection, DNS, TLS, time-out, or the
        connection dropped in the middle of the answer.
   4    No token for this origin and the server wants one, or the server refused the

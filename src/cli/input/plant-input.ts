@@ -82,7 +82,10 @@ export async function readPlantInput(
   /** Made on first use: a plant from the flags never touches stdin (Node sets it up when first asked). */
   stdin: () => NodeJS.ReadableStream,
   notice: Notice = () => {},
+  /** Always records (`add --dry-run`): the flags are one record, and so is a file of one. */
+  asRecords = false,
 ): Promise<PlantInput> {
+  const toPlant = (value: unknown) => applyPlantFlags(value, flags);
   if (flags.file === undefined) {
     if (flags.id === undefined || flags.name === undefined) {
       const missing = [flags.id === undefined ? '--id' : undefined, flags.name === undefined ? '--name' : undefined];
@@ -90,6 +93,7 @@ export async function readPlantInput(
         hints: ['Give --id and --name (and optionally --tag), or --file with a NewPlant as JSON.'],
       });
     }
+    if (asRecords) return { kind: 'bulk', records: recordsOf({ line: 1, value: {} }), toPlant };
     return { kind: 'single', plant: applyPlantFlags({}, flags) };
   }
   // Before reading anything: a flag that is not UTF-8 is refused whatever the input holds.
@@ -105,7 +109,7 @@ export async function readPlantInput(
   const reader: JsonRecordReader = new JsonRecordReader(await openText(flags.file, stdin));
   const records = reader.records();
   const first = await records.next();
-  if (first.done) return { kind: 'bulk', records: noRecords(), toPlant: (value) => applyPlantFlags(value, flags) };
+  if (first.done) return { kind: 'bulk', records: recordsOf(), toPlant };
   // A first record too long to be one: the input is not what it should be (a binary file, /dev/zero).
   if ('error' in first.value && first.value.error === TOO_LONG) {
     throw new InvalidInputError(
@@ -113,7 +117,7 @@ export async function readPlantInput(
     );
   }
   const second = await records.next();
-  if (second.done === true && reader.shape !== 'array') {
+  if (second.done === true && reader.shape !== 'array' && !asRecords) {
     if ('error' in first.value) throw new InvalidInputError(`${source} is ${first.value.error}`);
     try {
       return { kind: 'single', plant: applyPlantFlags(first.value.value, flags) };
@@ -139,10 +143,12 @@ export async function readPlantInput(
     [Symbol.asyncIterator]: all,
     takeBuffered: () => (handedOn ? reader.takeBuffered() : undefined),
   };
-  return { kind: 'bulk', records: rest, toPlant: (value) => applyPlantFlags(value, flags) };
+  return { kind: 'bulk', records: rest, toPlant };
 }
 
-async function* noRecords(): AsyncGenerator<InputRecord> {}
+async function* recordsOf(...records: InputRecord[]): AsyncGenerator<InputRecord> {
+  yield* records;
+}
 
 /** The text of --file PATH (or stdin for `-`), as a stream of strings; bytes that are not UTF-8 are marked, not replaced. */
 async function openText(file: string, stdin: () => NodeJS.ReadableStream): Promise<AsyncIterable<string>> {

@@ -5,6 +5,7 @@ import type { ColorMode } from '../env.js';
 import { type Colors, chalkColors, plain } from './colors.js';
 import { failureHints } from './failure-hints.js';
 import { importOra } from './import-ora.js';
+import type { JqFilter } from './jq-filter.js';
 
 export interface OutputStreams {
   readonly stdout: NodeJS.WriteStream;
@@ -57,6 +58,9 @@ export class Output {
   /** Colours for stdout and for stderr, each off unless that stream is a TTY. */
   readonly color: Colors;
   readonly errorColor: Colors;
+  /** `--jq`: what every JSON value printed goes through (set by the runner before the action runs). */
+  jq: JqFilter | undefined;
+  #jqFailure: PlantsError | undefined;
 
   constructor(streams: OutputStreams, options: OutputOptions) {
     this.#streams = streams;
@@ -87,6 +91,30 @@ export class Output {
   /** One line of data on stdout. */
   data(line: string): void {
     this.stdout.write(line.endsWith('\n') ? line : `${line}\n`);
+  }
+
+  /**
+   * JSON values on stdout, one a line (a value may span lines), or what --jq makes of them. jq's
+   * first runtime error is thrown, and kept (jqFailure): nothing is printed after it.
+   */
+  json(texts: readonly string[]): void {
+    if (this.jq === undefined) {
+      if (texts.length > 0) this.stdout.write(`${texts.join('\n')}\n`);
+      return;
+    }
+    if (this.#jqFailure !== undefined) return;
+    const { lines, stderr, error } = this.jq.run(texts);
+    if (lines.length > 0) this.stdout.write(`${lines.join('\n')}\n`);
+    if (stderr !== '') this.info(stderr);
+    if (error !== undefined) {
+      this.#jqFailure = error;
+      throw error;
+    }
+  }
+
+  /** The --jq error that stopped the output, if one did. */
+  get jqFailure(): PlantsError | undefined {
+    return this.#jqFailure;
   }
 
   /** One line for the person at the terminal, on stderr. */
@@ -130,7 +158,11 @@ export class Output {
       scheduled = undefined;
       if (pending.length === 0) return;
       if (spinner !== undefined && sharesTerminal) spinner.clear();
-      this.stdout.write(`${pending.join('\n')}\n`);
+      try {
+        this.json(pending);
+      } catch {
+        // Kept in jqFailure: the runner reports it once the action ends.
+      }
       if (spinner !== undefined && sharesTerminal) spinner.render();
       pending = [];
       pendingSize = 0;

@@ -1,9 +1,11 @@
-import type { BulkSummary, RecordOutcome } from '../../bulk/bulk-add.js';
+import type { BulkSummary, RecordOutcome, RecordPosition } from '../../bulk/bulk-add.js';
 import { ConflictError, NoAnswerError, ResponseError } from '../../client/errors.js';
 import { parseJsonExact, stringifyJsonExact } from '../../schema/exact-json.js';
+import type { NewPlant } from '../../schema/plant.js';
 import type { Colors } from './colors.js';
 import { failureHints } from './failure-hints.js';
 import { sanitizeForTerminal } from './output.js';
+import { plantJsonLine } from './render-list.js';
 
 /** A JSON text on one line: the server's body as it came when it is already one line. */
 function oneLine(json: string): string {
@@ -18,7 +20,7 @@ function oneLine(json: string): string {
  * through, not re-read as numbers.
  */
 export function outcomeLine(outcome: RecordOutcome): string {
-  const head = `{"line":${outcome.line}${outcome.index === undefined ? '' : `,"index":${outcome.index}`}`;
+  const head = lineHead(outcome);
   const tail = `,"outcome":"${outcomeName(outcome)}"`;
   switch (outcome.kind) {
     case 'added':
@@ -46,6 +48,22 @@ export function outcomeLine(outcome: RecordOutcome): string {
     case 'invalid':
       return `${head},"sent":false,"error":${JSON.stringify({ error: 0, message: outcome.message })},"fields":${JSON.stringify(outcome.fields)}${tail}}`;
   }
+}
+
+function lineHead(at: RecordPosition): string {
+  return `{"line":${at.line}${at.index === undefined ? '' : `,"index":${at.index}`}`;
+}
+
+/** `add --dry-run`'s result line of a record that would be sent: the NewPlant as it would go. */
+export function validLine(at: RecordPosition, plant: NewPlant): string {
+  return `${lineHead(at)},"sent":false,"plant":${plantJsonLine(plant)},"outcome":"valid"}`;
+}
+
+/** `add --dry-run`'s count on stderr: `3 records: 2 valid, 1 invalid (line 2)`, the first few invalid named. */
+export function renderDryRunCount(records: number, invalid: number, firstInvalid: readonly RecordPosition[]): string {
+  const more = invalid > firstInvalid.length ? '; …' : '';
+  const lines = invalid === 0 ? '' : ` (${firstInvalid.map(where).join('; ')}${more})`;
+  return `${records} record${records === 1 ? '' : 's'}: ${records - invalid} valid, ${invalid} invalid${lines}`;
 }
 
 /** The `outcome` of a result line: what a script selects on. */
@@ -82,7 +100,7 @@ function describeFailure(outcome: RecordOutcome): string {
 }
 
 /** Where a record is, for a person: its line, and its index when it is an element of an array. */
-function where(outcome: RecordOutcome): string {
+function where(outcome: RecordPosition): string {
   return outcome.index === undefined ? `line ${outcome.line}` : `line ${outcome.line}, index ${outcome.index}`;
 }
 

@@ -1,0 +1,38 @@
+import { checkRecord, positionOf, type RecordPosition, type RecordSource } from '../../bulk/bulk-add.js';
+import { ExitCode } from '../../errors.js';
+import type { NewPlant } from '../../schema/plant.js';
+import type { Output } from '../render/output.js';
+import { outcomeLine, renderDryRunCount, validLine } from '../render/render-bulk.js';
+
+/**
+ * `plants add --dry-run`: every record checked as `add` checks it (the same reader, flags and
+ * schema), one result line each, `valid` (the NewPlant as it would be sent) or `invalid` (the
+ * fields at fault), and nothing sent: no token, config or store is needed. The count goes to
+ * stderr. Resolves with 0 when every record is valid, else 2.
+ */
+export async function addDryRun(
+  { records, toPlant }: { records: RecordSource; toPlant: (value: unknown) => NewPlant },
+  output: Output,
+): Promise<ExitCode> {
+  let read = 0;
+  let invalid = 0;
+  const firstInvalid: RecordPosition[] = [];
+  let lines: string[] = [];
+  for await (const record of records) {
+    read++;
+    const plant = checkRecord(record, toPlant);
+    if ('kind' in plant) {
+      invalid++;
+      if (firstInvalid.length < 5) firstInvalid.push(plant);
+      lines.push(outcomeLine(plant));
+    } else lines.push(validLine(positionOf(record), plant));
+    // A batch at a time: one write (and, with --jq, one run of jq) for many lines.
+    if (lines.length === 512) {
+      output.json(lines);
+      lines = [];
+    }
+  }
+  output.json(lines);
+  output.info(renderDryRunCount(read, invalid, firstInvalid));
+  return invalid === 0 ? ExitCode.ok : ExitCode.usage;
+}

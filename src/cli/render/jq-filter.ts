@@ -1,0 +1,79 @@
+import type { Jq } from 'jq-wasm';
+import { InvalidInputError } from '../../errors.js';
+
+/** What jq made of some JSON values: the lines to print, what it wrote to stderr (`debug`), and the error that stopped it. */
+export interface JqOutput {
+  lines: string[];
+  stderr: string;
+  error?: InvalidInputError;
+}
+
+const JQ_MANUAL = 'jq’s manual: https://jqlang.org/manual/';
+
+/**
+ * `--jq`: a jq 1.8 program (jq-wasm: jq itself, in WebAssembly) run over each JSON value a command
+ * prints, as jq reads an NDJSON stream. jq is given the text plants would print, never numbers
+ * JavaScript parsed, so an id keeps every digit unless arithmetic touches it (jq 1.7+). A string
+ * it outputs prints raw, anything else as compact JSON, one a line.
+ */
+export class JqFilter {
+  readonly #jq: Jq;
+  /**
+   * The expression, each output tagged so that one run over many values tells what each value
+   * gave: `[0, output]`, `[1, error]` for the error that ends a value, `[2]` at the end of each.
+   * (The expression keeps its own first line, so `$__loc__` and a trailing comment mean the same.)
+   */
+  readonly #program: string;
+  /** The line of `--json`'s output the next value starts on. */
+  #line = 1;
+
+  private constructor(jq: Jq, expression: string) {
+    this.#jq = jq;
+    this.#program = `(try ((${expression}\n) | [0, .]) catch [1, .]), [2]`;
+  }
+
+  /** jq, loaded, with the expression compiled (on no input, so it runs nothing); one it cannot compile is exit 2 with jq's message. */
+  static async compile(expression: string): Promise<JqFilter> {
+    const { loadJq } = await import('jq-wasm');
+    const jq = await loadJq();
+    const checked = jq.raw('', expression, ['-c']);
+    if (checked.exitCode !== 0) {
+      // jq's lines without the excerpt of the program under them (indented).
+      const message = checked.stderr
+        .split('\n')
+        .filter((line) => line.trim() !== '' && !line.startsWith(' '))
+        .map((line) => line.replace(/:$/, ''))
+        .join('; ');
+      throw new InvalidInputError(`--jq: ${message}`, { hints: ['Nothing was sent.', JQ_MANUAL] });
+    }
+    return new JqFilter(jq, expression);
+  }
+
+  /** Runs the program over JSON texts, one value each, in one run of jq; stops at the first value it fails on. */
+  run(texts: readonly string[]): JqOutput {
+    const result = this.#jq.raw(texts.join('\n'), this.#program, ['-c']);
+    const lines: string[] = [];
+    let done = 0;
+    for (const line of result.stdout === '' ? [] : result.stdout.split('\n')) {
+      if (line === '[2]') {
+        this.#line += texts[done++]?.split('\n').length ?? 1;
+        continue;
+      }
+      const text = line.slice(3, -1);
+      if (line.startsWith('[1,')) {
+        const message = text.startsWith('"') ? JSON.parse(text) : `(not a string): ${text}`;
+        return { lines, stderr: result.stderr, error: this.#runtimeError(message) };
+      }
+      lines.push(text.startsWith('"') ? JSON.parse(text) : text);
+    }
+    // halt_error: jq stopped with what it wrote as its message.
+    if (result.exitCode !== 0) return { lines, stderr: '', error: this.#runtimeError(result.stderr) };
+    return { lines, stderr: result.stderr };
+  }
+
+  #runtimeError(message: string): InvalidInputError {
+    return new InvalidInputError(`--jq: jq: error (at line ${this.#line}): ${message}`, {
+      hints: ['The output stops there: what came before it was printed.', JQ_MANUAL],
+    });
+  }
+}
