@@ -9,39 +9,40 @@ type LoginFlags = Parsed<typeof Login>['flags'];
 type Check = { checked: true; how: string } | { checked: false; why: string };
 
 /**
- * `plants login`: stores the token for the origin of the base URL (made the default with
- * --base-url). As `gh auth login` does, the token is first tried on the store (one plant's page,
- * GET /plants?limit=1): a token the store refuses (401/403) is not stored, exit 4; a store that
- * cannot be reached or does not list plants leaves it unchecked, and it is stored with a note.
- * A plain-http URL of another machine is refused here (exit 2), as every later command would.
+ * `plants login`: stores the token for the origin of the base URL. As `gh auth login` does, the
+ * token is first tried on the store (one plant's page, GET /plants?limit=1): a token the store
+ * refuses (401/403) is not stored, exit 4, nor one for a URL that cannot be reached (exit 3, as
+ * any command), unless --offline; a store that does not list plants leaves it unchecked, stored
+ * with a note. The default store changes only at the first login or with --default (session.ts),
+ * and every login says which store is the default. A plain-http URL of another machine is
+ * refused here (exit 2), as every later command would.
  */
 export async function logIn({ flags }: Parsed<typeof Login>, context: ActionContext): Promise<void> {
   const { factory, output } = context;
+  const config = await factory.config();
+  const baseUrl = await factory.baseUrl(flags['base-url']);
+  // --default alone, for a store logged in to already: a switch (gh auth switch), the token it has.
+  const stored = config.tokenFor(baseUrl.value.origin);
+  const switching = flags.default && flags.token === undefined && !flags['with-token'] && stored !== undefined;
   const { obtainToken } = await import('../input/obtain-token.js');
-  const token = await obtainToken({ token: flags.token, withToken: flags['with-token'] }, factory.io);
+  const token = switching
+    ? stored
+    : await obtainToken({ token: flags.token, withToken: flags['with-token'] }, factory.io);
   const { login } = await import('../../config/session.js');
   const { isBearerToken, describeBadToken } = await import('../../schema/token.js');
   const { InvalidInputError } = await import('../../errors.js');
   if (!isBearerToken(token)) throw new InvalidInputError(`token refused: ${describeBadToken(token)}`);
-  const config = await factory.config();
-  const baseUrl = await factory.baseUrl(flags['base-url']);
   const { assertTokenTransportSafe } = await import('../../client/base-url.js');
   assertTokenTransportSafe(baseUrl.value, { insecure: flags.insecure });
 
   // Local faults first: a config that cannot take the token is said before the store is asked.
   config.ensureWritable();
-  const check = await checkToken(token, flags, context);
-  const result = await login(config, {
-    token,
-    baseUrl: baseUrl.value,
-    explicitBaseUrl: flags['base-url'] !== undefined,
-  });
+  const check: Check = flags.offline ? { checked: false, why: '--offline' } : await checkToken(token, flags, context);
+  const result = await login(config, { token, baseUrl: baseUrl.value, makeDefault: flags.default });
   const caCert = flags['ca-cert'] === undefined ? undefined : (await import('node:path')).resolve(flags['ca-cert']);
   if (caCert !== undefined) await config.setCaCert(result.origin, caCert);
   const c = output.errorColor;
-  output.info(
-    `${c.green('✓')} Logged in to ${result.origin}${result.madeDefault ? ` (now the default: ${result.baseUrl})` : ''}`,
-  );
+  output.info(`${c.green('✓')} Logged in to ${result.origin}`);
   output.info(
     check.checked
       ? c.dim(`  Token checked: ${check.how}.`)
@@ -49,6 +50,13 @@ export async function logIn({ flags }: Parsed<typeof Login>, context: ActionCont
   );
   output.info(c.dim(`  Token stored in ${config.path}`));
   if (caCert !== undefined) output.info(c.dim(`  Its TLS certificate is trusted from ${caCert} (--ca-cert)`));
+  output.info(
+    result.madeDefault
+      ? `  Now the default store: ${result.defaultBaseUrl}`
+      : result.defaultBaseUrl === result.baseUrl
+        ? `  The default store: ${result.defaultBaseUrl} (this one)`
+        : `  The default store is still ${result.defaultBaseUrl}: give --base-url ${result.baseUrl} to use this one, or \`plants login --base-url ${result.baseUrl} --default\` to make it the default.`,
+  );
 }
 
 async function checkToken(token: string, flags: LoginFlags, { factory, output }: ActionContext): Promise<Check> {
@@ -73,8 +81,16 @@ async function checkToken(token: string, flags: LoginFlags, { factory, output }:
         { exitCode: ExitCode.auth, hints: ['Check the token; the one stored before (if any) is unchanged.'] },
       );
     }
-    if (error instanceof UnreachableError || error instanceof ResponseError)
-      return { checked: false, why: error.message };
+    // A URL that cannot work is not stored (nor made the default): the failure any command gets.
+    if (error instanceof UnreachableError) {
+      const { failureHints } = await import('../render/failure-hints.js');
+      throw new PlantsError(`${error.message}; the token was not saved`, {
+        exitCode: error.exitCode,
+        cause: error,
+        hints: [...failureHints(error), 'To store it all the same, for a store that is down, add --offline.'],
+      });
+    }
+    if (error instanceof ResponseError) return { checked: false, why: error.message };
     throw error;
   }
 }

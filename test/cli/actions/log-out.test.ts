@@ -24,7 +24,12 @@ describe('plants logout, in-process', () => {
     });
     expect(login.code).toBe(0);
     const logout = () => runInProcess((context) => logOut(parsedFor(Logout), context), { env });
-    expect(await logout()).toEqual({ code: 0, stdout: '', stderr: `✓ Logged out of ${origin}\n` });
+    // The first login made its store the default: logged out of it, the local store is the default again.
+    expect(await logout()).toEqual({
+      code: 0,
+      stdout: '',
+      stderr: `✓ Logged out of ${origin}\nThe default store is the local one again: http://127.0.0.1:4010\n`,
+    });
     expect(await logout()).toEqual({ code: 0, stdout: '', stderr: `No token was stored for ${origin}\n` });
   });
 
@@ -35,7 +40,7 @@ describe('plants logout, in-process', () => {
       { env },
     );
     expect(login.code).toBe(0);
-    expect(login.stderr).toContain('(now the default:');
+    expect(login.stderr).toContain(`  Now the default store: ${server.url}`);
     const logout = await runInProcess((context) => logOut(parsedFor(Logout), context), { env });
     expect(logout.code).toBe(0);
     expect(logout.stderr).toMatch(
