@@ -171,6 +171,6 @@ export function busyHint(status: number, retryAfter: string | undefined): string
 }
 
 /** An argument as a shell takes it back: as it is when it needs no quoting, else in single quotes. */
-function shellWord(arg: string): string {
+export function shellWord(arg: string): string {
   return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", "'\\''")}'`;
 }
