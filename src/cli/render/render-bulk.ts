@@ -124,13 +124,23 @@ export function renderBulkSummary(summary: BulkSummary, c: Colors): string {
   if (summary.firstFailures.length > 0) {
     lines.push('First failures:');
     const hints = new Set<string>();
+    const statuses = new Set<number>();
     for (const failure of summary.firstFailures) {
       lines.push(`  ${where(failure)}: ${sanitizeForTerminal(describeFailure(failure))}`);
-      if (failure.kind === 'rejected' && summary.fatal === undefined)
+      // One status's hints once: its tries' timings differ from record to record.
+      if (failure.kind === 'rejected' && summary.fatal === undefined && !statuses.has(failure.error.status)) {
+        statuses.add(failure.error.status);
         for (const hint of failureHints(failure.error)) hints.add(hint);
+      }
       // How to look for a plant sent with no answer, unless the stop below says it already.
       if (failure.kind === 'unknown' && !(summary.fatal instanceof NoAnswerError))
         for (const hint of failureHints(failure.error)) hints.add(hint);
+    }
+    if (summary.storedAsSent > 0) {
+      const n = summary.storedAsSent;
+      hints.add(
+        `${n === 1 ? '1 of the 409s is a plant' : `${n} of the 409s are plants`} stored exactly as sent, as when an import runs again: --skip-existing reports those as already there (exit 0).`,
+      );
     }
     for (const hint of hints) lines.push(c.dim(`  ${hint}`));
   }

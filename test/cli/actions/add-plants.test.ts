@@ -73,6 +73,21 @@ describe('plants add, in-process', () => {
     expect(await server.readPlants()).toContainEqual({ id: 1n, name: 'Fern', tag: 'herb' });
   });
 
+  it('an import run again: its 409s of plants stored as sent name --skip-existing; a 409 of other data does not', async () => {
+    const input = '{"id":30,"name":"E"}\n{"id":31,"name":"F"}\n';
+    expect((await add({ file: '-' }, input)).code).toBe(0);
+    const again = await add({ file: '-' }, input);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain(
+      '  2 of the 409s are plants stored exactly as sent, as when an import runs again: --skip-existing reports those as already there (exit 0).\n',
+    );
+    const other = await add({ file: '-' }, '{"id":30,"name":"not E"}\n{"id":31,"name":"F"}\n');
+    expect(other.stderr).toContain('  1 of the 409s is a plant stored exactly as sent');
+    expect((await add({ file: '-' }, '{"id":30,"name":"not E"}\n{"id":32,"name":"G"}\n')).stderr).not.toContain(
+      '--skip-existing',
+    );
+  });
+
   it('a 409 for one plant is exit 1: the message on stderr, with --json the store body on stdout', async () => {
     expect(await add({ id: '1', name: 'Other' })).toEqual({
       code: 1,
@@ -197,7 +212,7 @@ describe('plants add, in-process, when a try may have been applied', () => {
     expect(result.stderr).toBe(
       'plants: sent, outcome unknown: plant 5 may or may not have been added (the server answered 503: the database went away while storing this plant, which may or may not be stored)\n' +
         '  `plants get 5` shows whether it is in the store.\n' +
-        '  The store is busy or down for now; try again later.\n',
+        '  The store is unavailable for now (503); try again later.\n',
     );
     // Not sent blindly again: no Retry-After, so it is read back instead.
     expect(asked()).toEqual(['POST /plants', 'GET /plants/5']);
