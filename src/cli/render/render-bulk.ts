@@ -97,6 +97,9 @@ export function progressText(done: number, elapsedMs: number, total?: number): s
  * After a stop before the end of the input, the total is what was read ("of N read").
  */
 export function renderBulkSummary(summary: BulkSummary, c: Colors): string {
+  // Said even in a pipe: an empty input is most often a producer that failed (a list of an empty store).
+  if (summary.records === 0 && summary.stopped === undefined)
+    return '0 records read: the input held no plants, so nothing was sent.';
   const seconds = summary.elapsedMs / 1000;
   const rate = seconds > 0 ? Math.round(summary.records / seconds) : summary.records;
   const done = summary.added + summary.existing;

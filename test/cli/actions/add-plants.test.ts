@@ -3,7 +3,7 @@ import { addPlants } from '../../../src/cli/actions/add-plants.js';
 import type { Parsed } from '../../../src/cli/runner.js';
 import { Add } from '../../../src/commands/add.js';
 import { reply, useFixtureServer } from '../../helpers/fixture-server.js';
-import { parsedFor, runInProcess } from '../../helpers/in-process.js';
+import { parsedFor, runInProcess, testStreams } from '../../helpers/in-process.js';
 import { useTestStore } from '../../helpers/store-server.js';
 import { useTempUser } from '../../helpers/user.js';
 
@@ -11,6 +11,9 @@ import { useTempUser } from '../../helpers/user.js';
 
 const server = useTestStore();
 const user = useTempUser(server);
+
+const ndjsonOf = (from: number, count: number) =>
+  Array.from({ length: count }, (_, at) => `{"id":${from + at},"name":"P${from + at}"}\n`).join('');
 
 function env(url = server.url): Record<string, string> {
   return { ...user.env, PLANTS_BASE_URL: url };
@@ -120,6 +123,29 @@ describe('plants add, in-process', () => {
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(message);
     expect(server.logLines.length).toBe(before);
+  });
+
+  it('an empty input says so on stderr, in a pipe too: 0 records read (exit 0)', async () => {
+    for (const input of ['', '\n\n', '[]']) {
+      expect(await add({ file: '-' }, input)).toEqual({
+        code: 0,
+        stdout: '',
+        stderr: '0 records read: the input held no plants, so nothing was sent.\n',
+      });
+    }
+  });
+
+  it('stdout closed mid-run (| head -1): one summary line on stderr, exit 141', async () => {
+    const io = testStreams({ input: ndjsonOf(500, 300) });
+    // The reader goes away once the first results came, as head does.
+    io.io.stdout.once('data', () => io.io.stdout.emit('error', Object.assign(new Error('EPIPE'), { code: 'EPIPE' })));
+    const result = await runInProcess((context) => addPlants(parsedFor(Add, { flags: { file: '-' } }), context), {
+      env: env(),
+      io,
+    });
+    expect(result.code).toBe(141);
+    expect(result.stderr).toMatch(/^plants: stopped: stdout was closed after \d+ added; .+\n$/);
+    expect(result.stdout.split('\n').length).toBeLessThan(300);
   });
 
   it('stdin that is not text is exit 2, nothing sent', async () => {
