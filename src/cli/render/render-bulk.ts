@@ -44,7 +44,8 @@ export function outcomeLine(outcome: RecordOutcome): string {
     case 'unreachable':
       return `${head},"sent":false,"error":${JSON.stringify({ error: 0, message: outcome.error.message })}${attempts(outcome.error.attempts)}${tail}}`;
     case 'invalid':
-      return `${head},"sent":false,"error":${JSON.stringify({ error: 0, message: outcome.message })},"fields":${JSON.stringify(outcome.fields)}${tail}}`;
+      // Never sent, so no status: an Error of status 0 would pretend an answer.
+      return `${head},"sent":false,"error":${JSON.stringify({ message: outcome.message })},"fields":${JSON.stringify(outcome.fields)}${tail}}`;
   }
 }
 
