@@ -15,19 +15,19 @@ export interface LoginResult {
 
 /**
  * Stores a token for the origin of `baseUrl`. The default store changes only at the first login
- * (no default and no token stored yet) or when asked (`makeDefault`, login --default), as gh
- * switches accounts only with `gh auth switch`: a second store logged in to never takes over.
+ * to a `--base-url` (no default and no token stored yet) or when asked (`makeDefault`, login
+ * --default), as gh switches accounts only with `gh auth switch`: a second store never takes over.
  */
 export async function login(
   config: ConfigStore,
-  options: { token: string; baseUrl: URL; makeDefault: boolean },
+  options: { token: string; baseUrl: URL; fromFlag: boolean; makeDefault: boolean },
 ): Promise<LoginResult> {
   const token = options.token;
   if (!isBearerToken(token)) throw new InvalidInputError(`token refused: ${describeBadToken(token)}`);
   const origin = options.baseUrl.origin;
   const baseUrl = formatBaseUrl(options.baseUrl);
   const before = config.defaultBaseUrl ?? DEFAULT_BASE_URL;
-  const first = config.defaultBaseUrl === undefined && config.origins().length === 0;
+  const first = options.fromFlag && config.defaultBaseUrl === undefined && config.origins().length === 0;
   const madeDefault = (options.makeDefault || first) && baseUrl !== before;
   await config.setToken(origin, token, madeDefault ? baseUrl : undefined);
   return { origin, baseUrl, madeDefault, defaultBaseUrl: madeDefault ? baseUrl : before };

@@ -38,7 +38,12 @@ export async function logIn({ flags }: Parsed<typeof Login>, context: ActionCont
   // Local faults first: a config that cannot take the token is said before the store is asked.
   config.ensureWritable();
   const check: Check = flags.offline ? { checked: false, why: '--offline' } : await checkToken(token, flags, context);
-  const result = await login(config, { token, baseUrl: baseUrl.value, makeDefault: flags.default });
+  const result = await login(config, {
+    token,
+    baseUrl: baseUrl.value,
+    fromFlag: baseUrl.source === 'flag',
+    makeDefault: flags.default,
+  });
   const caCert = flags['ca-cert'] === undefined ? undefined : (await import('node:path')).resolve(flags['ca-cert']);
   if (caCert !== undefined) await config.setCaCert(result.origin, caCert);
   const c = output.errorColor;
@@ -50,12 +55,15 @@ export async function logIn({ flags }: Parsed<typeof Login>, context: ActionCont
   );
   output.info(c.dim(`  Token stored in ${config.path}`));
   if (caCert !== undefined) output.info(c.dim(`  Its TLS certificate is trusted from ${caCert} (--ca-cert)`));
+  const { defaultBaseUrl: current, baseUrl: url } = result;
   output.info(
     result.madeDefault
-      ? `  Now the default store: ${result.defaultBaseUrl}`
-      : result.defaultBaseUrl === result.baseUrl
-        ? `  The default store: ${result.defaultBaseUrl} (this one)`
-        : `  The default store is still ${result.defaultBaseUrl}: give --base-url ${result.baseUrl} to use this one, or \`plants login --base-url ${result.baseUrl} --default\` to make it the default.`,
+      ? `  Now the default store: ${current}`
+      : current === url
+        ? `  The default store: ${current} (this one)`
+        : baseUrl.source === 'environment'
+          ? `  PLANTS_BASE_URL chose this store; without it, the default store is ${current}.`
+          : `  The default store is still ${current}: give --base-url ${url} to use this one, or \`plants login --base-url ${url} --default\` to make it the default.`,
   );
 }
 

@@ -43,8 +43,8 @@ describe('plants login, in-process', () => {
         `✓ Logged in to ${new URL(server.url).origin}`,
         '  Token checked: the store took the token (GET /plants).',
         `  Token stored in ${path.join(dir, 'config.json')}`,
-        // The first login makes its store the default.
-        `  Now the default store: ${server.url}`,
+        // PLANTS_BASE_URL chose the store: the config's default is left alone.
+        '  PLANTS_BASE_URL chose this store; without it, the default store is http://127.0.0.1:4010.',
         '',
       ].join('\n'),
     );
@@ -90,7 +90,9 @@ describe('plants login, in-process', () => {
 
   it('a second store logged in to does not take over the default, and says which is; --default makes it so', async () => {
     const dir = user.configDir;
-    expect((await login(testStreams({ input: server.token }))).code).toBe(0);
+    // The first login to a --base-url makes it the default.
+    const first = await login(testStreams({ input: server.token }), { 'base-url': server.url });
+    expect(first.stderr).toContain(`  Now the default store: ${server.url}\n`);
     const second = await login(testStreams({ input: other.token }), { 'base-url': other.url });
     expect(second.code).toBe(0);
     expect(second.stderr).toContain(
@@ -111,7 +113,7 @@ describe('plants login, in-process', () => {
 
   it('a URL that cannot work stores nothing and keeps the default: no ✓, the exit code any command gets; --offline stores it', async () => {
     const dir = user.configDir;
-    expect((await login(testStreams({ input: server.token }))).code).toBe(0);
+    expect((await login(testStreams({ input: server.token }), { 'base-url': server.url })).code).toBe(0);
     const tls = server.url.replace('http:', 'https:');
     const wrong = await login(testStreams({ input: server.token }), { 'base-url': tls, default: true });
     expect(wrong.code).toBe(3);
