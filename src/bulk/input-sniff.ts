@@ -75,7 +75,9 @@ export function sniffInput(head: Uint8Array, source: string): NotText | undefine
   const text = Buffer.from(look).toString('latin1');
   const lead = /^\uFEFF?\s*/.exec(text)?.[0] ?? '';
   const [firstLine = '', ...rest] = text.slice(lead.length).split(/\r?\n/);
-  if (firstLine === '' || /^[[{]/.test(firstLine) || isJson(firstLine)) return undefined;
+  // (NUL is the record reader's: /dev/zero is one record too long, said so.)
+  if (firstLine === '' || firstLine.includes('\u0000') || /^[[{]/.test(firstLine) || isJson(firstLine))
+    return undefined;
   if (/[,\t]/.test(firstLine)) return { what: 'CSV (comma- or tab-separated values), not JSON', todo: READS_JSON };
   // Prose: neither of the first two lines is JSON (the reader's own test for NDJSON), so no record can be.
   const second = rest.slice(0, -1).find((line) => line.trim() !== '');

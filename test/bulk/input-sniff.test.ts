@@ -20,6 +20,7 @@ describe('sniffInput: text that is not JSON', () => {
     ['a JSON value that is no NewPlant (judged as a record)', '"Fern"\n'],
     ['nothing', ''],
     ['blank lines only', '\n  \n\t\n'],
+    ['NUL bytes (the record reader says it is too long)', '\u0000\u0000\u0000'],
   ])('%s: left to the record reader', (_name, text) => {
     expect(said(text)).toBeUndefined();
   });
