@@ -80,13 +80,9 @@ export async function exchange(
 }
 
 /** The error, marked with how often its request was sent (and, for an answer, over how long). */
-export function withAttemptsOn<T extends ResponseError | UnreachableError>(
-  error: T,
-  attempts: number,
-  elapsedMs = 0,
-): T {
+export function withAttemptsOn<T extends ResponseError | UnreachableError>(error: T, attempts: number, ms = 0): T {
   error.attempts = attempts;
-  if ('triedForMs' in error) error.triedForMs = elapsedMs;
+  if ('triedForMs' in error) error.triedForMs = ms;
   return error;
 }
 

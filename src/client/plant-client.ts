@@ -224,11 +224,8 @@ export class PlantClient {
     const { answer, attempts } = sent;
     if (answer.status === 200 || (method === 'DELETE' && answer.status === 204)) return answer;
     // A read changes nothing: whether it "may have been applied" means nothing for it.
-    throw withAttemptsOn(
-      method === 'GET' ? errorOf(answer, this.#source) : this.#errorOf(sent),
-      attempts,
-      sent.elapsedMs,
-    );
+    const error = method === 'GET' ? errorOf(answer, this.#source) : this.#errorOf(sent);
+    throw withAttemptsOn(error, attempts, sent.elapsedMs);
   }
 
   /** PlantClientOptions.storeArgs: how the caller chose this store, for its own words about it. */

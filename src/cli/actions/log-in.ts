@@ -1,5 +1,5 @@
 import type { Login } from '../../commands/login.js';
-import { ExitCode, PlantsError } from '../../errors.js';
+import { ExitCode, InvalidInputError, PlantsError } from '../../errors.js';
 import { clientRequest } from '../factory.js';
 import type { ActionContext, Parsed } from '../runner.js';
 
@@ -30,7 +30,6 @@ export async function logIn({ flags }: Parsed<typeof Login>, context: ActionCont
     : await obtainToken({ token: flags.token, withToken: flags['with-token'] }, factory.io);
   const { login } = await import('../../config/session.js');
   const { isBearerToken, describeBadToken } = await import('../../schema/token.js');
-  const { InvalidInputError } = await import('../../errors.js');
   if (!isBearerToken(token)) throw new InvalidInputError(`token refused: ${describeBadToken(token)}`);
   const { assertTokenTransportSafe } = await import('../../client/base-url.js');
   assertTokenTransportSafe(baseUrl.value, { insecure: flags.insecure });
@@ -72,7 +71,7 @@ async function checkToken(token: string, flags: LoginFlags, { factory, output }:
   const client = await factory.plantClient({
     ...clientRequest(flags),
     token,
-    // Offline login is expected: one try, no back-off.
+    // One try, no back-off: a store that does not answer is said at once.
     attempts: 1,
   });
   const { formatBaseUrl } = await import('../../client/base-url.js');
