@@ -7,7 +7,7 @@ export class Login extends PlantsCommand {
   static override action = logIn;
   static override summary = 'Store a bearer token for a plant store.';
   static override description =
-    `Tokens are kept per origin (scheme, host and port), like gh keeps them per host: a token stored for one origin is never sent to another. The first login also makes its store the default for later commands; after that the default changes only with --default (with a token already stored for the URL, --default alone switches to it, as gh auth switch does). Every login says which store is the default.
+    `Tokens are kept per origin (scheme, host and port), like gh keeps them per host: a token stored for one origin is never sent to another. The first login to a --base-url also makes that store the default for later commands; after that the default changes only with --default (with a token already stored for the URL, --default alone switches to it, as gh auth switch does). Every login says which store is the default.
 
 The token is tried on the store first (GET /plants?limit=1), as gh auth login does: a token the store refuses is not stored (exit 4), nor one for a URL that cannot be reached (nothing listening, no TLS on the port, a certificate for another name: exit 3, as any command). --offline stores it without trying it, for a store that is down. A plain-http URL of another machine is refused (exit 2) unless --insecure is given, as every command refuses it.
 
