@@ -160,7 +160,7 @@ const examples: Record<string, Example> = {
   'plants login --base-url https://plants.internal:4010 --ca-cert cert.pem --with-token < token.txt': {
     notRunHere: CA_CERT_WALKTHROUGH,
   },
-  'plants list --json': { notRunHere: CA_CERT_WALKTHROUGH },
+  'plants list --json --base-url https://plants.internal:4010': { notRunHere: CA_CERT_WALKTHROUGH },
   'plants get 1 --base-url https://other.internal:4010 --ca-cert other.pem': { notRunHere: CA_CERT_WALKTHROUGH },
   'plants serve': { as: 'serve', rewrite: serveOnFreePort, check: servedFrom(/store: .*plants\.db, durability: full/) },
   'URL=$(plants serve --port 0 --memory --token "$TOKEN" --detach --pid-file plants.pid)': {
