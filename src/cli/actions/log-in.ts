@@ -36,7 +36,9 @@ export async function logIn({ flags }: Parsed<typeof Login>, context: ActionCont
 
   // Local faults first: a config that cannot take the token is said before the store is asked.
   config.ensureWritable();
-  const check: Check = flags.offline ? { checked: false, why: '--offline' } : await checkToken(token, flags, context);
+  const check: Check = flags.offline
+    ? { checked: false, why: '--offline' }
+    : await checkToken(token, flags, context, switching ? 'the default store is unchanged' : 'the token was not saved');
   const result = await login(config, {
     token,
     baseUrl: baseUrl.value,
@@ -66,7 +68,13 @@ export async function logIn({ flags }: Parsed<typeof Login>, context: ActionCont
   );
 }
 
-async function checkToken(token: string, flags: LoginFlags, { factory, output }: ActionContext): Promise<Check> {
+async function checkToken(
+  token: string,
+  flags: LoginFlags,
+  { factory, output }: ActionContext,
+  /** What a URL that cannot be reached leaves as it was. */
+  unchanged: string,
+): Promise<Check> {
   const { AuthRejectedError, ResponseError, UnreachableError } = await import('../../client/errors.js');
   const client = await factory.plantClient({
     ...clientRequest(flags),
@@ -91,7 +99,7 @@ async function checkToken(token: string, flags: LoginFlags, { factory, output }:
     // A URL that cannot work is not stored (nor made the default): the failure any command gets.
     if (error instanceof UnreachableError) {
       const { failureHints } = await import('../render/failure-hints.js');
-      throw new PlantsError(`${error.message}; the token was not saved`, {
+      throw new PlantsError(`${error.message}; ${unchanged}`, {
         exitCode: error.exitCode,
         cause: error,
         hints: [...failureHints(error), 'To store it all the same, for a store that is down, add --offline.'],

@@ -107,6 +107,15 @@ describe('plants login, in-process', () => {
       defaultBaseUrl: other.url,
       tokens: { [new URL(other.url).origin]: other.token },
     });
+    // A switch to a store that cannot be reached changes nothing.
+    const down = `http://127.0.0.1:${await freePort()}`;
+    expect((await login(testStreams({ input: other.token }), { 'base-url': down, offline: true })).code).toBe(0);
+    const away = await login(testStreams(), { 'base-url': down, 'with-token': false, default: true });
+    expect([away.code, away.stderr.split('\n')[0]]).toEqual([
+      3,
+      `plants: cannot reach ${down}: connection refused; the default store is unchanged`,
+    ]);
+    expect(storedConfig(dir).defaultBaseUrl).toBe(other.url);
     const again = await login(testStreams({ input: other.token }), { 'base-url': other.url });
     expect(again.stderr).toContain(`  The default store: ${other.url} (this one)\n`);
   });
