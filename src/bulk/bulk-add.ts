@@ -1,10 +1,10 @@
-import type { AddSettled, ReadBackPlant } from '../client/confirming-adder.js';
+import { type AddSettled, type ReadBackPlant, sameNewPlant } from '../client/confirming-adder.js';
 import { AuthRejectedError, ConflictError, NoAnswerError, ResponseError, UnreachableError } from '../client/errors.js';
 import type { AddedPlant } from '../client/plant-client.js';
 import { ExitCode, type PlantsError } from '../errors.js';
 import type { InputRecord } from '../records/json-records.js';
 import { InvalidPlantError } from '../schema/invalid-plant-error.js';
-import type { NewPlant } from '../schema/plant.js';
+import { type NewPlant, storedPlantOfConflict } from '../schema/plant.js';
 
 /** Where a record is in the input: the line it starts on, and its index in a JSON array. */
 export interface RecordPosition {
@@ -45,6 +45,8 @@ export interface BulkSummary {
   /** Stored with other data than sent. */
   conflicting: number;
   rejected: number;
+  /** Of the rejected, 409s whose answer carries the plant stored exactly as sent: an import run again. */
+  storedAsSent: number;
   invalid: number;
   /** Not sent: no answer, and never reached the server. */
   unreachable: number;
@@ -120,6 +122,7 @@ export async function bulkAdd(options: BulkAddOptions): Promise<BulkSummary> {
     existing: 0,
     conflicting: 0,
     rejected: 0,
+    storedAsSent: 0,
     invalid: 0,
     unreachable: 0,
     unknown: 0,
@@ -243,7 +246,12 @@ export async function bulkAdd(options: BulkAddOptions): Promise<BulkSummary> {
         if (!sent.delete(current)) return;
         inFlight--;
         if (options.live !== undefined) options.live.inFlight = inFlight;
-        settle(current, failure(positionOf(record), plant.id, error));
+        const outcome = failure(positionOf(record), plant.id, error);
+        if (outcome.kind === 'rejected' && outcome.error.status === 409) {
+          const stored = storedPlantOfConflict(outcome.error.rawBody);
+          if (stored !== undefined && sameNewPlant(plant, stored.plant)) summary.storedAsSent++;
+        }
+        settle(current, outcome);
       },
     );
   }

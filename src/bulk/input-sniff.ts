@@ -53,8 +53,9 @@ const MAGIC: ReadonlyArray<{ bytes: readonly number[]; what: string; todo: (sour
  * Looks at the first bytes of an input (at most SNIFF_BYTES) for what is certainly not JSON
  * text: a known binary format by its leading bytes, a control character that text never holds
  * (U+0001 to U+0008, U+000E to U+001A, U+001C to U+001F; NUL is left to the record reader, which
- * refuses a first record longer than any NewPlant), or a first line of comma- or tab-separated
- * values that does not start as JSON. `source` names the file in what to do (`-` for stdin).
+ * refuses a first record longer than any NewPlant), a first line of comma- or tab-separated
+ * values that does not start as JSON, or text whose first line does not start as JSON and is
+ * not JSON, nor is the next one (prose). `source` names the file in what to do (`-` for stdin).
  */
 export function sniffInput(head: Uint8Array, source: string): NotText | undefined {
   const named = source === '-' ? 'FILE' : source;
@@ -72,11 +73,17 @@ export function sniffInput(head: Uint8Array, source: string): NotText | undefine
     };
   }
   const text = Buffer.from(look).toString('latin1');
-  const firstLine = text.replace(/^\uFEFF?[\s]*/, '').split(/\r?\n/, 1)[0] ?? '';
-  if (!/^[[{]/.test(firstLine) && /[,\t]/.test(firstLine) && !isJson(firstLine)) {
-    return { what: 'CSV (comma- or tab-separated values), not JSON', todo: READS_JSON };
-  }
-  return undefined;
+  const lead = /^\uFEFF?\s*/.exec(text)?.[0] ?? '';
+  const [firstLine = '', ...rest] = text.slice(lead.length).split(/\r?\n/);
+  // (NUL is the record reader's: /dev/zero is one record too long, said so.)
+  if (firstLine === '' || firstLine.includes('\u0000') || /^[[{]/.test(firstLine) || isJson(firstLine))
+    return undefined;
+  if (/[,\t]/.test(firstLine)) return { what: 'CSV (comma- or tab-separated values), not JSON', todo: READS_JSON };
+  // Prose: neither of the first two lines is JSON (the reader's own test for NDJSON), so no record can be.
+  const second = rest.slice(0, -1).find((line) => line.trim() !== '');
+  if (second !== undefined && isJson(second)) return undefined;
+  const line = (lead.match(/\n/g)?.length ?? 0) + 1;
+  return { what: `not JSON (line ${line} is not a JSON value)`, todo: READS_JSON };
 }
 
 function isJson(text: string): boolean {

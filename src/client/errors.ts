@@ -22,6 +22,8 @@ export class ResponseError extends PlantsError {
   readonly retryAfter: string | undefined;
   /** How many times the request was sent before this answer. */
   attempts = 1;
+  /** How long those tries took, waits between them included. */
+  triedForMs = 0;
   /** A 409 met by a POST sent again after a dropped connection: perhaps the first attempt's doing. */
   afterRetry = false;
   /**

@@ -8,6 +8,8 @@ import { type Answer, SendError, type Transport } from './transport.js';
 export interface Exchange {
   answer: Answer;
   attempts: number;
+  /** From the first retry's start to the answer: how long the tries took (0 when there was one try). */
+  elapsedMs: number;
   /** A POST was sent again after a connection dropped with no answer: the first may have been applied. */
   mayHaveBeenApplied: boolean;
 }
@@ -34,6 +36,7 @@ export async function exchange(
 ): Promise<Exchange> {
   const { method, url, body, pipelined = false } = request;
   let mayHaveBeenApplied = false;
+  const started = performance.now();
   /** Writes of the request that undici made on its own (a dropped pipeline), beyond the attempts. */
   let replays = 0;
   for (let attempt = 1; ; attempt++) {
@@ -56,7 +59,7 @@ export async function exchange(
       const retryAfterMs =
         answer.status === 429 || answer.status === 503 ? parseRetryAfter(answer.retryAfter) : undefined;
       if (retryAfterMs === undefined || attempt >= policy.attempts || retryAfterMs > (policy.maxDelayMs ?? 10_000)) {
-        return { answer, attempts: attempt + replays, mayHaveBeenApplied };
+        return { answer, attempts: attempt + replays, elapsedMs: performance.now() - started, mayHaveBeenApplied };
       }
       waitMs = retryAfterMs;
     } catch (error) {
@@ -76,9 +79,10 @@ export async function exchange(
   }
 }
 
-/** The error, marked with how often its request was sent. */
-export function withAttemptsOn<T extends ResponseError | UnreachableError>(error: T, attempts: number): T {
+/** The error, marked with how often its request was sent (and, for an answer, over how long). */
+export function withAttemptsOn<T extends ResponseError | UnreachableError>(error: T, attempts: number, ms = 0): T {
   error.attempts = attempts;
+  if ('triedForMs' in error) error.triedForMs = ms;
   return error;
 }
 

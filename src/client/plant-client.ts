@@ -127,7 +127,7 @@ export class PlantClient {
       }
       return { ...withAttempts(() => plantOf(answer, this.#source), attempts), attempts };
     }
-    throw withAttemptsOn(this.#errorOf(sent), attempts);
+    throw withAttemptsOn(this.#errorOf(sent), attempts, sent.elapsedMs);
   }
 
   /**
@@ -224,7 +224,8 @@ export class PlantClient {
     const { answer, attempts } = sent;
     if (answer.status === 200 || (method === 'DELETE' && answer.status === 204)) return answer;
     // A read changes nothing: whether it "may have been applied" means nothing for it.
-    throw withAttemptsOn(method === 'GET' ? errorOf(answer, this.#source) : this.#errorOf(sent), attempts);
+    const error = method === 'GET' ? errorOf(answer, this.#source) : this.#errorOf(sent);
+    throw withAttemptsOn(error, attempts, sent.elapsedMs);
   }
 
   /** PlantClientOptions.storeArgs: how the caller chose this store, for its own words about it. */

@@ -9,19 +9,28 @@ export interface LoginResult {
   baseUrl: string;
   /** True when this login made the base URL the default. */
   madeDefault: boolean;
+  /** The config's default store after the login (the local store when it names none). */
+  defaultBaseUrl: string;
 }
 
-/** Stores a token for the origin of `baseUrl`; with an explicit base URL, also makes it the default. */
+/**
+ * Stores a token for the origin of `baseUrl`. The default store changes only at the first login
+ * to a `--base-url` (no default and no token stored yet) or when asked (`makeDefault`, login
+ * --default), as gh switches accounts only with `gh auth switch`: a second store never takes over.
+ */
 export async function login(
   config: ConfigStore,
-  options: { token: string; baseUrl: URL; explicitBaseUrl: boolean },
+  options: { token: string; baseUrl: URL; fromFlag: boolean; makeDefault: boolean },
 ): Promise<LoginResult> {
   const token = options.token;
   if (!isBearerToken(token)) throw new InvalidInputError(`token refused: ${describeBadToken(token)}`);
   const origin = options.baseUrl.origin;
   const baseUrl = formatBaseUrl(options.baseUrl);
-  await config.setToken(origin, token, options.explicitBaseUrl ? baseUrl : undefined);
-  return { origin, baseUrl, madeDefault: options.explicitBaseUrl };
+  const before = config.defaultBaseUrl ?? DEFAULT_BASE_URL;
+  const first = options.fromFlag && config.defaultBaseUrl === undefined && config.origins().length === 0;
+  const madeDefault = (options.makeDefault || first) && baseUrl !== before;
+  await config.setToken(origin, token, madeDefault ? baseUrl : undefined);
+  return { origin, baseUrl, madeDefault, defaultBaseUrl: madeDefault ? baseUrl : before };
 }
 
 /**

@@ -230,7 +230,7 @@ const failures: FailureRow[] = [
     url: (s) => s.scripted('too-many'),
     exit: answeredError,
     message: /^the server answered 429: slow down$/,
-    hint: /^The store is busy; it asks to wait 0 s before trying again \(Retry-After\)\.$/,
+    hint: /^The store is busy \(429\): tried 4 times over \d+\.\d s; --retries N tries more often, or try again later\.$/,
     json: 429,
   },
   {
@@ -238,7 +238,7 @@ const failures: FailureRow[] = [
     url: (s) => s.scripted('unavailable'),
     exit: answeredError,
     message: /^the server answered 503: draining$/,
-    hint: /^The store is busy; it asks to wait 0 s before trying again \(Retry-After\)\.$/,
+    hint: /^The store is unavailable for now \(503\): tried 4 times over \d+\.\d s; --retries N tries more often, or try again later\.$/,
     json: 503,
   },
   {

@@ -55,12 +55,12 @@ describe('plants add --file: the layouts people pipe in', () => {
     ['an empty array, pretty', '[\n]\n'],
     ['an empty stream', ''],
     ['blank lines', '\n\n  \n'],
-  ])('%s is zero records: exit 0, nothing on stdout', async (_name, input) => {
+  ])('%s is zero records: exit 0, nothing on stdout, and stderr says so', async (_name, input) => {
     const before = stored().size;
     const result = await user.run(['add', '--file', '-'], { input });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toBe('');
+    expect(result.stderr).toBe('0 records read: the input held no plants, so nothing was sent.\n');
     expect(stored().size).toBe(before);
   });
 

@@ -26,7 +26,7 @@ const readConfig = () => JSON.parse(readFileSync(path.join(user.configDir, 'conf
 
 describe('plants login', () => {
   it('stores --token for the origin of the default base URL without printing it', async () => {
-    const result = await user.run(['login', '--token', token], { env: offline });
+    const result = await user.run(['login', '--token', token, '--offline'], { env: offline });
     expect(result.code).toBe(0);
     expect(result.stdout + result.stderr).not.toContain(token);
     expect(result.stderr).toContain(`Logged in to ${home}`);
@@ -34,16 +34,19 @@ describe('plants login', () => {
   });
 
   it('reads the token from stdin with --with-token, dropping one trailing newline', async () => {
-    const result = await user.run(['login', '--with-token'], { env: offline, input: `${token}\n` });
+    const result = await user.run(['login', '--with-token', '--offline'], { env: offline, input: `${token}\n` });
     expect(result.code).toBe(0);
     expect(readConfig().tokens[home]).toBe(token);
   });
 
-  it('with --base-url keeps the token for that origin and makes it the default', async () => {
-    const result = await user.run(['login', '--with-token', '--base-url', 'https://plants.example.com/v1/'], {
-      env,
-      input: token,
-    });
+  it('with --base-url keeps the token for that origin and, as the first login, makes it the default', async () => {
+    const result = await user.run(
+      ['login', '--with-token', '--offline', '--base-url', 'https://plants.example.com/v1/'],
+      {
+        env,
+        input: token,
+      },
+    );
     expect(result.code).toBe(0);
     expect(readConfig()).toEqual({
       tokens: { 'https://plants.example.com': token },
@@ -81,7 +84,7 @@ describe('plants login', () => {
     const dir = user.configDir;
     mkdirSync(dir, { mode: 0o777 });
     chmodSync(dir, 0o777);
-    const result = await user.run(['login', '--token', token], { env: offline });
+    const result = await user.run(['login', '--token', token, '--offline'], { env: offline });
     expect(result.code).toBe(0);
     expect(statSync(dir).mode & 0o777).toBe(0o700);
     expect(statSync(path.join(dir, 'config.json')).mode & 0o777).toBe(0o600);
@@ -89,7 +92,7 @@ describe('plants login', () => {
 
   it('uses the XDG config folder when PLANTS_CONFIG_DIR is not set', async () => {
     const xdg = path.join(user.dir, 'xdg');
-    const result = await user.run(['login', '--token', token], {
+    const result = await user.run(['login', '--token', token, '--offline'], {
       env: { PLANTS_CONFIG_DIR: undefined, XDG_CONFIG_HOME: xdg, PLANTS_BASE_URL: home },
     });
     expect(result.code).toBe(0);
@@ -119,13 +122,19 @@ describe('plants login checks the token with the store, as gh auth login does', 
     expect(existsSync(path.join(user.configDir, 'config.json'))).toBe(false);
   });
 
-  it('stores the token when the store cannot be reached, saying it was not checked', async () => {
+  it('stores nothing when the store cannot be reached (exit 3, no ✓); --offline stores it, saying it was not checked', async () => {
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
-    const result = await user.run(['login', '--token', token, '--base-url', base], { env });
+    const refused = await user.run(['login', '--token', token, '--base-url', base], { env });
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).not.toContain('✓');
+    expect(refused.stderr).toContain(`cannot reach ${base}: connection refused; the token was not saved`);
+    expect(refused.stderr).toContain('add --offline');
+    expect(existsSync(path.join(user.configDir, 'config.json'))).toBe(false);
+    const result = await user.run(['login', '--token', token, '--base-url', base, '--offline'], { env });
     expect(result.code).toBe(0);
     expect(result.stderr).toContain(`✓ Logged in to ${base}`);
-    expect(result.stderr).toContain(`not checked: cannot reach ${base}: connection refused`);
+    expect(result.stderr).toContain('Token not checked: --offline; it is stored all the same.');
     expect(readConfig().tokens[base]).toBe(token);
   });
 
@@ -134,18 +143,21 @@ describe('plants login checks the token with the store, as gh auth login does', 
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('refusing to send a bearer token in clear text to http://plants.invalid');
     expect(existsSync(path.join(user.configDir, 'config.json'))).toBe(false);
-    const allowed = await user.run(['login', '--token', token, '--base-url', 'http://plants.invalid', '--insecure'], {
-      env,
-    });
+    const allowed = await user.run(
+      ['login', '--token', token, '--base-url', 'http://plants.invalid', '--insecure', '--offline'],
+      { env },
+    );
     expect(allowed.code).toBe(0);
-    expect(allowed.stderr).toContain('not checked: cannot reach http://plants.invalid');
+    expect(allowed.stderr).toContain('Token not checked: --offline');
     expect(readConfig().tokens['http://plants.invalid']).toBe(token);
   });
 });
 
 describe('plants logout', () => {
   it('of the default origin puts the default back to the local store, and says so', async () => {
-    await user.run(['login', '--token', 'other-token', '--base-url', 'https://plants.example.com'], { env });
+    await user.run(['login', '--token', 'other-token', '--offline', '--base-url', 'https://plants.example.com'], {
+      env,
+    });
     expect(readConfig().defaultBaseUrl).toBe('https://plants.example.com');
     const result = await user.run(['logout'], { env });
     expect(result.code, result.stderr).toBe(0);
@@ -155,8 +167,10 @@ describe('plants logout', () => {
   });
 
   it('forgets only the token of the given origin', async () => {
-    await user.run(['login', '--token', token], { env: offline });
-    await user.run(['login', '--token', 'other-token', '--base-url', 'https://plants.example.com'], { env });
+    await user.run(['login', '--token', token, '--offline'], { env: offline });
+    await user.run(['login', '--token', 'other-token', '--offline', '--base-url', 'https://plants.example.com'], {
+      env,
+    });
     const result = await user.run(['logout', '--base-url', home], { env });
     expect(result.code).toBe(0);
     expect(result.stderr).toContain(`Logged out of ${home}`);
@@ -186,8 +200,11 @@ describe('plants status', () => {
   });
 
   it('shows every origin with its token masked and the source of each setting, also when the store cannot be reached', async () => {
-    await user.run(['login', '--token', token], { env: offline });
-    await user.run(['login', '--token', 'remote-token-wxyz', '--base-url', 'https://plants.invalid'], { env });
+    await user.run(['login', '--token', token, '--offline'], { env: offline });
+    await user.run(
+      ['login', '--token', 'remote-token-wxyz', '--offline', '--default', '--base-url', 'https://plants.invalid'],
+      { env },
+    );
     const result = await user.run(['status', '--json'], { env });
     // plants.invalid never resolves: exit 3, as for any command, and the settings are still shown.
     expect(result.code).toBe(3);
@@ -276,9 +293,12 @@ describe('a config file left careless', () => {
     expect(status.stdout + status.stderr).not.toContain(token);
     expect(statSync(configFile()).mode & 0o777).toBe(0o644);
 
-    const login = await user.run(['login', '--base-url', 'https://plants.example.com', '--token', `${token}x`], {
-      env,
-    });
+    const login = await user.run(
+      ['login', '--base-url', 'https://plants.example.com', '--token', `${token}x`, '--offline'],
+      {
+        env,
+      },
+    );
     expect(login.code).toBe(0);
     expect(login.stderr.split(warning)).toHaveLength(2);
     expect(statSync(configFile()).mode & 0o777).toBe(0o600);

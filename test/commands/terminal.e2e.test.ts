@@ -20,22 +20,25 @@ const slowPlant = (delayMs: number) =>
 
 describe('on a terminal', () => {
   // `login --with-token` too: the serve banner tells people to run it, on a terminal.
-  it.each([[['login']], [['login', '--with-token']]])('%j asks for the token and echoes only stars', async (args) => {
-    const token = 'typed-secret-token-42';
-    // Nobody listens there: login tries the token on the store, and 4010 may hold `npm start`.
-    const home = `http://127.0.0.1:${await freePort()}`;
-    const session = runCliInTty(args, {
-      PLANTS_CONFIG_DIR: user.configDir,
-      PLANTS_BASE_URL: home,
-    });
-    await session.waitFor('Paste your token: ');
-    session.type(`${token}\r`);
-    expect(await session.exited).toBe(0);
-    expect(session.screen).toContain('*'.repeat(token.length));
-    expect(session.screen).not.toContain(token);
-    const config = JSON.parse(readFileSync(path.join(user.configDir, 'config.json'), 'utf8'));
-    expect(config.tokens[home]).toBe(token);
-  });
+  it.each([[['login', '--offline']], [['login', '--with-token', '--offline']]])(
+    '%j asks for the token and echoes only stars',
+    async (args) => {
+      const token = 'typed-secret-token-42';
+      // Nobody listens there (--offline: not tried), and 4010 may hold `npm start`.
+      const home = `http://127.0.0.1:${await freePort()}`;
+      const session = runCliInTty(args, {
+        PLANTS_CONFIG_DIR: user.configDir,
+        PLANTS_BASE_URL: home,
+      });
+      await session.waitFor('Paste your token: ');
+      session.type(`${token}\r`);
+      expect(await session.exited).toBe(0);
+      expect(session.screen).toContain('*'.repeat(token.length));
+      expect(session.screen).not.toContain(token);
+      const config = JSON.parse(readFileSync(path.join(user.configDir, 'config.json'), 'utf8'));
+      expect(config.tokens[home]).toBe(token);
+    },
+  );
 
   it('Ctrl-C at the prompt cancels with exit 130 and stores nothing', async () => {
     const session = runCliInTty(['login'], { PLANTS_CONFIG_DIR: user.configDir });

@@ -88,14 +88,30 @@ const examples: Record<string, Example> = {
   'plants login': { loggedOut: true, as: 'terminal', check: loggedIn },
   'plants login --base-url https://plants.example.com --with-token < token.txt': {
     loggedOut: true,
+    // plants.example.com stands for a remote store this machine cannot reach: stored untried.
+    rewrite: (line) => `${line} --offline`,
     check: (_run, shell) => expect(storedTokens(shell)['https://plants.example.com']).toBe('token-from-a-file'),
+  },
+  'plants login --base-url https://plants.example.com --default': {
+    before: 'plants login --base-url https://plants.example.com --token other --offline 2>/dev/null',
+    // The same stand-in: the stored token is not tried again here.
+    rewrite: (line) => `${line} --offline`,
+    check: (run, shell) => {
+      expect(run.stderr).toContain('Now the default store: https://plants.example.com');
+      expect(readFileSync(path.join(shell.env.PLANTS_CONFIG_DIR ?? '', 'config.json'), 'utf8')).toContain(
+        '"defaultBaseUrl": "https://plants.example.com"',
+      );
+    },
   },
   'plants logout': {
     check: (_run, shell) => expect(storedTokens(shell)[shell.store.url]).toBeUndefined(),
   },
   'plants logout --base-url https://plants.example.com': {
-    before: 'plants login --base-url https://plants.example.com --token other 2>/dev/null',
-    check: (_run, shell) => expect(storedTokens(shell)['https://plants.example.com']).toBeUndefined(),
+    before: 'plants login --base-url https://plants.example.com --token other --offline 2>/dev/null',
+    check: (run, shell) => {
+      expect(run.stderr).toContain('Logged out of https://plants.example.com');
+      expect(storedTokens(shell)['https://plants.example.com']).toBeUndefined();
+    },
   },
   'plants status': {
     check: (run, shell) => expect(run.stdout).toContain(shell.store.url),
@@ -144,7 +160,7 @@ const examples: Record<string, Example> = {
   'plants login --base-url https://plants.internal:4010 --ca-cert cert.pem --with-token < token.txt': {
     notRunHere: CA_CERT_WALKTHROUGH,
   },
-  'plants list --json': { notRunHere: CA_CERT_WALKTHROUGH },
+  'plants list --json --base-url https://plants.internal:4010': { notRunHere: CA_CERT_WALKTHROUGH },
   'plants get 1 --base-url https://other.internal:4010 --ca-cert other.pem': { notRunHere: CA_CERT_WALKTHROUGH },
   'plants serve': { as: 'serve', rewrite: serveOnFreePort, check: servedFrom(/store: .*plants\.db, durability: full/) },
   'URL=$(plants serve --port 0 --memory --token "$TOKEN" --detach --pid-file plants.pid)': {
@@ -306,6 +322,13 @@ const examples: Record<string, Example> = {
   'plants delete 7': {
     before: 'plants add --id 7 --name Fern >/dev/null 2>&1',
     check: stored([]),
+  },
+  'plants serve --port 4011 --db copy.db': {
+    as: 'serve',
+    rewrite: (line) => line.replace('--port 4011', '--port 0'),
+    check: servedFrom(
+      /store: copy\.db, durability: full[\s\S]*plants login --base-url http:\/\/127\.0\.0\.1:\d+ --with-token/,
+    ),
   },
   'plants list --all --json | plants add --file - --base-url http://127.0.0.1:4011': {
     // The README's second store is on 4011; here it is one on a free port.

@@ -2,7 +2,7 @@ import { bulkAdd, bulkExitCode, type RecordOutcome, type RecordSource } from '..
 import { ConfirmingAdder } from '../../client/confirming-adder.js';
 import type { PlantClient } from '../../client/plant-client.js';
 import type { RetryPolicy } from '../../client/retry-policy.js';
-import type { ExitCode } from '../../errors.js';
+import { ExitCode } from '../../errors.js';
 import type { NewPlant } from '../../schema/plant.js';
 import type { Output } from '../render/output.js';
 import { outcomeLine, progressText, renderBulkSummary } from '../render/render-bulk.js';
@@ -54,6 +54,23 @@ export async function addPlantsInBulk(options: BulkSessionOptions): Promise<Exit
     else output.info(waiting);
   };
   process.on('SIGINT', onSigint);
+  // A reader gone (`| head -1`): the entry exits 141 at once (stdout-errors.ts); this listener,
+  // put before it, leaves the summary of what was done on stderr first.
+  let added = 0;
+  let closed = false;
+  const onStdoutError = (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE' || closed) return;
+    closed = true;
+    interrupt.abort();
+    interruptNow.abort();
+    const { inFlight } = live;
+    const rest =
+      total === undefined
+        ? `${inFlight === 0 ? '' : `${inFlight} in flight (may have been added), `}the rest of the input not sent`
+        : `${total - done - inFlight} not sent${inFlight === 0 ? '' : `, ${inFlight} in flight (may have been added)`}`;
+    output.info(`plants: stopped: stdout was closed after ${added} added; ${rest}`);
+  };
+  output.stdout.prependListener('error', onStdoutError);
   const adder = new ConfirmingAdder({
     client: options.client,
     retry: options.retry,
@@ -79,8 +96,10 @@ export async function addPlantsInBulk(options: BulkSessionOptions): Promise<Exit
         total = records;
       },
       onOutcome: (outcome: RecordOutcome) => {
+        if (closed) return;
         progress.data(outcomeLine(outcome));
         done++;
+        if (outcome.kind === 'added' || outcome.kind === 'confirmed') added++;
         const now = performance.now();
         if (now - lastUpdate > 100 && !interrupt.signal.aborted) {
           lastUpdate = now;
@@ -90,13 +109,16 @@ export async function addPlantsInBulk(options: BulkSessionOptions): Promise<Exit
     });
     progress.stop();
     for (const notice of notices) output.info(notice);
+    if (closed) return ExitCode.brokenPipe;
     const exitCode = bulkExitCode(summary);
-    if (output.canAnimate || exitCode !== 0) output.info(renderBulkSummary(summary, output.errorColor));
+    if (output.canAnimate || exitCode !== 0 || summary.records === 0)
+      output.info(renderBulkSummary(summary, output.errorColor));
     // Requests still in flight would hold the process (and closing the agent waits for them).
     if (interruptNow.signal.aborted) process.exit(exitCode);
     return exitCode;
   } finally {
     progress.stop();
     process.removeListener('SIGINT', onSigint);
+    output.stdout.removeListener('error', onStdoutError);
   }
 }

@@ -1,5 +1,5 @@
 import type { Login } from '../../commands/login.js';
-import { ExitCode, PlantsError } from '../../errors.js';
+import { ExitCode, InvalidInputError, PlantsError } from '../../errors.js';
 import { clientRequest } from '../factory.js';
 import type { ActionContext, Parsed } from '../runner.js';
 
@@ -9,39 +9,46 @@ type LoginFlags = Parsed<typeof Login>['flags'];
 type Check = { checked: true; how: string } | { checked: false; why: string };
 
 /**
- * `plants login`: stores the token for the origin of the base URL (made the default with
- * --base-url). As `gh auth login` does, the token is first tried on the store (one plant's page,
- * GET /plants?limit=1): a token the store refuses (401/403) is not stored, exit 4; a store that
- * cannot be reached or does not list plants leaves it unchecked, and it is stored with a note.
- * A plain-http URL of another machine is refused here (exit 2), as every later command would.
+ * `plants login`: stores the token for the origin of the base URL. As `gh auth login` does, the
+ * token is first tried on the store (one plant's page, GET /plants?limit=1): a token the store
+ * refuses (401/403) is not stored, exit 4, nor one for a URL that cannot be reached (exit 3, as
+ * any command), unless --offline; a store that does not list plants leaves it unchecked, stored
+ * with a note. The default store changes only at the first login or with --default (session.ts),
+ * and every login says which store is the default. A plain-http URL of another machine is
+ * refused here (exit 2), as every later command would.
  */
 export async function logIn({ flags }: Parsed<typeof Login>, context: ActionContext): Promise<void> {
   const { factory, output } = context;
-  const { obtainToken } = await import('../input/obtain-token.js');
-  const token = await obtainToken({ token: flags.token, withToken: flags['with-token'] }, factory.io);
-  const { login } = await import('../../config/session.js');
-  const { isBearerToken, describeBadToken } = await import('../../schema/token.js');
-  const { InvalidInputError } = await import('../../errors.js');
-  if (!isBearerToken(token)) throw new InvalidInputError(`token refused: ${describeBadToken(token)}`);
   const config = await factory.config();
   const baseUrl = await factory.baseUrl(flags['base-url']);
+  // --default alone, for a store logged in to already: a switch (gh auth switch), the token it has.
+  const stored = config.tokenFor(baseUrl.value.origin);
+  const switching = flags.default && flags.token === undefined && !flags['with-token'] && stored !== undefined;
+  const { obtainToken } = await import('../input/obtain-token.js');
+  const token = switching
+    ? stored
+    : await obtainToken({ token: flags.token, withToken: flags['with-token'] }, factory.io);
+  const { login } = await import('../../config/session.js');
+  const { isBearerToken, describeBadToken } = await import('../../schema/token.js');
+  if (!isBearerToken(token)) throw new InvalidInputError(`token refused: ${describeBadToken(token)}`);
   const { assertTokenTransportSafe } = await import('../../client/base-url.js');
   assertTokenTransportSafe(baseUrl.value, { insecure: flags.insecure });
 
   // Local faults first: a config that cannot take the token is said before the store is asked.
   config.ensureWritable();
-  const check = await checkToken(token, flags, context);
+  const check: Check = flags.offline
+    ? { checked: false, why: '--offline' }
+    : await checkToken(token, flags, context, switching ? 'the default store is unchanged' : 'the token was not saved');
   const result = await login(config, {
     token,
     baseUrl: baseUrl.value,
-    explicitBaseUrl: flags['base-url'] !== undefined,
+    fromFlag: baseUrl.source === 'flag',
+    makeDefault: flags.default,
   });
   const caCert = flags['ca-cert'] === undefined ? undefined : (await import('node:path')).resolve(flags['ca-cert']);
   if (caCert !== undefined) await config.setCaCert(result.origin, caCert);
   const c = output.errorColor;
-  output.info(
-    `${c.green('✓')} Logged in to ${result.origin}${result.madeDefault ? ` (now the default: ${result.baseUrl})` : ''}`,
-  );
+  output.info(`${c.green('✓')} Logged in to ${result.origin}`);
   output.info(
     check.checked
       ? c.dim(`  Token checked: ${check.how}.`)
@@ -49,14 +56,30 @@ export async function logIn({ flags }: Parsed<typeof Login>, context: ActionCont
   );
   output.info(c.dim(`  Token stored in ${config.path}`));
   if (caCert !== undefined) output.info(c.dim(`  Its TLS certificate is trusted from ${caCert} (--ca-cert)`));
+  const { defaultBaseUrl: current, baseUrl: url } = result;
+  output.info(
+    result.madeDefault
+      ? `  Now the default store: ${current}`
+      : current === url
+        ? `  The default store: ${current} (this one)`
+        : baseUrl.source === 'environment'
+          ? `  PLANTS_BASE_URL chose this store; without it, the default store is ${current}.`
+          : `  The default store is still ${current}: give --base-url ${url} to use this one, or \`plants login --base-url ${url} --default\` to make it the default.`,
+  );
 }
 
-async function checkToken(token: string, flags: LoginFlags, { factory, output }: ActionContext): Promise<Check> {
+async function checkToken(
+  token: string,
+  flags: LoginFlags,
+  { factory, output }: ActionContext,
+  /** What a URL that cannot be reached leaves as it was. */
+  unchanged: string,
+): Promise<Check> {
   const { AuthRejectedError, ResponseError, UnreachableError } = await import('../../client/errors.js');
   const client = await factory.plantClient({
     ...clientRequest(flags),
     token,
-    // Offline login is expected: one try, no back-off.
+    // One try, no back-off: a store that does not answer is said at once.
     attempts: 1,
   });
   const { formatBaseUrl } = await import('../../client/base-url.js');
@@ -73,8 +96,16 @@ async function checkToken(token: string, flags: LoginFlags, { factory, output }:
         { exitCode: ExitCode.auth, hints: ['Check the token; the one stored before (if any) is unchanged.'] },
       );
     }
-    if (error instanceof UnreachableError || error instanceof ResponseError)
-      return { checked: false, why: error.message };
+    // A URL that cannot work is not stored (nor made the default): the failure any command gets.
+    if (error instanceof UnreachableError) {
+      const { failureHints } = await import('../render/failure-hints.js');
+      throw new PlantsError(`${error.message}; ${unchanged}`, {
+        exitCode: error.exitCode,
+        cause: error,
+        hints: [...failureHints(error), 'To store it all the same, for a store that is down, add --offline.'],
+      });
+    }
+    if (error instanceof ResponseError) return { checked: false, why: error.message };
     throw error;
   }
 }

@@ -1,6 +1,8 @@
 import { createPrivateKey, type KeyObject, randomBytes, randomInt, X509Certificate } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import path from 'node:path';
+import { rootCertificates } from 'node:tls';
 import { isLoopbackHost } from '../../client/base-url.js';
 import { InvalidInputError } from '../../errors.js';
 import { isDatabaseServer, shownDatabase } from '../../server/stores/open-store.js';
@@ -64,6 +66,30 @@ export async function serveDatabase(
 /** True when tokens would cross the network in clear text: plain http on an address other machines reach. */
 export function servesTokensInClear(host: string, tls: boolean): boolean {
   return !tls && !isLoopbackHost(host);
+}
+
+/**
+ * The URL a client on this machine logs in to for a server listening on `url`: an unspecified
+ * address (0.0.0.0, ::) is no address to connect to, so loopback's; with TLS, a host the
+ * certificate names, and the certificate file for --ca-cert when no authority Node trusts signed it.
+ */
+export function loginTarget(url: string, certPath: string | undefined): { url: string; caCert?: string } {
+  const target = new URL(url);
+  if (target.hostname === '0.0.0.0') target.hostname = '127.0.0.1';
+  if (target.hostname === '[::]') target.hostname = '[::1]';
+  if (certPath === undefined) return { url: target.origin };
+  const cert = new X509Certificate(readFileSync(certPath));
+  const host = target.hostname.replace(/^\[|\]$/g, '');
+  if ((isIP(host) === 0 ? cert.checkHost(host) : cert.checkIP(host)) === undefined) {
+    const names = (cert.subjectAltName ?? '').split(', ').map((entry) => entry.replace(/^(DNS|IP Address):/, ''));
+    const usable = names.find((name) => name !== '' && !name.includes('*') && !name.includes('='));
+    if (usable !== undefined) target.hostname = usable.includes(':') ? `[${usable}]` : usable;
+  }
+  const trusted = rootCertificates.some((pem) => {
+    const root = new X509Certificate(pem);
+    return cert.checkIssued(root) && cert.verify(root.publicKey);
+  });
+  return trusted ? { url: target.origin } : { url: target.origin, caCert: path.resolve(certPath) };
 }
 
 /**

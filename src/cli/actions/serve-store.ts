@@ -37,7 +37,8 @@ export async function serveStore(
         command: setup.invocationName(process.argv[1], process.cwd()),
         pid,
         testing: setup.describeTesting(plan, seed?.plants.length),
-        pageUrl: `${url}${PAGE_PREFIX}`,
+        login: setup.loginTarget(url, plan.tls?.certPath),
+        pagePath: PAGE_PREFIX,
       },
       c,
     );

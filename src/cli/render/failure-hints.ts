@@ -35,10 +35,7 @@ function factHints(error: PlantsError): readonly string[] {
   if (error instanceof CredentialsInUrlError) return ['Keep the token with `plants login` (or PLANTS_TOKEN) instead.'];
   if (error instanceof ConflictError) return [`stored: ${error.storedPlant}`, `sent:   ${error.sentPlant}`];
   if (error instanceof ResponseError) {
-    return [
-      ...busyHint(error.status, error.retryAfter),
-      ...(error.baseUrl === undefined ? [] : doubledPathHint(error.status, error.baseUrl)),
-    ];
+    return [...busyHint(error), ...(error.baseUrl === undefined ? [] : doubledPathHint(error.status, error.baseUrl))];
   }
   return [];
 }
@@ -161,16 +158,25 @@ export function doubledPathHint(status: number, baseUrl: URL): string[] {
   ];
 }
 
-/** A 429 or 503 that says when to come back: say so (it was already waited for where that was allowed). */
-export function busyHint(status: number, retryAfter: string | undefined): string[] {
+/**
+ * A 429 or 503: busy (429) or unavailable (503, whose message says why: a database away is not
+ * "busy"), and the tries already made, waiting as Retry-After asked; or when to come back.
+ */
+function busyHint({ status, retryAfter, attempts, triedForMs }: ResponseError): string[] {
   if (status !== 429 && status !== 503) return [];
+  const cause = status === 429 ? 'The store is busy (429)' : 'The store is unavailable for now (503)';
+  if (attempts > 1) {
+    return [
+      `${cause}: tried ${attempts} times over ${(triedForMs / 1000).toFixed(1)} s; --retries N tries more often, or try again later.`,
+    ];
+  }
   const ms = parseRetryAfter(retryAfter);
   return ms === undefined
-    ? ['The store is busy or down for now; try again later.']
-    : [`The store is busy; it asks to wait ${Math.ceil(ms / 1000)} s before trying again (Retry-After).`];
+    ? [`${cause}; try again later.`]
+    : [`${cause}; it asks to wait ${Math.ceil(ms / 1000)} s before trying again (Retry-After).`];
 }
 
 /** An argument as a shell takes it back: as it is when it needs no quoting, else in single quotes. */
-function shellWord(arg: string): string {
+export function shellWord(arg: string): string {
   return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", "'\\''")}'`;
 }

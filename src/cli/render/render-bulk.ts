@@ -46,7 +46,8 @@ export function outcomeLine(outcome: RecordOutcome): string {
     case 'unreachable':
       return `${head},"sent":false,"error":${JSON.stringify({ error: 0, message: outcome.error.message })}${attempts(outcome.error.attempts)}${tail}}`;
     case 'invalid':
-      return `${head},"sent":false,"error":${JSON.stringify({ error: 0, message: outcome.message })},"fields":${JSON.stringify(outcome.fields)}${tail}}`;
+      // Never sent, so no status: an Error of status 0 would pretend an answer.
+      return `${head},"sent":false,"error":${JSON.stringify({ message: outcome.message })},"fields":${JSON.stringify(outcome.fields)}${tail}}`;
   }
 }
 
@@ -115,6 +116,9 @@ export function progressText(done: number, elapsedMs: number, total?: number): s
  * After a stop before the end of the input, the total is what was read ("of N read").
  */
 export function renderBulkSummary(summary: BulkSummary, c: Colors): string {
+  // Said even in a pipe: an empty input is most often a producer that failed (a list of an empty store).
+  if (summary.records === 0 && summary.stopped === undefined)
+    return '0 records read: the input held no plants, so nothing was sent.';
   const seconds = summary.elapsedMs / 1000;
   const rate = seconds > 0 ? Math.round(summary.records / seconds) : summary.records;
   const done = summary.added + summary.existing;
@@ -142,13 +146,23 @@ export function renderBulkSummary(summary: BulkSummary, c: Colors): string {
   if (summary.firstFailures.length > 0) {
     lines.push('First failures:');
     const hints = new Set<string>();
+    const statuses = new Set<number>();
     for (const failure of summary.firstFailures) {
       lines.push(`  ${where(failure)}: ${sanitizeForTerminal(describeFailure(failure))}`);
-      if (failure.kind === 'rejected' && summary.fatal === undefined)
+      // One status's hints once: its tries' timings differ from record to record.
+      if (failure.kind === 'rejected' && summary.fatal === undefined && !statuses.has(failure.error.status)) {
+        statuses.add(failure.error.status);
         for (const hint of failureHints(failure.error)) hints.add(hint);
+      }
       // How to look for a plant sent with no answer, unless the stop below says it already.
       if (failure.kind === 'unknown' && !(summary.fatal instanceof NoAnswerError))
         for (const hint of failureHints(failure.error)) hints.add(hint);
+    }
+    if (summary.storedAsSent > 0) {
+      const n = summary.storedAsSent;
+      hints.add(
+        `${n === 1 ? '1 of the 409s is a plant' : `${n} of the 409s are plants`} stored exactly as sent, as when an import runs again: --skip-existing reports those as already there (exit 0).`,
+      );
     }
     for (const hint of hints) lines.push(c.dim(`  ${hint}`));
   }

@@ -1,5 +1,7 @@
+import { DEFAULT_BASE_URL } from '../../client/base-url.js';
 import { MIN_SERVE_TOKEN_LENGTH } from '../../schema/token.js';
 import type { Colors } from './colors.js';
+import { shellWord } from './failure-hints.js';
 
 export interface ServeBanner {
   url: string;
@@ -19,8 +21,10 @@ export interface ServeBanner {
   pid?: number | undefined;
   /** The test-double options that are on (--seed, --allow-reset, --delay, --fault), a line each. */
   testing?: readonly string[];
-  /** The page's address (docs/serve-page.md). */
-  pageUrl?: string | undefined;
+  /** What a client gives `login`: a URL it can connect to, and the certificate to trust (serve-setup's loginTarget). */
+  login: { url: string; caCert?: string };
+  /** The page's path (docs/serve-page.md), after the login URL. */
+  pagePath?: string | undefined;
 }
 
 /** What `plants serve` tells the person who started it, on stderr: where, what, and what to try next. */
@@ -34,7 +38,8 @@ export function renderServeBanner(banner: ServeBanner, c: Colors): string {
         : `${banner.database}, durability: ${banner.durability}`;
   const lines = [`${c.green('✓')} Plant store listening on ${c.bold(banner.url)}`, `  store: ${store}`];
   for (const line of banner.testing ?? []) lines.push(`  ${line}`);
-  if (banner.pageUrl !== undefined) lines.push(`  page: ${banner.pageUrl} (in a browser; it asks for the token)`);
+  if (banner.pagePath !== undefined)
+    lines.push(`  page: ${banner.login.url}${banner.pagePath} (in a browser; it asks for the token)`);
   if (banner.clearTextWarning) {
     lines.push(
       c.yellow(`  warning: tokens travel in clear text on ${banner.url}; anyone on the network can read them.`),
@@ -52,7 +57,8 @@ export function renderServeBanner(banner: ServeBanner, c: Colors): string {
   // In the background the terminal is free: the next commands go in this one.
   lines.push('', banner.pid === undefined ? 'Next, in another terminal:' : 'Next:');
   // The token goes in on stdin, never as --token: that would put it in shell history and ps.
-  const login = `  ${banner.command} login --base-url ${banner.url} --with-token`;
+  const caCert = banner.login.caCert === undefined ? '' : ` --ca-cert ${shellWord(banner.login.caCert)}`;
+  const login = `  ${banner.command} login --base-url ${banner.login.url}${caCert} --with-token`;
   const kept = banner.keptToken;
   if (banner.generatedToken !== undefined && kept !== undefined) {
     lines.push(
@@ -78,6 +84,8 @@ export function renderServeBanner(banner: ServeBanner, c: Colors): string {
     banner.pid === undefined
       ? 'Ctrl-C stops the server.'
       : `It runs in the background as process ${banner.pid}, with no log; \`kill ${banner.pid}\` stops it.`;
-  lines.push(`  ${banner.command} add --id 1 --name Fern --tag herb`, '', c.dim(stop));
+  // Another store than the local one is the default only when told so (login --default).
+  const baseUrl = banner.login.url === DEFAULT_BASE_URL ? '' : ` --base-url ${banner.login.url}`;
+  lines.push(`  ${banner.command} add --id 1 --name Fern --tag herb${baseUrl}`, '', c.dim(stop));
   return lines.join('\n');
 }

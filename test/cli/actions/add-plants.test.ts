@@ -3,7 +3,7 @@ import { addPlants } from '../../../src/cli/actions/add-plants.js';
 import type { Parsed } from '../../../src/cli/runner.js';
 import { Add } from '../../../src/commands/add.js';
 import { reply, useFixtureServer } from '../../helpers/fixture-server.js';
-import { parsedFor, runInProcess } from '../../helpers/in-process.js';
+import { parsedFor, runInProcess, testStreams } from '../../helpers/in-process.js';
 import { useTestStore } from '../../helpers/store-server.js';
 import { useTempUser } from '../../helpers/user.js';
 
@@ -11,6 +11,9 @@ import { useTempUser } from '../../helpers/user.js';
 
 const server = useTestStore();
 const user = useTempUser(server);
+
+const ndjsonOf = (from: number, count: number) =>
+  Array.from({ length: count }, (_, at) => `{"id":${from + at},"name":"P${from + at}"}\n`).join('');
 
 function env(url = server.url): Record<string, string> {
   return { ...user.env, PLANTS_BASE_URL: url };
@@ -73,6 +76,21 @@ describe('plants add, in-process', () => {
     expect(await server.readPlants()).toContainEqual({ id: 1n, name: 'Fern', tag: 'herb' });
   });
 
+  it('an import run again: its 409s of plants stored as sent name --skip-existing; a 409 of other data does not', async () => {
+    const input = '{"id":30,"name":"E"}\n{"id":31,"name":"F"}\n';
+    expect((await add({ file: '-' }, input)).code).toBe(0);
+    const again = await add({ file: '-' }, input);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain(
+      '  2 of the 409s are plants stored exactly as sent, as when an import runs again: --skip-existing reports those as already there (exit 0).\n',
+    );
+    const other = await add({ file: '-' }, '{"id":30,"name":"not E"}\n{"id":31,"name":"F"}\n');
+    expect(other.stderr).toContain('  1 of the 409s is a plant stored exactly as sent');
+    expect((await add({ file: '-' }, '{"id":30,"name":"not E"}\n{"id":32,"name":"G"}\n')).stderr).not.toContain(
+      '--skip-existing',
+    );
+  });
+
   it('a 409 for one plant is exit 1: the message on stderr, with --json the store body on stdout', async () => {
     expect(await add({ id: '1', name: 'Other' })).toEqual({
       code: 1,
@@ -105,6 +123,29 @@ describe('plants add, in-process', () => {
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(message);
     expect(server.logLines.length).toBe(before);
+  });
+
+  it('an empty input says so on stderr, in a pipe too: 0 records read (exit 0)', async () => {
+    for (const input of ['', '\n\n', '[]']) {
+      expect(await add({ file: '-' }, input)).toEqual({
+        code: 0,
+        stdout: '',
+        stderr: '0 records read: the input held no plants, so nothing was sent.\n',
+      });
+    }
+  });
+
+  it('stdout closed mid-run (| head -1): one summary line on stderr, exit 141', async () => {
+    const io = testStreams({ input: ndjsonOf(500, 300) });
+    // The reader goes away once the first results came, as head does.
+    io.io.stdout.once('data', () => io.io.stdout.emit('error', Object.assign(new Error('EPIPE'), { code: 'EPIPE' })));
+    const result = await runInProcess((context) => addPlants(parsedFor(Add, { flags: { file: '-' } }), context), {
+      env: env(),
+      io,
+    });
+    expect(result.code).toBe(141);
+    expect(result.stderr).toMatch(/^plants: stopped: stdout was closed after \d+ added; .+\n$/);
+    expect(result.stdout.split('\n').length).toBeLessThan(300);
   });
 
   it('stdin that is not text is exit 2, nothing sent', async () => {
@@ -197,7 +238,7 @@ describe('plants add, in-process, when a try may have been applied', () => {
     expect(result.stderr).toBe(
       'plants: sent, outcome unknown: plant 5 may or may not have been added (the server answered 503: the database went away while storing this plant, which may or may not be stored)\n' +
         '  `plants get 5` shows whether it is in the store.\n' +
-        '  The store is busy or down for now; try again later.\n',
+        '  The store is unavailable for now (503); try again later.\n',
     );
     // Not sent blindly again: no Retry-After, so it is read back instead.
     expect(asked()).toEqual(['POST /plants', 'GET /plants/5']);

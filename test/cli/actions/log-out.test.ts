@@ -35,7 +35,7 @@ describe('plants logout, in-process', () => {
       { env },
     );
     expect(login.code).toBe(0);
-    expect(login.stderr).toContain('(now the default:');
+    expect(login.stderr).toContain(`  Now the default store: ${server.url}`);
     const logout = await runInProcess((context) => logOut(parsedFor(Logout), context), { env });
     expect(logout.code).toBe(0);
     expect(logout.stderr).toMatch(

@@ -1,5 +1,6 @@
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { invocationName, servesTokensInClear, serveTokens } from '../../../src/cli/actions/serve-setup.js';
+import { invocationName, loginTarget, servesTokensInClear, serveTokens } from '../../../src/cli/actions/serve-setup.js';
 import { readEnv } from '../../../src/cli/env.js';
 
 describe('invocationName', () => {
@@ -31,5 +32,27 @@ describe('servesTokensInClear', () => {
     expect(servesTokensInClear('0.0.0.0', true)).toBe(false);
     expect(servesTokensInClear('127.0.0.1', false)).toBe(false);
     expect(servesTokensInClear('::1', false)).toBe(false);
+  });
+});
+
+describe('loginTarget: what the banner tells a client to log in to', () => {
+  const cert = path.resolve(import.meta.dirname, '../../server/fixtures/test-tls-cert.pem');
+
+  it.each([
+    ['http://127.0.0.1:4010', 'http://127.0.0.1:4010'],
+    ['http://0.0.0.0:4021', 'http://127.0.0.1:4021'],
+    ['http://[::]:4021', 'http://[::1]:4021'],
+  ])('plain http on %s: %s', (url, client) => {
+    expect(loginTarget(url, undefined)).toEqual({ url: client });
+  });
+
+  it.each([
+    ['https://0.0.0.0:4021', 'https://127.0.0.1:4021'],
+    ['https://localhost:4021', 'https://localhost:4021'],
+    // The certificate (127.0.0.1, localhost) names neither: the first name it holds.
+    ['https://[::]:4021', 'https://127.0.0.1:4021'],
+    ['https://plants.internal:4021', 'https://127.0.0.1:4021'],
+  ])('TLS with a certificate of its own on %s: %s, with --ca-cert', (url, client) => {
+    expect(loginTarget(url, cert)).toEqual({ url: client, caCert: cert });
   });
 });

@@ -190,10 +190,17 @@ describe('failureHints: a refused token', () => {
 describe('failureHints: an answer that is no success', () => {
   it('says when a busy store asks to come back', () => {
     expect(failureHints(answered(503, 'http://127.0.0.1:4010', '30'))).toEqual([
-      'The store is busy; it asks to wait 30 s before trying again (Retry-After).',
+      'The store is unavailable for now (503); it asks to wait 30 s before trying again (Retry-After).',
     ]);
-    expect(failureHints(answered(429, 'http://127.0.0.1:4010'))).toEqual([
-      'The store is busy or down for now; try again later.',
+    expect(failureHints(answered(429, 'http://127.0.0.1:4010'))).toEqual(['The store is busy (429); try again later.']);
+  });
+
+  it('after retries, says how many tries were made over how long', () => {
+    const error = answered(503, 'http://127.0.0.1:4010', '1');
+    error.attempts = 3;
+    error.triedForMs = 2049;
+    expect(failureHints(error)).toEqual([
+      'The store is unavailable for now (503): tried 3 times over 2.0 s; --retries N tries more often, or try again later.',
     ]);
   });
 

@@ -11,6 +11,7 @@ const summary = (over: Partial<BulkSummary>): BulkSummary => ({
   existing: 0,
   conflicting: 0,
   rejected: 1,
+  storedAsSent: 0,
   invalid: 2,
   unreachable: 0,
   unknown: 0,

@@ -93,6 +93,9 @@ describe.runIf(enabled)('the page of plants serve in a real browser', { timeout:
     await page.goto(`${serve.url}/_serve/`);
     await page.locator('#token').waitFor(WAIT);
     expect(await page.evaluate('document.activeElement?.id')).toBe('token');
+    // It says where the token is: the banner, the file beside the store, what the server was given.
+    const where = await page.locator('#token-where').innerText();
+    for (const named of ['plants serve', 'plants.db.token', '--token', 'PLANTS_TOKEN']) expect(where).toContain(named);
     await page.keyboard.type('wrong-token-0123456789abcdef');
     await page.keyboard.press('Enter');
     await page.locator('#token-error', { hasText: 'invalid bearer token' }).waitFor(WAIT);
