@@ -54,6 +54,8 @@ const ALLOWED = [
   /^dist\/fast\/(entry|runner)\.cjs$/,
   /^dist\/entry\/routes\.json$/,
   /^dist\/entry\/help\.json$/,
+  // The OpenAPI document plants serve serves at /openapi.json.
+  /^dist\/server\/openapi\.json$/,
   // plants serve's page (src/server/page/assets), served as it is.
   /^dist\/server\/page\/assets\/(index\.html|page\.js|page\.css)$/,
 ];

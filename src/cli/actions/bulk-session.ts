@@ -23,7 +23,7 @@ export interface BulkSessionOptions {
 
 /**
  * A bulk add as the user sees it: NDJSON results on stdout, a progress line and a summary on
- * stderr. Ctrl-C stops reading and says what it waits for (the requests in flight, which still
+ * stderr, always. Ctrl-C stops reading and says what it waits for (the requests in flight, which still
  * finish and are reported); a second Ctrl-C stops waiting: what is known is printed (results so
  * far, those in flight as unknown, the summary) and it exits 130. Resolves with the exit code.
  */
@@ -111,8 +111,8 @@ export async function addPlantsInBulk(options: BulkSessionOptions): Promise<Exit
     for (const notice of notices) output.info(notice);
     if (closed) return ExitCode.brokenPipe;
     const exitCode = bulkExitCode(summary);
-    if (output.canAnimate || exitCode !== 0 || summary.records === 0)
-      output.info(renderBulkSummary(summary, output.errorColor));
+    // Whatever ended it, a bulk add ends with its summary on stderr: a script's log says what was done.
+    output.info(renderBulkSummary(summary, output.errorColor));
     // Requests still in flight would hold the process (and closing the agent waits for them).
     if (interruptNow.signal.aborted) process.exit(exitCode);
     return exitCode;

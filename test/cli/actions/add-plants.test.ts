@@ -50,11 +50,13 @@ describe('plants add, in-process', () => {
     expect(await server.readPlants()).toContainEqual({ id: 2n, name: 'Ivy', tag: 'shade' });
   });
 
-  it('adds NDJSON from stdin in bulk: one result line per record, exit 0 and a quiet stderr when all are added', async () => {
+  it('adds NDJSON from stdin in bulk: one result line per record, exit 0 and one summary line on stderr', async () => {
     const input = '{"id":10,"name":"A"}\n{"id":11,"name":"B","tag":"t"}\n{"id":12,"name":"C"}\n';
     const result = await add({ file: '-' }, input);
     expect(result.code).toBe(0);
-    expect(result.stderr).toBe('');
+    expect(result.stderr).toMatch(
+      /^✓ Added 3 of 3 plants in [\d.]+ s \(\d+\/s\): 0 already there, 0 conflicting, 0 rejected by the server, 0 invalid, 0 not sent \(no answer\), 0 unknown \(sent, may have been added\)\n$/,
+    );
     expect(result.stdout.trimEnd().split('\n')).toEqual([
       '{"line":1,"sent":true,"status":200,"plant":{"id":10,"name":"A"},"outcome":"added"}',
       '{"line":2,"sent":true,"status":200,"plant":{"id":11,"name":"B","tag":"t"},"outcome":"added"}',
