@@ -10,7 +10,7 @@
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { countInstructions, hasValgrind, millions } from '../lib/callgrind.js';
-import { cli, clientCpu, node, plan, quick, root, serverCpu, work } from '../lib/context.js';
+import { cli, clientCpu, node, plan, quick, serverCpu, work } from '../lib/context.js';
 import { countRows, freshDir, writeNdjson } from '../lib/files.js';
 import { format, median, noteRow, progress, type Row, type RowGroup, verdict } from '../lib/format.js';
 import { type NodeBinary, nodeOfLine } from '../lib/nodes.js';

@@ -122,7 +122,7 @@ describe('--jq, in-process, as the fast route parses it', () => {
     expect(result.stdout).toBe('91\n');
     // Every record was sent and added: the summary says so, then the jq error.
     expect(result.stderr).toMatch(
-      /^✓ Added 3 of 3 plants in [\d.]+ s \(\d+\/s\): 0 already there, .*\nplants: --jq: jq: error \(at line 2\): no\n  The output stops there: what came before it was printed.\n  jq’s manual: https:\/\/jqlang.org\/manual\/\n$/,
+      /^✓ Added 3 of 3 plants in [\d.]+ s \(\d+\/s\): 0 already there, .*\nplants: --jq: jq: error \(at line 2\): no\n {2}The output stops there: what came before it was printed.\n {2}jq’s manual: https:\/\/jqlang.org\/manual\/\n$/,
     );
     expect((await run(['list', '--after', '90', '--jq', '.id'])).stdout).toBe('91\n92\n93\n');
   });
