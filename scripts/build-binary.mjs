@@ -76,8 +76,9 @@ const common = {
   format: 'cjs',
   target: `node${NODE_VERSION.split('.')[0]}`,
   minify: true,
-  // pg's optional native binding, which plants never asks for (pg's `native`).
-  external: ['pg-native'],
+  // pg's optional native binding, which plants never asks for (pg's `native`); the OS keyring's
+  // native binding, which the binary never loads (src/config/keyring.ts: its tokens stay in the file).
+  external: ['pg-native', '@napi-rs/keyring'],
   // jq for --jq, with its WebAssembly inside the script (no file beside it to read; loaded only for --jq).
   alias: { 'jq-wasm': 'jq-wasm/inline' },
   supported: { 'dynamic-import': false },

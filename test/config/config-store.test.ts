@@ -5,6 +5,9 @@ import { ConfigFileError, ConfigStore } from '../../src/config/config-store.js';
 import { describeStatus, maskToken } from '../../src/config/session.js';
 import { makeTempDir } from '../helpers/cli.js';
 
+/** The config file as the token's place: these tests never touch an OS keyring. */
+const FILE = { insecureStorage: true };
+
 let temp: ReturnType<typeof makeTempDir>;
 beforeEach(() => {
   temp = makeTempDir();
@@ -17,7 +20,7 @@ describe('ConfigStore', () => {
   it('creates its folder 0700 and its file 0600', async () => {
     const dir = path.join(temp.dir, 'nested', 'plants');
     const store = ConfigStore.open({ dir });
-    await store.setToken('http://127.0.0.1:4010', 'secret-token');
+    await store.setToken('http://127.0.0.1:4010', 'secret-token', FILE);
     expect(modeOf(dir)).toBe(0o700);
     expect(store.path).toBe(path.join(dir, 'config.json'));
     expect(modeOf(store.path)).toBe(0o600);
@@ -30,15 +33,15 @@ describe('ConfigStore', () => {
     writeFileSync(path.join(dir, 'config.json'), '{}', { mode: 0o644 });
     chmodSync(path.join(dir, 'config.json'), 0o644);
     const store = ConfigStore.open({ dir });
-    await store.setToken('http://127.0.0.1:4010', 'secret-token');
+    await store.setToken('http://127.0.0.1:4010', 'secret-token', FILE);
     expect(modeOf(dir)).toBe(0o700);
     expect(modeOf(store.path)).toBe(0o600);
   });
 
   it('keeps tokens per origin, with dots and colons in the key', async () => {
     const store = ConfigStore.open({ dir: temp.dir });
-    await store.setToken('http://127.0.0.1:4010', 'local');
-    await store.setToken('https://plants.example.com', 'remote');
+    await store.setToken('http://127.0.0.1:4010', 'local', FILE);
+    await store.setToken('https://plants.example.com', 'remote', FILE);
     const reopened = ConfigStore.open({ dir: temp.dir });
     expect(reopened.tokenFor('http://127.0.0.1:4010')).toBe('local');
     expect(reopened.tokenFor('https://plants.example.com')).toBe('remote');
@@ -51,8 +54,11 @@ describe('ConfigStore', () => {
 
   it('forgets a token and the default base URL together, keeping the rest in its order', async () => {
     const store = ConfigStore.open({ dir: temp.dir });
-    await store.setToken('http://127.0.0.1:4010', 'local');
-    await store.setToken('https://plants.example.com', 'remote', 'https://plants.example.com/v1');
+    await store.setToken('http://127.0.0.1:4010', 'local', FILE);
+    await store.setToken('https://plants.example.com', 'remote', {
+      ...FILE,
+      defaultBaseUrl: 'https://plants.example.com/v1',
+    });
     expect(await ConfigStore.open({ dir: temp.dir }).forget('https://plants.example.com', { clearDefault: true })).toBe(
       true,
     );
@@ -67,7 +73,7 @@ describe('ConfigStore', () => {
 
   it('writes atomically: no temporary files left, always valid JSON', async () => {
     const store = ConfigStore.open({ dir: temp.dir });
-    for (let i = 0; i < 20; i++) await store.setToken(`http://127.0.0.1:${4000 + i}`, `t${i}`);
+    for (let i = 0; i < 20; i++) await store.setToken(`http://127.0.0.1:${4000 + i}`, `t${i}`, FILE);
     expect(readdirSync(temp.dir)).toEqual(['config.json']);
     expect(Object.keys(JSON.parse(readFileSync(store.path, 'utf8')).tokens)).toHaveLength(20);
   });
@@ -103,7 +109,7 @@ describe('describeStatus', () => {
     const store = ConfigStore.open({ dir: temp.dir });
     expect(describeStatus(store, {}).defaultBaseUrlSource).toBe('default');
     await store.setDefaultBaseUrl('https://plants.example.com');
-    await store.setToken('https://plants.example.com', 'stored-token-1234');
+    await store.setToken('https://plants.example.com', 'stored-token-1234', FILE);
     const fromConfig = describeStatus(store, {});
     expect(fromConfig).toMatchObject({
       defaultBaseUrl: 'https://plants.example.com',
@@ -111,7 +117,13 @@ describe('describeStatus', () => {
       authenticated: true,
     });
     expect(fromConfig.origins).toEqual([
-      { origin: 'https://plants.example.com', token: '********1234', tokenSource: 'config', isDefault: true },
+      {
+        origin: 'https://plants.example.com',
+        token: '********1234',
+        tokenSource: 'config',
+        isDefault: true,
+        storedIn: store.path,
+      },
     ]);
     const fromEnv = describeStatus(store, { envBaseUrl: 'http://127.0.0.1:5000', envToken: 'env-token-00-abcd' });
     expect(fromEnv.defaultBaseUrlSource).toBe('environment');
@@ -120,6 +132,7 @@ describe('describeStatus', () => {
       token: '********abcd',
       tokenSource: 'environment',
       isDefault: true,
+      storedIn: null,
     });
     const fromFlag = describeStatus(store, {
       flagBaseUrl: 'http://127.0.0.1:6000',
