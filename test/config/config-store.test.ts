@@ -2,7 +2,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, 
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigFileError, ConfigStore } from '../../src/config/config-store.js';
-import { describeStatus, maskToken } from '../../src/config/session.js';
+import { describeStatus, logout, maskToken } from '../../src/config/session.js';
 import { makeTempDir } from '../helpers/cli.js';
 
 /** The config file as the token's place: these tests never touch an OS keyring. */
@@ -143,5 +143,45 @@ describe('describeStatus', () => {
       defaultOrigin: 'http://127.0.0.1:6000',
       authenticated: false,
     });
+  });
+});
+
+describe('profiles', () => {
+  it('a profile is profiles/NAME.json beside config.json, made 0600 in a 0700 folder; `default` is config.json', async () => {
+    const work = ConfigStore.open({ dir: temp.dir, profile: 'work', create: true });
+    await work.setToken('https://plants.example.com', 'work-token-1234', FILE);
+    expect(work.path).toBe(path.join(temp.dir, 'profiles', 'work.json'));
+    expect(modeOf(path.join(temp.dir, 'profiles'))).toBe(0o700);
+    expect(modeOf(work.path)).toBe(0o600);
+    expect(ConfigStore.open({ dir: temp.dir, profile: 'work' }).tokenFor('https://plants.example.com')).toBe(
+      'work-token-1234',
+    );
+    const byName = ConfigStore.open({ dir: temp.dir, profile: 'default' });
+    expect([byName.path, byName.profile]).toEqual([path.join(temp.dir, 'config.json'), 'default']);
+    expect(byName.origins()).toEqual([]);
+  });
+
+  it('a profile that does not exist is exit 2, naming it and those that do; a bad name too', async () => {
+    await ConfigStore.open({ dir: temp.dir, profile: 'work', create: true }).setDefaultBaseUrl('https://a.example');
+    await ConfigStore.open({ dir: temp.dir, profile: 'home', create: true }).setDefaultBaseUrl('https://b.example');
+    expect(() => ConfigStore.open({ dir: temp.dir, profile: 'wrok' })).toThrow(
+      'no profile "wrok": the profiles are default, home, work',
+    );
+    for (const name of ['../x', '', '-a', 'a b', 'x'.repeat(65)]) {
+      expect(() => ConfigStore.open({ dir: temp.dir, profile: name, create: true })).toThrow(/is not one: letters/);
+    }
+  });
+
+  it('logout in a named profile keeps its default store (the default profile goes back to the local one)', async () => {
+    const work = ConfigStore.open({ dir: temp.dir, profile: 'work', create: true });
+    await work.setToken('https://plants.example.com', 'work-token-1234', {
+      ...FILE,
+      defaultBaseUrl: 'https://plants.example.com',
+    });
+    expect(await logout(work, new URL('https://plants.example.com'))).toEqual({
+      origin: 'https://plants.example.com',
+      removed: true,
+    });
+    expect(ConfigStore.open({ dir: temp.dir, profile: 'work' }).defaultBaseUrl).toBe('https://plants.example.com');
   });
 });
