@@ -1,7 +1,8 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { once } from 'node:events';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { type RunCliOptions, runCli } from '../helpers/cli.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { makeTempDir, type RunCliOptions, runCli, spawnCli } from '../helpers/cli.js';
 import { secretServiceTestsEnabled, useSecretService } from '../helpers/secret-service.js';
 import { useServeProcess } from '../helpers/serve-process.js';
 
@@ -105,5 +106,44 @@ describe.runIf(secretServiceTestsEnabled())('tokens in a real Secret Service (GN
       expect(result.stderr).toContain('Unlock the keyring');
       expect(result.stderr).not.toMatch(/\n\s+at /);
     }
+  });
+});
+
+describe('the keyring binding is loaded only by commands that read or write a token', () => {
+  // A preloaded probe reads require.cache as the process exits: the binding is CommonJS.
+  const temp = makeTempDir();
+  afterAll(() => temp.remove());
+  const probe = path.join(temp.dir, 'probe.cjs');
+  writeFileSync(
+    probe,
+    `process.on('exit', () => require('node:fs').writeFileSync(process.env.PROBE_REPORT,
+      String(Object.keys(require.cache).some((file) => file.includes('@napi-rs')))));\n`,
+  );
+  const env = (name: string) => ({
+    PLANTS_CONFIG_DIR: path.join(temp.dir, 'config'),
+    PROBE_REPORT: path.join(temp.dir, `${name}.txt`),
+  });
+  const loaded = (name: string) => readFileSync(path.join(temp.dir, `${name}.txt`), 'utf8') === 'true';
+
+  it.each([
+    ['version', ['--version'], false],
+    ['help', ['--help'], false],
+    ['list', ['list', '--base-url', 'http://127.0.0.1:9', '--token', 'probe-token-0123'], false],
+    ['status', ['status', '--base-url', 'http://127.0.0.1:9'], false],
+    ['login', ['login', '--offline', '--token', 'probe-token-0123'], true],
+  ])('%s: %j', async (name, args, expected) => {
+    await runCli(args, { env: env(name), nodeArgs: ['--require', probe] });
+    expect(loaded(name)).toBe(expected);
+  });
+
+  it('serve', async () => {
+    const serve = spawnCli(['serve', '--port', '0', '--memory', '--token', 'probe-token-0123'], {
+      env: env('serve'),
+      nodeArgs: ['--require', probe],
+    });
+    while (!serve.stdout.includes('http://')) await once(serve.child.stdout, 'data');
+    serve.child.kill('SIGTERM');
+    expect((await serve.exited).code).toBe(0);
+    expect(loaded('serve')).toBe(false);
   });
 });
