@@ -52,6 +52,15 @@ const binaryOnly = {
 }`,
       loader: 'js',
     }));
+    // Nor the OS keyring's binding: keyring.ts never asks for it here (inSingleExecutable), and
+    // tokens stay in the config file.
+    build.onLoad({ filter: /[\\/]dist[\\/]config[\\/]keyring\.js$/ }, (args) => {
+      const source = readFileSync(args.path, 'utf8');
+      const load = "await import('@napi-rs/keyring')";
+      if (!source.includes(load)) throw new Error(`${args.path} no longer loads the keyring as ${load}`);
+      const none = "(() => { throw new Error('the OS keyring is not in the single executable'); })()";
+      return { contents: source.replace(load, none), loader: 'js' };
+    });
     // serve's page: from the binary's assets instead of dist/server/page/assets/.
     build.onLoad({ filter: /[\\/]dist[\\/]server[\\/]page[\\/]page-assets\.js$/ }, (args) => {
       const source = readFileSync(args.path, 'utf8');
@@ -76,9 +85,8 @@ const common = {
   format: 'cjs',
   target: `node${NODE_VERSION.split('.')[0]}`,
   minify: true,
-  // pg's optional native binding, which plants never asks for (pg's `native`); the OS keyring's
-  // native binding, which the binary never loads (src/config/keyring.ts: its tokens stay in the file).
-  external: ['pg-native', '@napi-rs/keyring'],
+  // pg's optional native binding, which plants never asks for (pg's `native`).
+  external: ['pg-native'],
   // jq for --jq, with its WebAssembly inside the script (no file beside it to read; loaded only for --jq).
   alias: { 'jq-wasm': 'jq-wasm/inline' },
   supported: { 'dynamic-import': false },

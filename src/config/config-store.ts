@@ -173,11 +173,12 @@ export class ConfigStore {
     const kept = options.insecureStorage
       ? { why: '--insecure-storage chose the file' }
       : await writeKeyring(account, token);
-    const { [origin]: _token, ...tokens } = this.#tokens();
+    const { [origin]: inFile, ...tokens } = this.#tokens();
     const { [origin]: before, ...keyring } = this.#keyring();
+    // In the keyring, the file keeps no token for the origin (a `tokens` key only if it held one).
     const change: ConfigData =
       kept === true
-        ? { tokens, keyring: { ...keyring, [origin]: account } }
+        ? { ...(inFile === undefined ? {} : { tokens }), keyring: { ...keyring, [origin]: account } }
         : { tokens: { ...tokens, [origin]: token } };
     if (kept !== true && before !== undefined) change.keyring = keyring;
     if (options.defaultBaseUrl !== undefined) change.defaultBaseUrl = options.defaultBaseUrl;

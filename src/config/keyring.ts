@@ -48,6 +48,7 @@ export async function readKeyring(account: string): Promise<string | undefined> 
 
 /** Stores the token in the keyring; false (and why) where no keyring answers or takes it. */
 export async function writeKeyring(account: string, token: string): Promise<true | { why: string }> {
+  if (inSingleExecutable()) return { why: 'the single executable keeps tokens in the file' };
   const entry = await keyringEntry(account);
   if (entry === undefined) return { why: 'no OS keyring answers here (on Linux: no Secret Service)' };
   try {
