@@ -74,8 +74,7 @@ export class Factory {
 
   /** What chose the profile: `--profile`, then PLANTS_PROFILE, else the default profile. */
   get profileSource(): 'flag' | 'environment' | 'default' {
-    if (this.profileFlag !== undefined) return 'flag';
-    return this.env.profile !== undefined ? 'environment' : 'default';
+    return this.profileFlag !== undefined ? 'flag' : this.env.profile !== undefined ? 'environment' : 'default';
   }
 
   /**

@@ -173,12 +173,13 @@ export class ConfigStore {
     const kept = options.insecureStorage
       ? { why: '--insecure-storage chose the file' }
       : await writeKeyring(account, token);
-    const { [origin]: inFile, ...tokens } = this.#tokens();
-    const { [origin]: before, ...keyring } = this.#keyring();
+    const tokens = omit(this.#data.tokens, origin);
+    const keyring = omit(this.#data.keyring, origin);
+    const before = this.#keyring()[origin];
     // In the keyring, the file keeps no token for the origin (a `tokens` key only if it held one).
     const change: ConfigData =
       kept === true
-        ? { ...(inFile === undefined ? {} : { tokens }), keyring: { ...keyring, [origin]: account } }
+        ? { ...(this.storedIn(origin) === this.path ? { tokens } : {}), keyring: { ...keyring, [origin]: account } }
         : { tokens: { ...tokens, [origin]: token } };
     if (kept !== true && before !== undefined) change.keyring = keyring;
     if (options.defaultBaseUrl !== undefined) change.defaultBaseUrl = options.defaultBaseUrl;
@@ -203,14 +204,8 @@ export class ConfigStore {
     const without = (data: ConfigData): ConfigData => {
       const kept: ConfigData = { ...data };
       if (options.clearDefault) delete kept.defaultBaseUrl;
-      if (kept.tokens !== undefined) {
-        const { [origin]: _removed, ...others } = kept.tokens;
-        kept.tokens = others;
-      }
-      if (kept.keyring !== undefined) {
-        const { [origin]: _removed, ...others } = kept.keyring;
-        kept.keyring = others;
-      }
+      if (kept.tokens !== undefined) kept.tokens = omit(kept.tokens, origin);
+      if (kept.keyring !== undefined) kept.keyring = omit(kept.keyring, origin);
       return kept;
     };
     try {
@@ -355,6 +350,12 @@ function unreadable(file: string, cause: unknown): ConfigFileError {
     cause,
     hints: ['Fix it by hand, or delete it and run `plants login` again.'],
   });
+}
+
+/** `map` without `key`. */
+function omit(map: Record<string, string> | undefined, key: string): Record<string, string> {
+  const { [key]: _left, ...rest } = map ?? {};
+  return rest;
 }
 
 /** The profiles of the config folder `dir`: `default`, then those login made (profiles/NAME.json), sorted. */

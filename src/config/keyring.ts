@@ -1,3 +1,4 @@
+import type { AsyncEntry } from '@napi-rs/keyring';
 import { ExitCode, PlantsError } from '../errors.js';
 import { inSingleExecutable } from '../single-executable.js';
 
@@ -15,36 +16,40 @@ export class KeyringError extends PlantsError {
   }
 }
 
-const SERVICE = 'plants';
-
 /**
- * The token of `account` in the OS keyring (@napi-rs/keyring: the macOS Keychain, Windows
+ * The entry of `account` in the OS keyring (@napi-rs/keyring: the macOS Keychain, Windows
  * Credential Manager, a Secret Service on Linux), or undefined where no keyring answers: then
  * the config file keeps the token. On Linux only a Secret Service is taken (the binding's store
  * pinned to it: making the entry fails without one), never the kernel's keyutils, which would lose
  * the token at reboot. The single executable carries no native addon, so it always uses the file.
  */
-export async function keyringEntry(account: string) {
+async function keyringEntry(account: string): Promise<AsyncEntry | undefined> {
   if (inSingleExecutable()) return undefined;
   const { AsyncEntry } = await import('@napi-rs/keyring');
   try {
-    return new AsyncEntry(SERVICE, account, { linux: { store: 'secret-service' } });
+    return new AsyncEntry('plants', account, { linux: { store: 'secret-service' } });
   } catch {
     return undefined;
   }
 }
 
-/** The stored token of `account`, which the config says is in the keyring. */
-export async function readKeyring(account: string): Promise<string | undefined> {
-  const doing = `reading the token of ${account}`;
-  const entry = await keyringEntry(account);
-  if (entry === undefined) throw new KeyringError(doing, new Error('no keyring answers here now'));
+/** `use` of the entry of `account`, whose token the config says is in the keyring: KeyringError when it does not answer. */
+async function answering<T>(account: string, doing: string, use: (entry: AsyncEntry) => Promise<T>): Promise<T> {
   try {
-    return (await entry.getPassword()) ?? undefined;
+    const entry = await keyringEntry(account);
+    if (entry === undefined) throw new Error('no keyring answers here now');
+    return await use(entry);
   } catch (error) {
-    throw new KeyringError(doing, error);
+    throw new KeyringError(`${doing} the token of ${account}`, error);
   }
 }
+
+/** The stored token of `account`. */
+export const readKeyring = (account: string) =>
+  answering(account, 'reading', async (entry) => (await entry.getPassword()) ?? undefined);
+
+/** Removes the token of `account` from the keyring (false when it was not there). */
+export const deleteKeyring = (account: string) => answering(account, 'removing', (entry) => entry.deletePassword());
 
 /** Stores the token in the keyring; false (and why) where no keyring answers or takes it. */
 export async function writeKeyring(account: string, token: string): Promise<true | { why: string }> {
@@ -56,17 +61,5 @@ export async function writeKeyring(account: string, token: string): Promise<true
     return true;
   } catch (error) {
     return { why: `the OS keyring did not take it (${error instanceof Error ? error.message : String(error)})` };
-  }
-}
-
-/** Removes the token from the keyring (false when it was not there). */
-export async function deleteKeyring(account: string): Promise<boolean> {
-  const doing = `removing the token of ${account}`;
-  const entry = await keyringEntry(account);
-  if (entry === undefined) throw new KeyringError(doing, new Error('no keyring answers here now'));
-  try {
-    return await entry.deletePassword();
-  } catch (error) {
-    throw new KeyringError(doing, error);
   }
 }
