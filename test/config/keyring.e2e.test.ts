@@ -106,6 +106,10 @@ describe.runIf(secretServiceTestsEnabled())('tokens in a real Secret Service (GN
       expect(result.stderr).toContain('Unlock the keyring');
       expect(result.stderr).not.toMatch(/\n\s+at /);
     }
+    // A session bus with no Secret Service on it is no keyring: a login then goes to the file.
+    const later = await run(['login', '--profile', 'later', '--offline', '--token', TOKEN_A]);
+    expect(later.code).toBe(0);
+    expect(later.stderr).toContain('(mode 0600): no OS keyring answers here (on Linux: no Secret Service)\n');
   });
 });
 
