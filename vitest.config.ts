@@ -48,6 +48,9 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 2,
     sequence: { sequencer: LongestFirst },
+    // No session bus for in-process runs: a login in a test never reaches the developer's own
+    // keyring (test/helpers/secret-service.ts gives the CLI processes that need one a bus of their own).
+    env: { DBUS_SESSION_BUS_ADDRESS: '' },
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // The JSON report is what .ci/run counts for its closing "N passed, N failed" line

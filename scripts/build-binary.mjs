@@ -52,6 +52,15 @@ const binaryOnly = {
 }`,
       loader: 'js',
     }));
+    // Nor the OS keyring's binding: keyring.ts never asks for it here (inSingleExecutable), and
+    // tokens stay in the config file.
+    build.onLoad({ filter: /[\\/]dist[\\/]config[\\/]keyring\.js$/ }, (args) => {
+      const source = readFileSync(args.path, 'utf8');
+      const load = "await import('@napi-rs/keyring')";
+      if (!source.includes(load)) throw new Error(`${args.path} no longer loads the keyring as ${load}`);
+      const none = "(() => { throw new Error('the OS keyring is not in the single executable'); })()";
+      return { contents: source.replace(load, none), loader: 'js' };
+    });
     // serve's page: from the binary's assets instead of dist/server/page/assets/.
     build.onLoad({ filter: /[\\/]dist[\\/]server[\\/]page[\\/]page-assets\.js$/ }, (args) => {
       const source = readFileSync(args.path, 'utf8');

@@ -88,8 +88,9 @@ const result = await esbuild.build({
   entryPoints: ['dist/cli/runner.js'],
   outfile: 'dist/fast/runner.cjs',
   // Loaded where needed, from node_modules: a spinner on terminals; jq (and its WebAssembly, which
-  // it reads beside itself) for --jq only; oclif and SQLite never.
-  external: ['ora', 'jq-wasm', '@oclif/core', 'better-sqlite3'],
+  // it reads beside itself) for --jq only; the OS keyring's native binding where a token is kept
+  // there; oclif and SQLite never.
+  external: ['ora', 'jq-wasm', '@oclif/core', 'better-sqlite3', '@napi-rs/keyring'],
   supported: { 'dynamic-import': false },
   plugins: [leanUndici, lazyHttp2, lazyConfImports, oraThroughBin, unbundled],
   write: false,

@@ -11,6 +11,11 @@ export const connectionFlags = {
     summary: 'Base URL of the plant store (default: PLANTS_BASE_URL, then the config, then http://127.0.0.1:4010).',
     helpValue: 'URL',
   }),
+  profile: Flags.string({
+    summary:
+      'Use this profile: its default store, its tokens and kept CA files (default: PLANTS_PROFILE, then default).',
+    helpValue: 'NAME',
+  }),
 };
 
 export const jsonFlag = {

@@ -9,6 +9,8 @@ export interface PlantsEnv {
   baseUrl: string | undefined;
   /** PLANTS_CONFIG_DIR: the folder of config.json instead of the user's config folder. */
   configDir: string | undefined;
+  /** PLANTS_PROFILE: the profile of every command without --profile. */
+  profile: string | undefined;
   /** PLANTS_DATA_DIR: the folder of the `plants serve` database instead of the user's data folder. */
   dataDir: string | undefined;
   /**
@@ -63,6 +65,7 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): PlantsEnv {
     token: nonEmpty(env.PLANTS_TOKEN),
     baseUrl: nonEmpty(env.PLANTS_BASE_URL),
     configDir: nonEmpty(env.PLANTS_CONFIG_DIR),
+    profile: nonEmpty(env.PLANTS_PROFILE),
     dataDir: nonEmpty(env.PLANTS_DATA_DIR),
     databaseUrl: nonEmpty(env.PLANTS_DATABASE_URL) ?? postgresUrlOnly(nonEmpty(env.DATABASE_URL)),
     postgres: {

@@ -60,6 +60,8 @@ export class Factory {
   readonly version: string;
   readonly io: IOStreams;
   readonly output: Output;
+  /** `--profile`, when given (the runner sets it from the parsed flags). */
+  profileFlag: string | undefined;
   #config: ConfigStore | undefined;
   #dispatcher: Dispatcher | undefined;
 
@@ -70,11 +72,23 @@ export class Factory {
     this.output = options.output;
   }
 
-  /** The config, opened once a run; what it warns of (a file others can read) is said then. */
-  async config(): Promise<ConfigStore> {
+  /** What chose the profile: `--profile`, then PLANTS_PROFILE, else the default profile. */
+  get profileSource(): 'flag' | 'environment' | 'default' {
+    return this.profileFlag !== undefined ? 'flag' : this.env.profile !== undefined ? 'environment' : 'default';
+  }
+
+  /**
+   * The config of the run's profile, opened once a run (`create`: login makes the profile); what
+   * it warns of (a file others can read) is said then.
+   */
+  async config(options: { create?: boolean } = {}): Promise<ConfigStore> {
     if (this.#config === undefined) {
       const { ConfigStore, configFolder } = await import('../config/config-store.js');
-      this.#config = ConfigStore.open({ dir: await configFolder(this.env.configDir) });
+      this.#config = ConfigStore.open({
+        dir: await configFolder(this.env.configDir),
+        profile: this.profileFlag ?? this.env.profile,
+        create: options.create ?? false,
+      });
       for (const warning of this.#config.warnings) this.output.info(this.output.errorColor.yellow(warning));
     }
     return this.#config;
@@ -90,7 +104,12 @@ export class Factory {
 
   /** The API client for the store of `request`, with its origin's token (or none: the server then answers 401, exit 4). */
   async plantClient(request: ClientRequest): Promise<PlantClient> {
-    const store = resolveStore(this.settingInputs(request.flagBaseUrl), await this.config(), request);
+    const inputs = this.settingInputs(request.flagBaseUrl);
+    const config = await this.config();
+    if (request.token === undefined && inputs.envToken === undefined) {
+      await config.readKeyring([resolveBaseUrl(inputs, config).value.origin]);
+    }
+    const store = resolveStore(inputs, config, request);
     const { PlantClient } = await import('../client/plant-client.js');
     const ca =
       store.caCert === undefined

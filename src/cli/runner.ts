@@ -72,10 +72,13 @@ export async function runAction(
 }
 
 /**
- * Runs an action on its parsed command line, as every route does. `--jq` implies `--json`, and
+ * Runs an action on its parsed command line, as every route does. `--profile` chooses the
+ * factory's config (so a profile is chosen per command, never by shared state). `--jq` implies `--json`, and
  * its program is compiled (jq loaded only then) before the action sends or reads anything.
  */
 export async function runParsed(action: AnyAction, parsed: Parameters<AnyAction>[0], context: ActionContext) {
+  const profile = parsed.flags.profile;
+  if (typeof profile === 'string') context.factory.profileFlag = profile;
   const expression = parsed.flags.jq;
   if (typeof expression !== 'string') return action(parsed, context);
   const { JqFilter } = await import('./render/jq-filter.js');

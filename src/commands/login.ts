@@ -11,12 +11,15 @@ export class Login extends PlantsCommand {
 
 The token is tried on the store first (GET /plants?limit=1), as gh auth login does: a token the store refuses is not stored (exit 4), nor one for a URL that cannot be reached (nothing listening, no TLS on the port, a certificate for another name: exit 3, as any command). --offline stores it without trying it, for a store that is down. A plain-http URL of another machine is refused (exit 2) unless --insecure is given, as every command refuses it.
 
+The token goes to the OS keyring where one answers (the macOS Keychain, Windows Credential Manager, a Secret Service such as GNOME Keyring or KWallet on Linux), and the config file keeps none; where none answers (a server, a container, CI) it goes to the config file, mode 0600, and login says so. --insecure-storage chooses the file on purpose. --profile NAME logs in to that profile, making it if need be.
+
 Give the token with --with-token on stdin to keep it out of shell history and the process list. With neither --token nor --with-token, plants asks for it on the terminal (input hidden).`;
   static override examples = [
     '<%= config.bin %> login --token "$TOKEN"',
     'printf %s "$TOKEN" | <%= config.bin %> login --with-token',
     '<%= config.bin %> login --base-url https://plants.example.com --with-token < token.txt',
     '<%= config.bin %> login --base-url https://plants.example.com --default   # make a store logged in to the default',
+    '<%= config.bin %> login --profile work --base-url https://plants.example.com --with-token < token.txt',
     '<%= config.bin %> login   # prompts on a terminal',
   ];
   static override flags = {
@@ -29,6 +32,10 @@ Give the token with --with-token on stdin to keep it out of shell history and th
     'with-token': Flags.boolean({ summary: 'Read the token from stdin.', default: false }),
     default: Flags.boolean({
       summary: 'Make this store the default for later commands (with a token stored for it, no new token is needed).',
+      default: false,
+    }),
+    'insecure-storage': Flags.boolean({
+      summary: 'Keep the token in the config file (mode 0600) even where an OS keyring answers.',
       default: false,
     }),
     offline: Flags.boolean({

@@ -1,4 +1,4 @@
-import { accessSync, chmodSync, constants, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { accessSync, chmodSync, constants, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type Conf from 'conf';
 import { InvalidInputError } from '../errors.js';
@@ -11,12 +11,23 @@ interface ConfigData {
   tokens?: Record<string, string>;
   /** origin → the PEM file (absolute path) to trust its TLS certificate with (`login --ca-cert`). */
   caCerts?: Record<string, string>;
+  /** origin → the account its token is kept under in the OS keyring (then `tokens` holds none for it). */
+  keyring?: Record<string, string>;
 }
 
 export interface ConfigStoreOptions {
-  /** Folder holding config.json; created 0700. */
+  /** Folder holding config.json (and profiles/NAME.json); created 0700. */
   dir: string;
+  /** The profile (`--profile`, PLANTS_PROFILE); default: `default`, config.json itself. */
+  profile?: string | undefined;
+  /** Make the profile if it does not exist (`login`); otherwise an unknown profile is exit 2. */
+  create?: boolean;
 }
+
+/** Where a stored token lives: the OS keyring, or the config file (its path). */
+export type TokenStorage = 'keyring' | (string & {});
+
+const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
 /**
  * The folder of config.json: `dir` (PLANTS_CONFIG_DIR) when given, else the user's config folder
@@ -49,6 +60,8 @@ const SHARED_BITS = 0o077;
  */
 export class ConfigStore {
   readonly path: string;
+  /** The profile's name (`default` for config.json). */
+  readonly profile: string;
   /**
    * What the user should hear about the file, once, on stderr: a file holding tokens that group
    * or others may open (as ssh warns of a private key). The next change writes it back 0600.
@@ -57,9 +70,12 @@ export class ConfigStore {
   readonly #dir: string;
   #data: ConfigData;
   #conf: Conf<ConfigData> | undefined;
+  /** Tokens read from the keyring so far (readKeyring), by origin. */
+  readonly #fromKeyring = new Map<string, string>();
 
-  private constructor(dir: string, file: string, data: ConfigData, warnings: readonly string[]) {
-    this.#dir = dir;
+  private constructor(profile: string, file: string, data: ConfigData, warnings: readonly string[]) {
+    this.profile = profile;
+    this.#dir = path.dirname(file);
     this.path = file;
     this.#data = data;
     this.warnings = warnings;
@@ -68,12 +84,27 @@ export class ConfigStore {
   /**
    * Opens the config in `dir` (nothing is created until something is stored). Throws
    * ConfigFileError (exit 2) for a file that is not JSON, or whose known keys have values of
-   * the wrong type, naming the file and the key.
+   * the wrong type, naming the file and the key; InvalidInputError (exit 2) for a profile that
+   * does not exist (unless `create`), naming those that do.
    */
   static open(options: ConfigStoreOptions): ConfigStore {
-    const file = path.join(options.dir, 'config.json');
+    const profile = options.profile ?? 'default';
+    if (!PROFILE_NAME.test(profile)) {
+      throw new InvalidInputError(
+        `the profile name ${JSON.stringify(profile.slice(0, 100))} is not one: letters, digits, - and _ (64 at most)`,
+      );
+    }
+    const file =
+      profile === 'default'
+        ? path.join(options.dir, 'config.json')
+        : path.join(options.dir, 'profiles', `${profile}.json`);
     const read = readConfigFile(file);
-    if (read === undefined) return new ConfigStore(options.dir, file, {}, []);
+    if (read === undefined && profile !== 'default' && options.create !== true) {
+      throw new InvalidInputError(`no profile "${profile}": the profiles are ${profiles(options.dir).join(', ')}`, {
+        hints: [`\`plants login --profile ${profile}\` makes it.`],
+      });
+    }
+    if (read === undefined) return new ConfigStore(profile, file, {}, []);
     const warnings: string[] = [];
     const holdsTokens = Object.keys(read.data.tokens ?? {}).length > 0;
     if (holdsTokens && (read.mode & SHARED_BITS) !== 0 && process.platform !== 'win32') {
@@ -83,31 +114,80 @@ export class ConfigStore {
           `the next change writes it back 0600, or run: chmod 600 ${file}`,
       );
     }
-    return new ConfigStore(options.dir, file, read.data, warnings);
+    return new ConfigStore(profile, file, read.data, warnings);
   }
 
   get defaultBaseUrl(): string | undefined {
     return this.#data.defaultBaseUrl;
   }
 
+  /** The token stored for an origin: in the file, or in the keyring once readKeyring has read it. */
   tokenFor(origin: string): string | undefined {
     const tokens = this.#tokens();
-    return Object.hasOwn(tokens, origin) ? tokens[origin] : undefined;
+    return Object.hasOwn(tokens, origin) ? tokens[origin] : this.#fromKeyring.get(origin);
   }
 
-  /** Origins that have a token stored, sorted. */
+  /** Origins that have a token stored (in the file or the keyring), sorted. */
   origins(): string[] {
-    return Object.keys(this.#tokens()).sort();
+    return [...new Set([...Object.keys(this.#tokens()), ...Object.keys(this.#keyring())])].sort();
+  }
+
+  /** Where the token of an origin is kept, if one is. */
+  storedIn(origin: string): TokenStorage | undefined {
+    if (Object.hasOwn(this.#keyring(), origin)) return 'keyring';
+    return Object.hasOwn(this.#tokens(), origin) ? this.path : undefined;
+  }
+
+  /**
+   * Reads from the OS keyring the tokens of those `origins` kept there, so that tokenFor has them.
+   * The keyring's binding is loaded only then: a config whose tokens are in the file never loads it.
+   * Throws KeyringError (exit 4) when the keyring no longer answers.
+   */
+  async readKeyring(origins: readonly string[]): Promise<void> {
+    const keyring = this.#keyring();
+    const wanted = origins.filter((origin) => Object.hasOwn(keyring, origin) && !this.#fromKeyring.has(origin));
+    if (wanted.length === 0) return;
+    const { readKeyring } = await import('./keyring.js');
+    for (const origin of wanted) {
+      const token = await readKeyring(keyring[origin] as string);
+      if (token !== undefined) this.#fromKeyring.set(origin, token);
+    }
   }
 
   async setDefaultBaseUrl(value: string): Promise<void> {
     await this.#write({ defaultBaseUrl: value });
   }
 
-  /** Stores the token of an origin, and with `defaultBaseUrl` makes that the default too, in one write. */
-  async setToken(origin: string, token: string, defaultBaseUrl?: string): Promise<void> {
-    const tokens = { ...this.#tokens(), [origin]: token };
-    await this.#write(defaultBaseUrl === undefined ? { tokens } : { tokens, defaultBaseUrl });
+  /**
+   * Stores the token of an origin, in the OS keyring where one answers (unless `insecureStorage`),
+   * else in the file; with `defaultBaseUrl` makes that the default too, in one write of the file.
+   * Says where the token went and, for the file, why.
+   */
+  async setToken(
+    origin: string,
+    token: string,
+    options: { defaultBaseUrl?: string | undefined; insecureStorage: boolean },
+  ): Promise<{ storedIn: TokenStorage; why?: string }> {
+    const { writeKeyring, deleteKeyring } = await import('./keyring.js');
+    const account = `${origin} (${this.path})`;
+    const kept = options.insecureStorage
+      ? { why: '--insecure-storage chose the file' }
+      : await writeKeyring(account, token);
+    const tokens = omit(this.#data.tokens, origin);
+    const keyring = omit(this.#data.keyring, origin);
+    const before = this.#keyring()[origin];
+    // In the keyring, the file keeps no token for the origin (a `tokens` key only if it held one).
+    const change: ConfigData =
+      kept === true
+        ? { ...(this.storedIn(origin) === this.path ? { tokens } : {}), keyring: { ...keyring, [origin]: account } }
+        : { tokens: { ...tokens, [origin]: token } };
+    if (kept !== true && before !== undefined) change.keyring = keyring;
+    if (options.defaultBaseUrl !== undefined) change.defaultBaseUrl = options.defaultBaseUrl;
+    await this.#write(change);
+    this.#fromKeyring.set(origin, token);
+    // The token kept in the keyring before, now in the file: the old one is not left behind there.
+    if (kept !== true && before !== undefined) await deleteKeyring(before).catch(() => false);
+    return kept === true ? { storedIn: 'keyring' } : { storedIn: this.path, why: kept.why };
   }
 
   /**
@@ -115,17 +195,17 @@ export class ConfigStore {
    * default base URL too, so that the built-in default (the local store) applies again: one write.
    */
   async forget(origin: string, options: { clearDefault: boolean }): Promise<boolean> {
-    const tokens = this.#tokens();
-    const removed = Object.hasOwn(tokens, origin);
+    const account = this.#keyring()[origin];
+    const removed = Object.hasOwn(this.#tokens(), origin) || account !== undefined;
     if (!removed && !(options.clearDefault && this.#data.defaultBaseUrl !== undefined)) return false;
+    // From the keyring first: a keyring that does not answer leaves the config as it was (exit 4).
+    if (account !== undefined) await (await import('./keyring.js')).deleteKeyring(account);
     // The file's keys in their order, less what is forgotten.
     const without = (data: ConfigData): ConfigData => {
       const kept: ConfigData = { ...data };
       if (options.clearDefault) delete kept.defaultBaseUrl;
-      if (kept.tokens !== undefined) {
-        const { [origin]: _removed, ...others } = kept.tokens;
-        kept.tokens = others;
-      }
+      if (kept.tokens !== undefined) kept.tokens = omit(kept.tokens, origin);
+      if (kept.keyring !== undefined) kept.keyring = omit(kept.keyring, origin);
       return kept;
     };
     try {
@@ -137,6 +217,7 @@ export class ConfigStore {
       throw this.#unusableDir(error);
     }
     this.#data = without(this.#data);
+    this.#fromKeyring.delete(origin);
     return removed;
   }
 
@@ -152,6 +233,10 @@ export class ConfigStore {
 
   #tokens(): Record<string, string> {
     return this.#data.tokens ?? {};
+  }
+
+  #keyring(): Record<string, string> {
+    return this.#data.keyring ?? {};
   }
 
   /**
@@ -235,7 +320,8 @@ function wrongType(data: Record<string, unknown>): string | undefined {
   }
   return (
     wrongStringMap(data, 'tokens', 'an object of origin to token') ??
-    wrongStringMap(data, 'caCerts', 'an object of origin to a PEM file')
+    wrongStringMap(data, 'caCerts', 'an object of origin to a PEM file') ??
+    wrongStringMap(data, 'keyring', 'an object of origin to a keyring account')
   );
 }
 
@@ -264,6 +350,24 @@ function unreadable(file: string, cause: unknown): ConfigFileError {
     cause,
     hints: ['Fix it by hand, or delete it and run `plants login` again.'],
   });
+}
+
+/** `map` without `key`. */
+function omit(map: Record<string, string> | undefined, key: string): Record<string, string> {
+  const { [key]: _left, ...rest } = map ?? {};
+  return rest;
+}
+
+/** The profiles of the config folder `dir`: `default`, then those login made (profiles/NAME.json), sorted. */
+function profiles(dir: string): string[] {
+  let files: string[] = [];
+  try {
+    files = readdirSync(path.join(dir, 'profiles'));
+  } catch {
+    // No profiles/ folder: the default profile alone.
+  }
+  const named = files.filter((file) => file.endsWith('.json')).map((file) => file.slice(0, -'.json'.length));
+  return ['default', ...named.filter((name) => PROFILE_NAME.test(name) && name !== 'default').sort()];
 }
 
 /** A file system error as words: never the library's text, which names system calls. */

@@ -1,7 +1,7 @@
 import { DEFAULT_BASE_URL, formatBaseUrl } from '../client/base-url.js';
 import { InvalidInputError } from '../errors.js';
 import { describeBadToken, isBearerToken } from '../schema/token.js';
-import type { ConfigStore } from './config-store.js';
+import type { ConfigStore, TokenStorage } from './config-store.js';
 import { resolveBaseUrl, resolveToken, type SettingInputs, type Source } from './settings.js';
 
 export interface LoginResult {
@@ -11,6 +11,9 @@ export interface LoginResult {
   madeDefault: boolean;
   /** The config's default store after the login (the local store when it names none). */
   defaultBaseUrl: string;
+  /** Where the token went, and why the file when it went there. */
+  storedIn: TokenStorage;
+  why?: string;
 }
 
 /**
@@ -20,7 +23,7 @@ export interface LoginResult {
  */
 export async function login(
   config: ConfigStore,
-  options: { token: string; baseUrl: URL; fromFlag: boolean; makeDefault: boolean },
+  options: { token: string; baseUrl: URL; fromFlag: boolean; makeDefault: boolean; insecureStorage: boolean },
 ): Promise<LoginResult> {
   const token = options.token;
   if (!isBearerToken(token)) throw new InvalidInputError(`token refused: ${describeBadToken(token)}`);
@@ -29,14 +32,18 @@ export async function login(
   const before = config.defaultBaseUrl ?? DEFAULT_BASE_URL;
   const first = options.fromFlag && config.defaultBaseUrl === undefined && config.origins().length === 0;
   const madeDefault = (options.makeDefault || first) && baseUrl !== before;
-  await config.setToken(origin, token, madeDefault ? baseUrl : undefined);
-  return { origin, baseUrl, madeDefault, defaultBaseUrl: madeDefault ? baseUrl : before };
+  const stored = await config.setToken(origin, token, {
+    defaultBaseUrl: madeDefault ? baseUrl : undefined,
+    insecureStorage: options.insecureStorage,
+  });
+  return { origin, baseUrl, madeDefault, defaultBaseUrl: madeDefault ? baseUrl : before, ...stored };
 }
 
 /**
- * Forgets the token of the origin of `baseUrl`; `removed` is false when none was stored. The
- * default base URL the config holds goes too when it is of that origin: a default left with no
- * token would only fail (`defaultRestored` is then the default that applies again).
+ * Forgets the token of the origin of `baseUrl`, from where it is kept (the keyring or the file);
+ * `removed` is false when none was stored. In the default profile the default base URL the config
+ * holds goes too when it is of that origin: a default left with no token would only fail
+ * (`defaultRestored` is then the default that applies again). A named profile keeps its store.
  */
 export async function logout(
   config: ConfigStore,
@@ -44,7 +51,7 @@ export async function logout(
 ): Promise<{ origin: string; removed: boolean; defaultRestored?: string }> {
   const origin = baseUrl.origin;
   const stored = config.defaultBaseUrl;
-  const clearDefault = stored !== undefined && originOf(stored) === origin;
+  const clearDefault = config.profile === 'default' && stored !== undefined && originOf(stored) === origin;
   const removed = await config.forget(origin, { clearDefault });
   return clearDefault ? { origin, removed, defaultRestored: DEFAULT_BASE_URL } : { origin, removed };
 }
@@ -71,9 +78,14 @@ export interface OriginStatus {
   isDefault: boolean;
   /** The CA certificate file `login --ca-cert` kept for the origin, when there is one. */
   caCert?: string;
+  /** Where its stored token lives: `keyring`, or the config file's path; null when none is stored. */
+  storedIn: TokenStorage | null;
 }
 
 export interface Status {
+  /** The profile in use, and what chose it. */
+  profile: string;
+  profileSource: Exclude<Source, 'config'>;
   configFile: string;
   defaultBaseUrl: string;
   defaultBaseUrlSource: Source;
@@ -89,7 +101,11 @@ function caCertOf(config: ConfigStore, origin: string): { caCert?: string } {
 }
 
 /** Everything `plants status` shows; the token is only ever there masked. */
-export function describeStatus(config: ConfigStore, inputs: SettingInputs): Status {
+export function describeStatus(
+  config: ConfigStore,
+  inputs: SettingInputs,
+  profileSource: Status['profileSource'] = 'default',
+): Status {
   const baseUrl = resolveBaseUrl(inputs, config);
   const defaultOrigin = baseUrl.value.origin;
   const origins = new Set([defaultOrigin, ...config.origins()]);
@@ -101,9 +117,12 @@ export function describeStatus(config: ConfigStore, inputs: SettingInputs): Stat
       tokenSource: token?.source ?? null,
       isDefault: origin === defaultOrigin,
       ...caCertOf(config, origin),
+      storedIn: config.storedIn(origin) ?? null,
     };
   });
   return {
+    profile: config.profile,
+    profileSource,
     configFile: config.path,
     defaultBaseUrl: formatBaseUrl(baseUrl.value),
     defaultBaseUrlSource: baseUrl.source,

@@ -51,6 +51,8 @@ const badValues: Record<string, { value: string; says: string } | null> = {
   tag: null,
   file: null,
   'base-url': null,
+  // Checked when the config is opened: an unknown or malformed name (test/config/).
+  profile: null,
   after: null,
   token: null,
   host: null,

@@ -70,7 +70,14 @@ describe('--ca-cert', () => {
     );
     const json = await user.run(['status', '--json']);
     expect(JSON.parse(json.stdout).origins).toEqual([
-      { origin: serve.url, token: '********6789', tokenSource: 'config', isDefault: true, caCert: cert },
+      {
+        origin: serve.url,
+        token: '********6789',
+        tokenSource: 'config',
+        isDefault: true,
+        caCert: cert,
+        storedIn: path.join(user.configDir, 'config.json'),
+      },
     ]);
   });
 

@@ -211,11 +211,18 @@ describe('plants status', () => {
     expect(result.stdout).not.toContain(token);
     expect(result.stdout).not.toContain('remote-token-wxyz');
     const status = JSON.parse(result.stdout);
+    const file = path.join(user.configDir, 'config.json');
     expect(status.defaultBaseUrl).toBe('https://plants.invalid');
     expect(status.defaultBaseUrlSource).toBe('config');
     expect(status.origins).toEqual([
-      { origin: 'https://plants.invalid', token: '********wxyz', tokenSource: 'config', isDefault: true },
-      { origin: home, token: '********3210', tokenSource: 'config', isDefault: false },
+      {
+        origin: 'https://plants.invalid',
+        token: '********wxyz',
+        tokenSource: 'config',
+        isDefault: true,
+        storedIn: file,
+      },
+      { origin: home, token: '********3210', tokenSource: 'config', isDefault: false, storedIn: file },
     ]);
     expect(status.store).toMatchObject({ answered: false, error: { error: 0 } });
     const human = await user.run(['status'], { env });

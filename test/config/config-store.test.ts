@@ -2,8 +2,11 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, 
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigFileError, ConfigStore } from '../../src/config/config-store.js';
-import { describeStatus, maskToken } from '../../src/config/session.js';
+import { describeStatus, logout, maskToken } from '../../src/config/session.js';
 import { makeTempDir } from '../helpers/cli.js';
+
+/** The config file as the token's place: these tests never touch an OS keyring. */
+const FILE = { insecureStorage: true };
 
 let temp: ReturnType<typeof makeTempDir>;
 beforeEach(() => {
@@ -17,7 +20,7 @@ describe('ConfigStore', () => {
   it('creates its folder 0700 and its file 0600', async () => {
     const dir = path.join(temp.dir, 'nested', 'plants');
     const store = ConfigStore.open({ dir });
-    await store.setToken('http://127.0.0.1:4010', 'secret-token');
+    await store.setToken('http://127.0.0.1:4010', 'secret-token', FILE);
     expect(modeOf(dir)).toBe(0o700);
     expect(store.path).toBe(path.join(dir, 'config.json'));
     expect(modeOf(store.path)).toBe(0o600);
@@ -30,15 +33,15 @@ describe('ConfigStore', () => {
     writeFileSync(path.join(dir, 'config.json'), '{}', { mode: 0o644 });
     chmodSync(path.join(dir, 'config.json'), 0o644);
     const store = ConfigStore.open({ dir });
-    await store.setToken('http://127.0.0.1:4010', 'secret-token');
+    await store.setToken('http://127.0.0.1:4010', 'secret-token', FILE);
     expect(modeOf(dir)).toBe(0o700);
     expect(modeOf(store.path)).toBe(0o600);
   });
 
   it('keeps tokens per origin, with dots and colons in the key', async () => {
     const store = ConfigStore.open({ dir: temp.dir });
-    await store.setToken('http://127.0.0.1:4010', 'local');
-    await store.setToken('https://plants.example.com', 'remote');
+    await store.setToken('http://127.0.0.1:4010', 'local', FILE);
+    await store.setToken('https://plants.example.com', 'remote', FILE);
     const reopened = ConfigStore.open({ dir: temp.dir });
     expect(reopened.tokenFor('http://127.0.0.1:4010')).toBe('local');
     expect(reopened.tokenFor('https://plants.example.com')).toBe('remote');
@@ -51,8 +54,11 @@ describe('ConfigStore', () => {
 
   it('forgets a token and the default base URL together, keeping the rest in its order', async () => {
     const store = ConfigStore.open({ dir: temp.dir });
-    await store.setToken('http://127.0.0.1:4010', 'local');
-    await store.setToken('https://plants.example.com', 'remote', 'https://plants.example.com/v1');
+    await store.setToken('http://127.0.0.1:4010', 'local', FILE);
+    await store.setToken('https://plants.example.com', 'remote', {
+      ...FILE,
+      defaultBaseUrl: 'https://plants.example.com/v1',
+    });
     expect(await ConfigStore.open({ dir: temp.dir }).forget('https://plants.example.com', { clearDefault: true })).toBe(
       true,
     );
@@ -67,7 +73,7 @@ describe('ConfigStore', () => {
 
   it('writes atomically: no temporary files left, always valid JSON', async () => {
     const store = ConfigStore.open({ dir: temp.dir });
-    for (let i = 0; i < 20; i++) await store.setToken(`http://127.0.0.1:${4000 + i}`, `t${i}`);
+    for (let i = 0; i < 20; i++) await store.setToken(`http://127.0.0.1:${4000 + i}`, `t${i}`, FILE);
     expect(readdirSync(temp.dir)).toEqual(['config.json']);
     expect(Object.keys(JSON.parse(readFileSync(store.path, 'utf8')).tokens)).toHaveLength(20);
   });
@@ -103,7 +109,7 @@ describe('describeStatus', () => {
     const store = ConfigStore.open({ dir: temp.dir });
     expect(describeStatus(store, {}).defaultBaseUrlSource).toBe('default');
     await store.setDefaultBaseUrl('https://plants.example.com');
-    await store.setToken('https://plants.example.com', 'stored-token-1234');
+    await store.setToken('https://plants.example.com', 'stored-token-1234', FILE);
     const fromConfig = describeStatus(store, {});
     expect(fromConfig).toMatchObject({
       defaultBaseUrl: 'https://plants.example.com',
@@ -111,7 +117,13 @@ describe('describeStatus', () => {
       authenticated: true,
     });
     expect(fromConfig.origins).toEqual([
-      { origin: 'https://plants.example.com', token: '********1234', tokenSource: 'config', isDefault: true },
+      {
+        origin: 'https://plants.example.com',
+        token: '********1234',
+        tokenSource: 'config',
+        isDefault: true,
+        storedIn: store.path,
+      },
     ]);
     const fromEnv = describeStatus(store, { envBaseUrl: 'http://127.0.0.1:5000', envToken: 'env-token-00-abcd' });
     expect(fromEnv.defaultBaseUrlSource).toBe('environment');
@@ -120,6 +132,7 @@ describe('describeStatus', () => {
       token: '********abcd',
       tokenSource: 'environment',
       isDefault: true,
+      storedIn: null,
     });
     const fromFlag = describeStatus(store, {
       flagBaseUrl: 'http://127.0.0.1:6000',
@@ -130,5 +143,45 @@ describe('describeStatus', () => {
       defaultOrigin: 'http://127.0.0.1:6000',
       authenticated: false,
     });
+  });
+});
+
+describe('profiles', () => {
+  it('a profile is profiles/NAME.json beside config.json, made 0600 in a 0700 folder; `default` is config.json', async () => {
+    const work = ConfigStore.open({ dir: temp.dir, profile: 'work', create: true });
+    await work.setToken('https://plants.example.com', 'work-token-1234', FILE);
+    expect(work.path).toBe(path.join(temp.dir, 'profiles', 'work.json'));
+    expect(modeOf(path.join(temp.dir, 'profiles'))).toBe(0o700);
+    expect(modeOf(work.path)).toBe(0o600);
+    expect(ConfigStore.open({ dir: temp.dir, profile: 'work' }).tokenFor('https://plants.example.com')).toBe(
+      'work-token-1234',
+    );
+    const byName = ConfigStore.open({ dir: temp.dir, profile: 'default' });
+    expect([byName.path, byName.profile]).toEqual([path.join(temp.dir, 'config.json'), 'default']);
+    expect(byName.origins()).toEqual([]);
+  });
+
+  it('a profile that does not exist is exit 2, naming it and those that do; a bad name too', async () => {
+    await ConfigStore.open({ dir: temp.dir, profile: 'work', create: true }).setDefaultBaseUrl('https://a.example');
+    await ConfigStore.open({ dir: temp.dir, profile: 'home', create: true }).setDefaultBaseUrl('https://b.example');
+    expect(() => ConfigStore.open({ dir: temp.dir, profile: 'wrok' })).toThrow(
+      'no profile "wrok": the profiles are default, home, work',
+    );
+    for (const name of ['../x', '', '-a', 'a b', 'x'.repeat(65)]) {
+      expect(() => ConfigStore.open({ dir: temp.dir, profile: name, create: true })).toThrow(/is not one: letters/);
+    }
+  });
+
+  it('logout in a named profile keeps its default store (the default profile goes back to the local one)', async () => {
+    const work = ConfigStore.open({ dir: temp.dir, profile: 'work', create: true });
+    await work.setToken('https://plants.example.com', 'work-token-1234', {
+      ...FILE,
+      defaultBaseUrl: 'https://plants.example.com',
+    });
+    expect(await logout(work, new URL('https://plants.example.com'))).toEqual({
+      origin: 'https://plants.example.com',
+      removed: true,
+    });
+    expect(ConfigStore.open({ dir: temp.dir, profile: 'work' }).defaultBaseUrl).toBe('https://plants.example.com');
   });
 });

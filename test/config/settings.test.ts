@@ -5,6 +5,9 @@ import { resolveStore } from '../../src/config/settings.js';
 import { InvalidInputError } from '../../src/errors.js';
 import { makeTempDir } from '../helpers/cli.js';
 
+/** The config file as the token's place: these tests never touch an OS keyring. */
+const FILE = { insecureStorage: true };
+
 // What a request may be sent to, with which token and which CA file: the config's to say.
 
 let temp: ReturnType<typeof makeTempDir>;
@@ -29,7 +32,7 @@ describe('resolveStore', () => {
   });
 
   it('takes PLANTS_TOKEN before the stored token, and refuses one that cannot be a bearer token, naming where it is', async () => {
-    await config.setToken(remote, 'stored-token');
+    await config.setToken(remote, 'stored-token', FILE);
     const stored = resolveStore({ flagBaseUrl: remote }, config, {});
     expect(stored.token).toEqual({ value: 'stored-token', source: 'config' });
     expect(resolveStore({ flagBaseUrl: remote, envToken: 'env-token' }, config, {}).token).toEqual({
@@ -39,7 +42,7 @@ describe('resolveStore', () => {
     expect(() => resolveStore({ flagBaseUrl: remote, envToken: 'has space' }, config, {})).toThrow(
       new InvalidInputError('PLANTS_TOKEN is not a valid bearer token: the token has white space in it'),
     );
-    await config.setToken(remote, ' padded');
+    await config.setToken(remote, ' padded', FILE);
     expect(() => resolveStore({ flagBaseUrl: remote }, config, {})).toThrow(
       `the token stored for ${remote} is not a valid bearer token: the token has white space around it`,
     );

@@ -116,6 +116,26 @@ const examples: Record<string, Example> = {
   'plants status': {
     check: (run, shell) => expect(run.stdout).toContain(shell.store.url),
   },
+  // docs/config.md
+  'plants login --profile work --base-url https://plants.example.com --with-token < token.txt': {
+    loggedOut: true,
+    rewrite: (line) => `${line} --offline`,
+    check: (run, shell) => {
+      expect(run.stderr).toContain('Logged in to https://plants.example.com (profile work)');
+      const file = path.join(shell.env.PLANTS_CONFIG_DIR ?? '', 'profiles', 'work.json');
+      expect(JSON.parse(readFileSync(file, 'utf8')).tokens).toEqual({
+        'https://plants.example.com': 'token-from-a-file',
+      });
+    },
+  },
+  'PLANTS_PROFILE=work plants status': {
+    before: 'plants login --profile work --with-token <<< "$TOKEN" 2>/dev/null',
+    check: (run) => expect(run.stdout).toContain('Profile:       work (from PLANTS_PROFILE)'),
+  },
+  'plants logout --profile work': {
+    before: 'plants login --profile work --with-token <<< "$TOKEN" 2>/dev/null',
+    check: (run, shell) => expect(run.stderr).toBe(`✓ Logged out of ${shell.store.url} (profile work)\n`),
+  },
   'plants status --json': {
     check: (run, shell) => expect(JSON.parse(run.stdout)).toMatchObject({ defaultBaseUrl: shell.store.url }),
   },

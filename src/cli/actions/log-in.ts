@@ -19,11 +19,13 @@ type Check = { checked: true; how: string } | { checked: false; why: string };
  */
 export async function logIn({ flags }: Parsed<typeof Login>, context: ActionContext): Promise<void> {
   const { factory, output } = context;
-  const config = await factory.config();
+  const config = await factory.config({ create: true });
   const baseUrl = await factory.baseUrl(flags['base-url']);
   // --default alone, for a store logged in to already: a switch (gh auth switch), the token it has.
+  const alone = flags.default && flags.token === undefined && !flags['with-token'];
+  if (alone) await config.readKeyring([baseUrl.value.origin]);
   const stored = config.tokenFor(baseUrl.value.origin);
-  const switching = flags.default && flags.token === undefined && !flags['with-token'] && stored !== undefined;
+  const switching = alone && stored !== undefined;
   const { obtainToken } = await import('../input/obtain-token.js');
   const token = switching
     ? stored
@@ -44,17 +46,23 @@ export async function logIn({ flags }: Parsed<typeof Login>, context: ActionCont
     baseUrl: baseUrl.value,
     fromFlag: baseUrl.source === 'flag',
     makeDefault: flags.default,
+    insecureStorage: flags['insecure-storage'],
   });
   const caCert = flags['ca-cert'] === undefined ? undefined : (await import('node:path')).resolve(flags['ca-cert']);
   if (caCert !== undefined) await config.setCaCert(result.origin, caCert);
   const c = output.errorColor;
-  output.info(`${c.green('✓')} Logged in to ${result.origin}`);
+  const profile = config.profile === 'default' ? '' : ` (profile ${config.profile})`;
+  output.info(`${c.green('✓')} Logged in to ${result.origin}${profile}`);
   output.info(
     check.checked
       ? c.dim(`  Token checked: ${check.how}.`)
       : c.yellow(`  Token not checked: ${check.why}; it is stored all the same.`),
   );
-  output.info(c.dim(`  Token stored in ${config.path}`));
+  output.info(
+    result.storedIn === 'keyring'
+      ? c.dim('  Token stored in the OS keyring')
+      : c.yellow(`  Token stored in ${result.storedIn} (mode 0600): ${result.why}`),
+  );
   if (caCert !== undefined) output.info(c.dim(`  Its TLS certificate is trusted from ${caCert} (--ca-cert)`));
   const { defaultBaseUrl: current, baseUrl: url } = result;
   output.info(

@@ -12,7 +12,9 @@ export async function logOut({ flags }: Parsed<typeof Logout>, { factory, output
   const result = await logout(config, baseUrl.value);
   const c = output.errorColor;
   output.info(
-    result.removed ? `${c.green('✓')} Logged out of ${result.origin}` : `No token was stored for ${result.origin}`,
+    result.removed
+      ? `${c.green('✓')} Logged out of ${result.origin}${config.profile === 'default' ? '' : ` (profile ${config.profile})`}`
+      : `No token was stored for ${result.origin}`,
   );
   if (result.defaultRestored !== undefined) {
     output.info(`The default store is the local one again: ${result.defaultRestored}`);

@@ -19,7 +19,9 @@ export async function showStatus(
   { factory, output }: ActionContext,
 ): Promise<ExitCode> {
   const { describeStatus } = await import('../../config/session.js');
-  const status = describeStatus(await factory.config(), factory.settingInputs(flags['base-url']));
+  const config = await factory.config();
+  await config.readKeyring(config.origins());
+  const status = describeStatus(config, factory.settingInputs(flags['base-url']), factory.profileSource);
   let store: { answered: boolean; token?: 'accepted' | 'not checked'; error?: unknown };
   let failure: ReturnType<typeof asPlantsError> | undefined;
   try {

@@ -6,6 +6,8 @@ export const helpTopics: Record<string, { summary: string; text: string }> = {
   PLANTS_TOKEN        The token to send, before the one stored for the origin.
                       plants serve: the token to accept when no --token is given.
   PLANTS_BASE_URL     The base URL when no --base-url is given.
+  PLANTS_PROFILE      The profile (its default store, tokens and CA files) when no
+                      --profile is given.
   PLANTS_CONFIG_DIR   The folder of config.json, instead of the user's config folder
                       ($XDG_CONFIG_HOME/plants, usually ~/.config/plants).
   PLANTS_DATA_DIR     The folder of the plants serve database, instead of the user's
@@ -26,12 +28,14 @@ export const helpTopics: Record<string, { summary: string; text: string }> = {
   1    The server answered with an error, or with something that is not the declared
        shape; with many records (add --file), some were not added.
   2    Bad usage or input: nothing was sent (a --jq expression jq cannot compile; a
-       record add --dry-run finds invalid). For serve: options, a database file or
-       a port that cannot be used. Also a --jq expression that fails on a value.
+       record add --dry-run finds invalid; a profile that does not exist). For serve:
+       options, a database file or a port that cannot be used. Also a --jq expression
+       that fails on a value.
   3    The server could not be reached: connection, DNS, TLS, time-out, or the
        connection dropped in the middle of the answer.
   4    No token for this origin and the server wants one, or the server refused the
-       token (401/403). plants status: no token for the default origin.
+       token (401/403). plants status: no token for the default origin. The OS keyring
+       holding the token does not answer.
   74   stdout could not be written (a full disk, > /dev/full).
   127  No such command (the closest one is suggested on stderr).
   130  Interrupted (Ctrl-C).

@@ -2,6 +2,7 @@ import type { Status } from '../../config/session.js';
 import type { Colors } from './colors.js';
 
 const sourceWords = { flag: '--base-url', environment: 'environment', config: 'config', default: 'default' } as const;
+const profileWords = { flag: '--profile', environment: 'PLANTS_PROFILE', default: 'default' } as const;
 
 /**
  * `plants status` for a person: the default first, then every origin with a token.
@@ -10,6 +11,7 @@ const sourceWords = { flag: '--base-url', environment: 'environment', config: 'c
 export function renderStatus(status: Status, c: Colors, refusedOrigin?: string): string {
   const lines = [
     `${c.bold('Default store:')} ${status.defaultBaseUrl} ${c.dim(`(from ${sourceWords[status.defaultBaseUrlSource]})`)}`,
+    `${c.bold('Profile:')}       ${status.profile} ${c.dim(`(from ${profileWords[status.profileSource]})`)}`,
     `${c.bold('Config file:')}   ${status.configFile}`,
     '',
   ];
@@ -19,7 +21,7 @@ export function renderStatus(status: Status, c: Colors, refusedOrigin?: string):
     const token =
       row.token === null
         ? 'no token'
-        : `token ${row.token} ${c.dim(`(from ${row.tokenSource === 'environment' ? 'PLANTS_TOKEN' : 'config'})`)}${refused ? c.red(', refused by the store') : ''}`;
+        : `token ${row.token} ${c.dim(`(from ${row.tokenSource === 'environment' ? 'PLANTS_TOKEN' : row.storedIn === 'keyring' ? 'the OS keyring' : 'config'})`)}${refused ? c.red(', refused by the store') : ''}`;
     const caCert = row.caCert === undefined ? '' : `, TLS certificate trusted from ${row.caCert}`;
     lines.push(`${mark} ${row.origin}${row.isDefault ? c.cyan(' (default)') : ''}: ${token}${caCert}`);
   }

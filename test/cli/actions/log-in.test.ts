@@ -42,7 +42,7 @@ describe('plants login, in-process', () => {
       [
         `✓ Logged in to ${new URL(server.url).origin}`,
         '  Token checked: the store took the token (GET /plants).',
-        `  Token stored in ${path.join(dir, 'config.json')}`,
+        `  Token stored in ${path.join(dir, 'config.json')} (mode 0600): no OS keyring answers here (on Linux: no Secret Service)`,
         // PLANTS_BASE_URL chose the store: the config's default is left alone.
         '  PLANTS_BASE_URL chose this store; without it, the default store is http://127.0.0.1:4010.',
         '',

@@ -30,6 +30,7 @@ describe('plants status, in-process', () => {
     expect(result.stdout).toBe(
       [
         `Default store: ${origin} (from environment)`,
+        'Profile:       default (from default)',
         `Config file:   ${path.join(user.configDir, 'config.json')}`,
         '',
         `✗ ${origin} (default): no token`,
