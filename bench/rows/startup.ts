@@ -175,7 +175,7 @@ async function startupRows(): Promise<Row[]> {
         const vsBaseline = old === undefined ? undefined : count / old;
         const major = binary.version.split('.')[0];
         const parts = [`${millions(count)}`, `${format.times(vsNode)} node`];
-        if (vsBaseline !== undefined) parts.push(`${format.times(vsBaseline)} ${baselineCommit}`);
+        if (vsBaseline !== undefined) parts.push(`${format.times(vsBaseline)} baseline`);
         return { text: `Node ${major}: ${parts.join(', ')}`, node: vsNode, baseline: vsBaseline };
       });
       const ca = withCa?.[index];
@@ -186,7 +186,7 @@ async function startupRows(): Promise<Row[]> {
       let met: boolean | undefined;
       let goalText = '';
       if (goal.kind === 'baseline') {
-        goalText = `≤ ${goal.most}x ${baselineCommit} (callgrind, no CA, Node ${nodes.map((b) => b.version.split('.')[0]).join(' and ')})`;
+        goalText = `≤ ${goal.most}x baseline (callgrind, no CA, Node ${nodes.map((b) => b.version.split('.')[0]).join(' and ')})`;
         const ratios = perNode.map((entry) => entry.baseline);
         met = ratios.every((ratio) => ratio !== undefined)
           ? ratios.every((ratio) => (ratio as number) <= goal.most)
