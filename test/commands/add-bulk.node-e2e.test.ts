@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { projectRoot } from '../helpers/cli.js';
+import { projectRoot, resultLines } from '../helpers/cli.js';
 import { reply, startFixtureServer } from '../helpers/fixture-server.js';
 import { freePort } from '../helpers/ports.js';
 import { readStoredPlants, useTestStore } from '../helpers/store-server.js';
@@ -11,12 +11,6 @@ import { useTempUser } from '../helpers/user.js';
 const store = useTestStore();
 const user = useTempUser(store, { scope: 'test' });
 
-const results = (stdout: string) =>
-  stdout
-    .trim()
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
 const storedIds = () => new Set(readStoredPlants(store.dbPath).map((row) => row.id));
 let nextId = 1_000_000n;
 const freshIds = (count: number) => Array.from({ length: count }, () => nextId++);
@@ -36,7 +30,7 @@ describe('plants add --file with many records', () => {
     ].join('\n');
     const result = await user.run(['add', '--file', '-', '--concurrency', '4'], { input });
     expect(result.code).toBe(1);
-    const lines = results(result.stdout);
+    const lines = resultLines(result.stdout);
     expect(lines.map((line) => line.line)).toEqual([1, 3, 4, 5, 6, 7]);
     expect(lines.map((line) => line.sent)).toEqual([true, false, false, true, false, true]);
     expect(lines.map((line) => line.status)).toEqual([200, undefined, undefined, 409, undefined, 200]);
@@ -67,7 +61,7 @@ describe('plants add --file with many records', () => {
     const result = await user.run(['add', '--file', file, '--tag', 'herb']);
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/^✓ Added 3 of 3 plants in [\d.]+ s \(\d+\/s\): 0 already there, [^\n]*\n$/);
-    const lines = results(result.stdout);
+    const lines = resultLines(result.stdout);
     expect(lines.map((line) => (line.plant as { id: number }).id)).toEqual(ids.map(Number));
     expect(lines.every((line) => (line.plant as { tag: string }).tag === 'herb')).toBe(true);
     expect(lines.map((line) => line.line)).toEqual([2, 6, 10]);
@@ -90,7 +84,7 @@ describe('plants add --file with many records', () => {
     const input = `{"id":${a},"name":"a"}\n{"id":${a},"name":"dup"}\n{"id":${b},"name":"b"}\n{"id":${c},"name":"c"}\n`;
     const result = await user.run(['add', '--file', '-', '--fail-fast', '--concurrency', '1'], { input });
     expect(result.code).toBe(1);
-    expect(results(result.stdout).map((line) => line.status)).toEqual([200, 409]);
+    expect(resultLines(result.stdout).map((line) => line.status)).toEqual([200, 409]);
     expect(result.stderr).toContain('--fail-fast');
     const ids = storedIds();
     expect(ids.has(b) || ids.has(c)).toBe(false);
@@ -105,7 +99,7 @@ describe('plants add --file with many records', () => {
       input,
     });
     expect(refused.code).toBe(4);
-    expect(results(refused.stdout)).toHaveLength(1);
+    expect(resultLines(refused.stdout)).toHaveLength(1);
     expect(refused.stderr).toContain('Stopped: the rest was not sent.');
     expect(refused.stderr).toContain('plants: the server answered 401');
     // A port nobody listens on for the rest of the run (a closed server's, the kernel may give to another test's server).
@@ -115,7 +109,7 @@ describe('plants add --file with many records', () => {
       input,
     });
     expect(unreachable.code).toBe(3);
-    expect(results(unreachable.stdout)[0]).toMatchObject({ line: 1, sent: false });
+    expect(resultLines(unreachable.stdout)[0]).toMatchObject({ line: 1, sent: false });
   });
 
   it('retries a 503 with Retry-After and reports the attempts', async () => {
@@ -136,7 +130,7 @@ describe('plants add --file with many records', () => {
         input: '{"id":1,"name":"a"}\n{"id":2,"name":"b"}\n',
       });
       expect(result.code).toBe(0);
-      const lines = results(result.stdout);
+      const lines = resultLines(result.stdout);
       expect(lines.map((line) => line.status)).toEqual([200, 200]);
       expect(lines.map((line) => line.attempts)).toEqual([2, undefined]);
     } finally {
@@ -161,7 +155,7 @@ describe('plants add --file with many records', () => {
     child.stdin.destroy();
     expect(code).toBe(130);
     expect(stderr).toContain('Interrupted');
-    const reported = results(stdout);
+    const reported = resultLines(stdout);
     expect(reported.length).toBeLessThan(50_000);
     // Every reported record is in the store, and nothing is in the store that was not reported.
     const stored = storedIds();
@@ -230,7 +224,7 @@ describe('plants add --file --json with many records', () => {
     const result = await user.run(['add', '--file', '-', '--json'], { input });
     expect(result.code).toBe(0);
     expect(result.stdout.split('\n')).toHaveLength(3);
-    expect(results(result.stdout).map((line) => [line.line, line.status])).toEqual([
+    expect(resultLines(result.stdout).map((line) => [line.line, line.status])).toEqual([
       [1, 200],
       [2, 200],
     ]);

@@ -3,7 +3,7 @@ import { closeSync, openSync, readFileSync, writeFileSync, writeSync } from 'nod
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { binPath, type CliProcess, type CliResult } from '../helpers/cli.js';
+import { binPath, type CliProcess, type CliResult, resultLines } from '../helpers/cli.js';
 import { expectOneLineError, rssKb } from '../helpers/reliability.js';
 import { readStoredPlants, useTestStore } from '../helpers/store-server.js';
 import { useTempUser } from '../helpers/user.js';
@@ -14,12 +14,6 @@ import { useTempUser } from '../helpers/user.js';
 const store = useTestStore();
 const user = useTempUser(store, { scope: 'test', env: { NO_COLOR: '1' } });
 
-const results = (stdout: string) =>
-  stdout
-    .trim()
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
 const stored = () => new Map(readStoredPlants(store.dbPath).map((row) => [row.id, row]));
 let nextId = 6_000_000_000_000_000_000n;
 const freshIds = (count: number) => Array.from({ length: count }, () => nextId++);
@@ -41,7 +35,7 @@ describe('plants add --file: the layouts people pipe in', () => {
     const input = `{\n  "id": ${a},\n  "name": "Fern"\n}\n{\n  "id": ${b},\n  "name": "Ivy",\n  "tag": "climber"\n}\n{\n  "id": ${c},\n  "name": "Moss"\n}\n`;
     const result = await user.run(['add', '--file', '-'], { input });
     expect(result.code, result.stderr).toBe(0);
-    const lines = results(result.stdout);
+    const lines = resultLines(result.stdout);
     expect(lines.map((line) => [line.line, line.outcome])).toEqual([
       [1, 'added'],
       [5, 'added'],
@@ -70,7 +64,7 @@ describe('plants add --file: the layouts people pipe in', () => {
       input: '[{"id": 1, "name": "From the file", "tag": "kept"}]',
     });
     expect(result.code, result.stderr).toBe(0);
-    expect(results(result.stdout)).toEqual([
+    expect(resultLines(result.stdout)).toEqual([
       {
         line: 1,
         index: 0,
@@ -88,7 +82,7 @@ describe('plants add --file: the layouts people pipe in', () => {
     const input = `[{"id":${a},"name":"a"},{"id":${b},"name":""},{"id":${b},"name":"b"},{"id":${a},"name":"again"}]`;
     const result = await user.run(['add', '--file', '-', '--concurrency', '1'], { input });
     expect(result.code).toBe(1);
-    expect(results(result.stdout).map((line) => [line.line, line.index, line.outcome])).toEqual([
+    expect(resultLines(result.stdout).map((line) => [line.line, line.index, line.outcome])).toEqual([
       [1, 0, 'added'],
       [1, 1, 'invalid'],
       [1, 2, 'added'],
@@ -126,7 +120,7 @@ describe('plants add --file: memory stays flat on any input', () => {
     running.child.stdin.end();
     const result = await withPeakRss(running);
     expect(result.code).toBe(1);
-    expect(results(result.stdout).map((line) => [line.line, line.outcome])).toEqual([
+    expect(resultLines(result.stdout).map((line) => [line.line, line.outcome])).toEqual([
       [1, 'added'],
       [2, 'invalid'],
       [3, 'added'],
@@ -153,7 +147,7 @@ describe('plants add --file: memory stays flat on any input', () => {
     stdin.end();
     const result = await measuring;
     expect(result.code, result.stderr).toBe(1);
-    expect(results(result.stdout).map((line) => [line.line, line.index, line.outcome])).toEqual([
+    expect(resultLines(result.stdout).map((line) => [line.line, line.index, line.outcome])).toEqual([
       [1, 0, 'added'],
       [2, 1, 'invalid'],
       [3, 2, 'added'],
@@ -191,7 +185,7 @@ describe('plants add: bytes that are not UTF-8 are refused, not changed', () => 
     running.child.stdin.end(input);
     const result = await running.exited;
     expect(result.code).toBe(1);
-    const lines = results(result.stdout);
+    const lines = resultLines(result.stdout);
     expect(lines.map((line) => [line.line, line.outcome])).toEqual([
       [1, 'added'],
       [2, 'invalid'],

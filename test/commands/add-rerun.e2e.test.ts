@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { resultLines } from '../helpers/cli.js';
 import { startDroppingProxy } from '../helpers/dropping-proxy.js';
 import { readStoredPlants, useTestStore } from '../helpers/store-server.js';
 import { useTempUser } from '../helpers/user.js';
@@ -9,12 +10,6 @@ import { useTempUser } from '../helpers/user.js';
 const store = useTestStore();
 const user = useTempUser(store, { scope: 'test', env: { NO_COLOR: '1' } });
 
-const results = (stdout: string) =>
-  stdout
-    .trim()
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
 const stored = () => new Map(readStoredPlants(store.dbPath).map((row) => [row.id, row]));
 let nextId = 5_000_000_000_000_000_000n;
 const freshIds = (count: number) => Array.from({ length: count }, () => nextId++);
@@ -31,7 +26,7 @@ describe('plants add --skip-existing: an import run again', () => {
 
     const again = await user.run(['add', '--file', '-', '--concurrency', '8', '--skip-existing'], { input });
     expect(again.code, again.stderr).toBe(0);
-    const lines = results(again.stdout);
+    const lines = resultLines(again.stdout);
     expect(lines).toHaveLength(40);
     expect(lines.map((line) => line.outcome)).toEqual(ids.map(() => 'existing'));
     expect(lines[0]).toMatchObject({ line: 1, sent: true, status: 409, outcome: 'existing' });
@@ -41,7 +36,7 @@ describe('plants add --skip-existing: an import run again', () => {
     // Without the flag the same run is what it was: 409s, exit 1.
     const plain = await user.run(['add', '--file', '-', '--concurrency', '8'], { input });
     expect(plain.code).toBe(1);
-    expect(results(plain.stdout).every((line) => line.status === 409 && line.outcome === 'rejected')).toBe(true);
+    expect(resultLines(plain.stdout).every((line) => line.status === 409 && line.outcome === 'rejected')).toBe(true);
   });
 
   it('a re-run that stopped half-way: the rest added, the first half existing, exit 0 and a summary that counts both', async () => {
@@ -51,7 +46,7 @@ describe('plants add --skip-existing: an import run again', () => {
       input: `${ndjson(ids)}not json\n`,
     });
     expect(again.code).toBe(1);
-    const lines = results(again.stdout);
+    const lines = resultLines(again.stdout);
     expect(lines.map((line) => line.outcome)).toEqual([
       ...ids.slice(0, 10).map(() => 'existing'),
       ...ids.slice(10).map(() => 'added'),
@@ -69,7 +64,7 @@ describe('plants add --skip-existing: an import run again', () => {
     const input = ndjson(ids, (id) => (id === changed ? 'renamed' : `plant ${id}`));
     const result = await user.run(['add', '--file', '-', '--skip-existing', '--concurrency', '2'], { input });
     expect(result.code).toBe(1);
-    const lines = results(result.stdout);
+    const lines = resultLines(result.stdout);
     expect(lines.map((line) => line.outcome)).toEqual(['existing', 'existing', 'conflict', 'existing', 'existing']);
     const conflict = result.stdout.split('\n')[2] ?? '';
     expect(conflict).toContain(`"sent_plant":{"id":${changed},"name":"renamed","tag":"rerun"}`);
@@ -93,7 +88,7 @@ describe('plants add --skip-existing: an import run again', () => {
         input: ndjson(ids, (id) => (id === changed ? 'renamed' : `plant ${id}`)),
       });
       expect(result.code).toBe(1);
-      const lines = results(result.stdout);
+      const lines = resultLines(result.stdout);
       expect(lines.map((line) => line.outcome)).toEqual(ids.map((id) => (id === changed ? 'conflict' : 'existing')));
       expect(result.stdout.split('\n')[0]).toContain(`"plant":{"id":${ids[0]},"name":"plant ${ids[0]}","tag":"rerun"}`);
       const conflict = result.stdout.split('\n')[5] ?? '';
@@ -116,7 +111,7 @@ describe('plants add --skip-existing: an import run again', () => {
         input: ndjson(ids),
       });
       expect(result.code, result.stderr).toBe(0);
-      expect(results(result.stdout).map((line) => line.outcome)).toEqual(ids.map(() => 'existing'));
+      expect(resultLines(result.stdout).map((line) => line.outcome)).toEqual(ids.map(() => 'existing'));
       expect(result.stdout.split('\n')[0]).toContain(`"plant":{"id":${ids[0]},"name":"plant ${ids[0]}","tag":"rerun"}`);
       expect(proxy.reads).toBe(ids.length);
     } finally {
@@ -159,7 +154,7 @@ describe('a 409 on a retry is settled by reading back', () => {
       });
       expect(proxy.dropped).toBe(2);
       expect(result.code, result.stderr).toBe(0);
-      const lines = results(result.stdout);
+      const lines = resultLines(result.stdout);
       expect(lines.map((line) => line.outcome)).toEqual(ids.map(() => 'added'));
       expect(lines[1]).toMatchObject({ line: 2, sent: true, confirmed: 'by reading back', attempts: 2 });
       expect(lines[1]?.status).toBeUndefined();
@@ -214,7 +209,7 @@ describe('a 409 on a retry is settled by reading back', () => {
         });
         // Each retry meets 409, and nothing can be read back.
         expect(result.code).toBe(1);
-        const lines = results(result.stdout);
+        const lines = resultLines(result.stdout);
         expect(lines.map((line) => [line.status, line.outcome])).toEqual(ids.map(() => [409, 'rejected']));
         expect(lines[0]?.message).toContain('after a retry: the first attempt may have added it');
         const told = result.stderr.split('\n').filter((line) => line.includes('does not answer GET /plants/{id}'));
@@ -237,7 +232,7 @@ describe('sent, no answer: never reported as not sent', () => {
       input: ndjson(ids),
     });
     expect(result.code).toBe(3);
-    const [first] = results(result.stdout);
+    const [first] = resultLines(result.stdout);
     expect(first).toMatchObject({ line: 1, sent: true, outcome: 'unknown', attempts: 3 });
     expect((first?.error as { message?: string } | undefined)?.message).toMatch(
       new RegExp(

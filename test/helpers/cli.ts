@@ -111,3 +111,12 @@ export function runCli(args: readonly string[], options: RunCliOptions = {}): Pr
   running.child.stdin.end(options.input ?? '');
   return running.exited;
 }
+
+/** A bulk add's stdout: its NDJSON result lines, parsed. */
+export function resultLines(stdout: string): Record<string, unknown>[] {
+  return stdout
+    .trim()
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
