@@ -30,8 +30,6 @@ export interface OpenStoreOptions {
   busyTimeoutMs?: number;
   /** libpq's environment (PGHOST …), for what a PostgreSQL URL leaves out. */
   postgresEnv?: PostgresEnv;
-  /** Receives errors nobody waits for (a pooled connection that broke while idle). */
-  onBackgroundError?: (error: unknown) => void;
   /** Told of each committed transaction and how many plants it held (the metrics). */
   onCommit?: (batchSize: number) => void;
   /** A SQLite store's driver; by default node:sqlite in the single executable, else better-sqlite3. */
@@ -49,7 +47,6 @@ export async function openPlantStore(options: OpenStoreOptions): Promise<PlantSt
     const { PostgresPlantStore } = await import('./postgres/postgres-plant-store.js');
     return PostgresPlantStore.open({
       connection: resolvePostgresConnection(database, options.postgresEnv, loginName()),
-      onBackgroundError: options.onBackgroundError,
       onCommit: options.onCommit,
     });
   }

@@ -159,13 +159,8 @@ export function resolvePostgresConnection(
     password,
     database,
     sslmode,
-    ssl: tlsFor(sslmode, host),
+    ssl: tlsOptionsFor(sslmode, host),
   };
-}
-
-/** The TLS options for one server of the list: verify-full checks each server's own name. */
-export function tlsOptionsFor(connection: PostgresConnection, host: string): false | ConnectionOptions {
-  return tlsFor(connection.sslmode, host);
 }
 
 /**
@@ -183,11 +178,12 @@ function splitHostList(url: string): { before: string; hosts: string[]; after: s
 }
 
 /**
- * libpq's sslmode for a driver that cannot fall back from TLS to clear text: `disable`,
- * `allow` and `prefer` connect without TLS; `require` encrypts without checking the
- * certificate (as libpq does); `verify-ca` checks the chain, `verify-full` the host name too.
+ * libpq's sslmode for a driver that cannot fall back from TLS to clear text, for one server of
+ * the list: `disable`, `allow` and `prefer` connect without TLS; `require` encrypts without
+ * checking the certificate (as libpq does); `verify-ca` checks the chain, `verify-full` the
+ * server's own host name too.
  */
-function tlsFor(mode: SslMode, host: string): false | ConnectionOptions {
+export function tlsOptionsFor(mode: SslMode, host: string): false | ConnectionOptions {
   switch (mode) {
     case 'disable':
     case 'allow':

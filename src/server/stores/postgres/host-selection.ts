@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { describeHost, type PostgresConnection, type PostgresHost, tlsOptionsFor } from './connection-settings.js';
-import { isTransientPostgresError } from './postgres-errors.js';
+import { isTransientPostgresError, oneLine } from './postgres-errors.js';
 
 /**
  * What one server said about itself. `primary` takes writes; `standby` is in recovery;
@@ -98,18 +98,12 @@ function describeRole(probe: HostProbe): string {
     case 'read-only':
       return 'is read-only';
     case 'unreachable':
-      return `cannot be reached (${oneLine(probe.error)})`;
+      return `cannot be reached (${oneLine(probe.error) || 'no answer'})`;
     case 'refused':
-      return `refused the connection (${oneLine(probe.error)})`;
+      return `refused the connection (${oneLine(probe.error) || 'no answer'})`;
     case 'primary':
       return 'did not say its timeline';
   }
-}
-
-function oneLine(error: unknown): string {
-  return (
-    (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').trim().slice(0, 200) || 'no answer'
-  );
 }
 
 /**
@@ -143,7 +137,7 @@ export async function probeHost(
     user: connection.user,
     password: connection.password,
     database: connection.database,
-    ssl: tlsOptionsFor(connection, address.host),
+    ssl: tlsOptionsFor(connection.sslmode, address.host),
     connectionTimeoutMillis: timeoutMs,
     query_timeout: timeoutMs,
     application_name: 'plants serve (probe)',

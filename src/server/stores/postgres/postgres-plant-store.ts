@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import type { NewPlant } from '../../../schema/plant.js';
 import type { AddResult, PlantStore } from '../plant-store.js';
@@ -15,21 +16,6 @@ import { isLoss, type Lease, NoPrimaryAtStartError, NoPrimaryError, PrimaryPool 
 
 export interface PostgresPlantStoreOptions {
   connection: PostgresConnection;
-  /** Most adds in one INSERT; more wait for the next. Default 1000 (CockroachDB's advice too). */
-  maxBatchSize?: number;
-  /** INSERT statements in flight at once. Default 2: one on the wire while the next gathers. */
-  maxBatchesInFlight?: number;
-  /** Connections in the pool (reads, deletes and batches share it). Default 8. */
-  poolSize?: number;
-  /** Longest wait between searches for a primary among several hosts (PrimaryPool). Default 500. */
-  maxBackoffMs?: number;
-  /**
-   * How long a batch whose outcome is unknown (its connection broke after it was sent) is sent
-   * again, from its first failure, before its adds are answered that it may or may not be stored
-   * (AddOutcomeUnknownError). Default 5 000: long enough for a restart to come back with the real
-   * answer, short enough that no client waits on a database that stays away.
-   */
-  resendWindowMs?: number;
   /**
    * How long a batch's adds wait for its statement's answer before they are answered that they
    * may or may not be stored (AddOutcomeUnknownError) while the statement goes on: a network that
@@ -37,13 +23,25 @@ export interface PostgresPlantStoreOptions {
    * a healthy database answers a batch in milliseconds.
    */
   stallMs?: number;
-  /** How long adds are refused at once (503) after the database was found unreachable. Default 250. */
-  coolDownMs?: number;
   /** Receives errors nobody waits for (an idle connection that broke). Default: nothing. */
   onBackgroundError?: (error: unknown) => void;
   /** Told of each committed batch and how many plants it held (the metrics). */
   onCommit?: (batchSize: number) => void;
 }
+
+/** Most adds in one INSERT; more wait for the next. 1000: CockroachDB's advice too. */
+const MAX_BATCH_SIZE = 1000;
+/** INSERT statements in flight at once: one on the wire while the next gathers. */
+const MAX_BATCHES_IN_FLIGHT = 2;
+/**
+ * How long a batch whose outcome is unknown (its connection broke after it was sent) is sent
+ * again, from its first failure, before its adds are answered that they may or may not be stored
+ * (AddOutcomeUnknownError): long enough for a restart to come back with the real answer, short
+ * enough that no client waits on a database that stays away.
+ */
+const RESEND_WINDOW_MS = 5000;
+/** How long adds are refused at once (503) after the database was found unreachable. */
+const COOL_DOWN_MS = 250;
 
 interface PendingAdd {
   plant: NewPlant;
@@ -89,18 +87,18 @@ export class AddOutcomeUnknownError extends OutcomeUnknownError {
  * The plants in a PostgreSQL table, through `pg` with a pool of connections.
  *
  * Adds are batched, the counterpart of SQLite's group commit: the adds that arrive while a
- * statement is on the wire go together in the next one (up to maxBatchSize), as one INSERT …
+ * statement is on the wire go together in the next one (up to MAX_BATCH_SIZE), as one INSERT …
  * SELECT FROM unnest(…) ON CONFLICT DO NOTHING RETURNING id, so that a burst costs a few round
  * trips, not one each. Each add still gets its own answer, and only after the commit. No two
  * adds of one id are in flight from this instance at once (the later waits, then finds the id
  * taken), so that a batch sent again after a failure cannot mistake another add for its own.
  *
  * The database may go away (restart, failover, network cut). An add that had not been sent is
- * refused with StoreUnavailableError (503, Retry-After); for a short while after (coolDownMs)
+ * refused with StoreUnavailableError (503, Retry-After); for a short while after (COOL_DOWN_MS)
  * new adds are refused at once instead of each waiting for a connection. A batch that was sent
  * when its connection broke may have been committed: it is sent again while the database comes
  * back (ON CONFLICT makes that safe), and an id then found stored with exactly what was sent is
- * counted as this batch's own. If it does not come back within resendWindowMs, the batch's adds
+ * counted as this batch's own. If it does not come back within RESEND_WINDOW_MS, the batch's adds
  * are answered AddOutcomeUnknownError (503, `outcome: "unknown"`); so they are too when a
  * statement has no answer within stallMs (a network that swallows packets), while it runs on to its time-out.
  * While a batch is resent or stalled, other adds are refused at once. The pool reconnects by itself.
@@ -111,10 +109,6 @@ export class AddOutcomeUnknownError extends OutcomeUnknownError {
  */
 export class PostgresPlantStore implements PlantStore {
   readonly #primary: PrimaryPool;
-  readonly #maxBatchSize: number;
-  readonly #maxBatchesInFlight: number;
-  readonly #resendWindowMs: number;
-  readonly #coolDownMs: number;
   readonly #stallMs: number;
   readonly #onCommit: ((batchSize: number) => void) | undefined;
   #queue: PendingAdd[] = [];
@@ -130,10 +124,6 @@ export class PostgresPlantStore implements PlantStore {
 
   private constructor(primary: PrimaryPool, options: PostgresPlantStoreOptions) {
     this.#primary = primary;
-    this.#maxBatchSize = options.maxBatchSize ?? 1000;
-    this.#maxBatchesInFlight = options.maxBatchesInFlight ?? 2;
-    this.#resendWindowMs = options.resendWindowMs ?? 5000;
-    this.#coolDownMs = options.coolDownMs ?? 250;
     this.#stallMs = options.stallMs ?? 5000;
     this.#onCommit = options.onCommit;
   }
@@ -150,9 +140,8 @@ export class PostgresPlantStore implements PlantStore {
       primary = await PrimaryPool.open({
         connection,
         onBackgroundError: options.onBackgroundError,
-        maxBackoffMs: options.maxBackoffMs,
         pool: {
-          max: options.poolSize ?? 8,
+          max: 8, // reads, deletes and batches share them
           connectionTimeoutMillis: 5000,
           idleTimeoutMillis: 30_000,
           // A network cut that sends nothing back would otherwise hold a statement for the OS's
@@ -211,7 +200,7 @@ export class PostgresPlantStore implements PlantStore {
 
   /** Sends batches while there are adds waiting and room on the wire. */
   #pump(): void {
-    while (this.#batchesInFlight < this.#maxBatchesInFlight && this.#queue.length > 0) {
+    while (this.#batchesInFlight < MAX_BATCHES_IN_FLIGHT && this.#queue.length > 0) {
       const batch = this.#takeBatch();
       if (batch.length === 0) return;
       this.#batchesInFlight += 1;
@@ -225,14 +214,14 @@ export class PostgresPlantStore implements PlantStore {
     }
   }
 
-  /** Up to maxBatchSize adds from the queue, in order, skipping ids already taken by this batch or one in flight. */
+  /** Up to MAX_BATCH_SIZE adds from the queue, in order, skipping ids already taken by this batch or one in flight. */
   #takeBatch(): PendingAdd[] {
     const batch: PendingAdd[] = [];
     const ids = new Set<bigint>();
     const left: PendingAdd[] = [];
     for (const pending of this.#queue) {
       const { id } = pending.plant;
-      if (batch.length < this.#maxBatchSize && !ids.has(id) && !this.#idsInFlight.has(id)) {
+      if (batch.length < MAX_BATCH_SIZE && !ids.has(id) && !this.#idsInFlight.has(id)) {
         ids.add(id);
         batch.push(pending);
       } else {
@@ -244,11 +233,7 @@ export class PostgresPlantStore implements PlantStore {
   }
 
   async #commit(batch: PendingAdd[]): Promise<void> {
-    const ids = batch.map((pending) => pending.plant.id.toString());
-    const names = batch.map((pending) => Buffer.from(pending.plant.name, 'utf8'));
-    const tags = batch.map((pending) =>
-      pending.plant.tag === undefined ? null : Buffer.from(pending.plant.tag, 'utf8'),
-    );
+    const columns = batchColumns(batch.map((pending) => pending.plant));
     let sent = false;
     let deadline: number | undefined;
     let resending = false;
@@ -278,7 +263,7 @@ export class PostgresPlantStore implements PlantStore {
         try {
           lease = await this.#primary.connect();
           sent = true;
-          const inserted = await lease.client.query<{ id: bigint }>(INSERT_BATCH, [ids, names, tags]);
+          const inserted = await lease.client.query<{ id: bigint }>(INSERT_BATCH, columns);
           const added = new Set(inserted.rows.map((row) => row.id));
           // Sent before, an id found stored with exactly what we sent is our own earlier commit.
           let ours = new Set<bigint>();
@@ -308,14 +293,14 @@ export class PostgresPlantStore implements PlantStore {
           // Told to retry (serialization, deadlock): the database is there, only this statement lost.
           const state = sqlState(error);
           const away = state !== '40001' && state !== '40P01';
-          if (away) this.#unavailableUntil = Date.now() + this.#coolDownMs;
+          if (away) this.#unavailableUntil = Date.now() + COOL_DOWN_MS;
           if (!sent) {
             // Never sent: certainly not stored, so the client may simply send it again.
             for (const pending of batch) pending.reject(refusal(error));
             return;
           }
           if (away) refuseWhileResending(error);
-          deadline ??= Date.now() + this.#resendWindowMs;
+          deadline ??= Date.now() + RESEND_WINDOW_MS;
           if (Date.now() >= deadline) {
             for (const pending of batch) pending.reject(new AddOutcomeUnknownError(error));
             return;
@@ -388,22 +373,16 @@ export class PostgresPlantStore implements PlantStore {
       return result.rowCount === 1;
     } catch (error) {
       lease.release(error);
-      // A demoted server refused it: nothing was deleted, so sending it again is safe.
-      if (sqlState(error) === '25006') throw new StoreUnavailableError(undefined, { cause: error });
-      // Sent, then cut off: it may have been deleted. Say so rather than "nothing changed".
-      if (isTransientPostgresError(error)) {
-        throw new OutcomeUnknownError(
-          'the database went away while deleting this plant, which may or may not be deleted; once it is back, GET /plants/{id} tells',
-          { cause: error },
-        );
-      }
-      throw error;
+      throw changeFailure(
+        error,
+        'deleting this plant, which may or may not be deleted; once it is back, GET /plants/{id} tells',
+      );
     }
   }
 
   /**
    * One transaction: LOCK (EXCLUSIVE: reads go on and see the old plants, writes of any instance
-   * wait), DELETE every plant, INSERT these (the batch statement, in slices of maxBatchSize),
+   * wait), DELETE every plant, INSERT these (the batch statement, in slices of MAX_BATCH_SIZE),
    * COMMIT. Another reader sees the old plants or the new, never a mix; an add racing it lands
    * after it. Adds this instance queued before the call are committed first.
    */
@@ -417,31 +396,15 @@ export class PostgresPlantStore implements PlantStore {
       await client.query('BEGIN');
       await client.query('LOCK TABLE plants IN EXCLUSIVE MODE');
       await client.query('DELETE FROM plants');
-      for (let start = 0; start < plants.length; start += this.#maxBatchSize) {
-        const slice = plants.slice(start, start + this.#maxBatchSize);
-        await client.query(INSERT_BATCH, [
-          slice.map((plant) => plant.id.toString()),
-          slice.map((plant) => Buffer.from(plant.name, 'utf8')),
-          slice.map((plant) => (plant.tag === undefined ? null : Buffer.from(plant.tag, 'utf8'))),
-        ]);
+      for (let start = 0; start < plants.length; start += MAX_BATCH_SIZE) {
+        await client.query(INSERT_BATCH, batchColumns(plants.slice(start, start + MAX_BATCH_SIZE)));
       }
       await client.query('COMMIT');
       lease.release();
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
       lease.release(error);
-      // A demoted server refused it: the transaction rolled back, nothing changed.
-      if (sqlState(error) === '25006') throw new StoreUnavailableError(undefined, { cause: error });
-      // Cut off before COMMIT answered: it may or may not have been committed.
-      if (isTransientPostgresError(error)) {
-        throw new OutcomeUnknownError(
-          'the database went away while resetting the store, which may or may not be reset',
-          {
-            cause: error,
-          },
-        );
-      }
-      throw error;
+      throw changeFailure(error, 'resetting the store, which may or may not be reset');
     }
   }
 
@@ -477,7 +440,7 @@ export class PostgresPlantStore implements PlantStore {
 
   #unavailable(error: unknown): unknown {
     if (!isRetryable(error)) return error;
-    this.#unavailableUntil = Date.now() + this.#coolDownMs;
+    this.#unavailableUntil = Date.now() + COOL_DOWN_MS;
     return refusal(error);
   }
 
@@ -514,6 +477,28 @@ function refusal(cause?: unknown): StoreUnavailableError {
 /** Worth waiting for, then a 503: the server is away or lost (isLoss), or asked for a retry (40001, 40P01). */
 function isRetryable(error: unknown): boolean {
   return isLoss(error) || isTransientPostgresError(error);
+}
+
+/**
+ * A delete or reset that failed: refused by a demoted server (rolled back, nothing changed, so
+ * sending it again is safe), or cut off once sent (it may have been made: say so rather than
+ * "nothing changed"), or else as it is.
+ */
+function changeFailure(error: unknown, doing: string): unknown {
+  if (sqlState(error) === '25006') return new StoreUnavailableError(undefined, { cause: error });
+  if (isTransientPostgresError(error)) {
+    return new OutcomeUnknownError(`the database went away while ${doing}`, { cause: error });
+  }
+  return error;
+}
+
+/** INSERT_BATCH's parameters: ids as digit strings, names and tags as their UTF-8 bytes. */
+function batchColumns(plants: readonly NewPlant[]): [string[], Buffer[], Array<Buffer | null>] {
+  return [
+    plants.map((plant) => plant.id.toString()),
+    plants.map((plant) => Buffer.from(plant.name, 'utf8')),
+    plants.map((plant) => (plant.tag === undefined ? null : Buffer.from(plant.tag, 'utf8'))),
+  ];
 }
 
 function fromRow(row: StoredRow): NewPlant {
@@ -619,8 +604,4 @@ function oneLine(error: unknown, connection: PostgresConnection): string {
   if (connection.password !== undefined && connection.password !== '')
     text = text.split(connection.password).join('***');
   return text || 'unknown error';
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { StoreUnavailableError } from '../store-errors.js';
 import {
@@ -8,7 +9,7 @@ import {
   tlsOptionsFor,
 } from './connection-settings.js';
 import { type ClusterMemory, choosePrimary, type HostProbe, probeHost } from './host-selection.js';
-import { isTransientPostgresError, sqlState } from './postgres-errors.js';
+import { isTransientPostgresError, oneLine, sqlState } from './postgres-errors.js';
 
 /** The pool settings every server's pool shares; who and where (user, database, host, TLS) come from the connection. */
 export type SharedPoolConfig = Omit<
@@ -21,15 +22,16 @@ export interface PrimaryPoolOptions {
   pool: SharedPoolConfig;
   /** Receives errors nobody waits for (an idle connection that broke). */
   onBackgroundError?: (error: unknown) => void;
-  /** First wait between searches that found no primary; doubles up to maxBackoffMs. Default 50. */
-  firstBackoffMs?: number;
-  /** Longest wait between searches. Default 500: a promoted standby is found within about that. */
-  maxBackoffMs?: number;
-  /** How long one server gets to answer a probe. Default 2 000. */
-  probeTimeoutMs?: number;
-  /** A new connection is handed out only if the hosts were looked at this recently. Default 1 000. */
-  verifiedForMs?: number;
 }
+
+/** First wait between searches that found no primary; doubles up to MAX_BACKOFF_MS. */
+const FIRST_BACKOFF_MS = 50;
+/** Longest wait between searches: a promoted standby is found within about that. */
+const MAX_BACKOFF_MS = 500;
+/** How long one server gets to answer a probe. */
+const PROBE_TIMEOUT_MS = 2000;
+/** A new connection is handed out only if the hosts were looked at this recently. */
+const VERIFIED_FOR_MS = 1000;
 
 /**
  * Retry-After while no server takes writes. Longer than a restart's 1 s: a promotion and the
@@ -81,8 +83,8 @@ interface Generation {
  * (host-selection.ts) at start, and again whenever the chosen server is lost: a connection
  * broken or refused, 57P01 admin shutdown, 25006 read-only after a demotion. Until a search
  * finds a server the rule accepts, connect() throws NoPrimaryError at once (503, Retry-After),
- * and searches go on with a back-off of firstBackoffMs doubling to maxBackoffMs. A connection
- * the pool opens anew is handed out only once the hosts were looked at within verifiedForMs, so
+ * and searches go on with a back-off of FIRST_BACKOFF_MS doubling to MAX_BACKOFF_MS. A connection
+ * the pool opens anew is handed out only once the hosts were looked at within VERIFIED_FOR_MS, so
  * a former primary restarted as it was is not written to through a fresh connection either.
  */
 export class PrimaryPool {
@@ -124,11 +126,6 @@ export class PrimaryPool {
     return this.#current?.address;
   }
 
-  /** Why no server is chosen just now. */
-  get reason(): string {
-    return this.#reason;
-  }
-
   /** The error for "no server takes writes just now", with the reason found. */
   noPrimary(): NoPrimaryError {
     return new NoPrimaryError(this.#reason);
@@ -153,7 +150,7 @@ export class PrimaryPool {
       if (this.#checksRole && !this.#verified.has(client)) {
         // A fresh connection: the server may have restarted since it was chosen. Look again
         // (one search shared by every fresh connection), unless that was just done.
-        if (Date.now() - this.#lastSearchEnded > (this.#options.verifiedForMs ?? 1000)) await this.#search(false);
+        if (Date.now() - this.#lastSearchEnded > VERIFIED_FOR_MS) await this.#search(false);
         if (this.#current !== generation) {
           client.release(true);
           continue;
@@ -206,8 +203,7 @@ export class PrimaryPool {
    */
   #search(dropping = true): Promise<void> {
     this.#searching ??= (async () => {
-      let backoff = this.#options.firstBackoffMs ?? 50;
-      const maxBackoff = this.#options.maxBackoffMs ?? 500;
+      let backoff = FIRST_BACKOFF_MS;
       while (!this.#closed) {
         const probes = await this.#probeAll();
         if (this.#closed) return;
@@ -220,7 +216,7 @@ export class PrimaryPool {
           this.#retire(current);
         }
         await sleep(backoff * (0.5 + Math.random() / 2));
-        backoff = Math.min(maxBackoff, backoff * 2);
+        backoff = Math.min(MAX_BACKOFF_MS, backoff * 2);
       }
     })().finally(() => {
       this.#searching = undefined;
@@ -231,8 +227,7 @@ export class PrimaryPool {
 
   #probeAll(): Promise<HostProbe[]> {
     const { connection } = this.#options;
-    const timeout = this.#options.probeTimeoutMs ?? 2000;
-    return Promise.all(connection.hosts.map((address) => probeHost(connection, address, timeout)));
+    return Promise.all(connection.hosts.map((address) => probeHost(connection, address, PROBE_TIMEOUT_MS)));
   }
 
   /** Applies the rule to a round of probes; true when a server qualified (now current). */
@@ -263,7 +258,7 @@ export class PrimaryPool {
       database: connection.database,
       host: address.host,
       port: address.port,
-      ssl: tlsOptionsFor(connection, address.host),
+      ssl: tlsOptionsFor(connection.sslmode, address.host),
     });
     const generation: Generation = { address, pool };
     // An idle connection whose server went away emits 'error' on the pool; without a listener
@@ -304,12 +299,4 @@ export function isLoss(error: unknown): boolean {
     // A pool retired (its server lost) while a statement was on its way to it: the server is gone for us.
     (error instanceof Error && error.message === 'Cannot use a pool after calling end on the pool')
   );
-}
-
-function oneLine(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').trim().slice(0, 200);
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
