@@ -52,11 +52,8 @@ export class SchemaTooNewError extends Error {
  * instance is running makes this one fail with a race error, and it rolls back, waits 10–50 ms
  * (random, so that the instances do not collide again) and looks again.
  */
-export async function migratePostgres(
-  client: pg.ClientBase,
-  migrations: readonly PostgresMigration[] = POSTGRES_MIGRATIONS,
-): Promise<{ from: number; to: number }> {
-  const latest = migrations.at(-1)?.version ?? 0;
+export async function migratePostgres(client: pg.ClientBase): Promise<void> {
+  const latest = POSTGRES_MIGRATIONS.at(-1)?.version ?? 0;
   for (let attempt = 1; ; attempt++) {
     try {
       await client.query(
@@ -64,7 +61,7 @@ export async function migratePostgres(
       );
       const from = await currentVersion(client);
       if (from > latest) throw new SchemaTooNewError(from, latest);
-      for (const step of migrations) {
+      for (const step of POSTGRES_MIGRATIONS) {
         if (step.version <= (await currentVersion(client))) continue;
         await client.query('BEGIN');
         try {
@@ -79,7 +76,7 @@ export async function migratePostgres(
           throw error;
         }
       }
-      return { from, to: Math.max(from, latest) };
+      return;
     } catch (error) {
       const state = sqlState(error);
       if (attempt >= MAX_ATTEMPTS || state === undefined || !RACE_SQLSTATES.has(state)) throw error;

@@ -14,8 +14,7 @@ import type { SqliteDatabaseClass, SqliteDriver, SqliteErrorClass } from './sqli
  * "Worker exited unexpectedly". 13.x is built on node-addon-api instead and ships its binaries
  * in the package, but it needs Node 22 (it crashes on 20), where 12.x has no such hook.
  */
-export const driverModule =
-  Number(process.versions.node.split('.')[0]) >= 22 ? 'better-sqlite3-napi' : 'better-sqlite3';
+const driverModule = Number(process.versions.node.split('.')[0]) >= 22 ? 'better-sqlite3-napi' : 'better-sqlite3';
 
 const require = createRequire(import.meta.url);
 
@@ -24,10 +23,6 @@ export const driverPath: string = require.resolve(driverModule);
 
 export const Database = require(driverPath) as typeof BetterSqlite3;
 export type Database = BetterSqlite3.Database;
-export type Statement<BindParameters extends unknown[], Result = unknown> = BetterSqlite3.Statement<
-  BindParameters,
-  Result
->;
 
 /** better-sqlite3 as the store's driver (sqlite-driver-api.ts): the npm package's. */
 export function betterSqlite3Driver(): SqliteDriver {

@@ -326,25 +326,22 @@ export class SqlitePlantStore implements PlantStore {
    * StoreClosedError once closed, StoreUnavailableError otherwise. Cheap (one pragma read):
    * `/readyz` asks it every time.
    */
-  check(): Promise<void> {
-    if (this.#closed) return Promise.reject(new StoreClosedError());
+  async check(): Promise<void> {
+    if (this.#closed) throw new StoreClosedError();
     const replaced = this.#fileReplaced();
-    if (replaced !== undefined) return Promise.reject(new StoreUnavailableError(replaced.message));
+    if (replaced !== undefined) throw new StoreUnavailableError(replaced.message);
     let version: number;
     try {
       version = Number(this.#db.pragma('user_version', { simple: true }));
     } catch (error) {
-      return Promise.reject(
-        new StoreUnavailableError(`the database does not answer: ${oneLine(error)}`, { cause: error }),
-      );
+      throw new StoreUnavailableError(`the database does not answer: ${oneLine(error)}`, { cause: error });
     }
     const latest = PLANT_MIGRATIONS.length;
     if (version !== latest) {
-      return Promise.reject(
-        new StoreUnavailableError(`the database schema is at version ${version}; this plants serves version ${latest}`),
+      throw new StoreUnavailableError(
+        `the database schema is at version ${version}; this plants serves version ${latest}`,
       );
     }
-    return Promise.resolve();
   }
 
   async get(id: bigint): Promise<NewPlant | undefined> {
@@ -448,7 +445,6 @@ export class SqlitePlantStore implements PlantStore {
     return this.#closed;
   }
 
-  /** A file store is local: it can take requests as long as it is open. */
   /**
    * Commits what is queued, then closes the database (checkpointing the WAL). The work is done,
    * blocking, before this returns, even with a batch in flight on the worker. Safe to call twice.
