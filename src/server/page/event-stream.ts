@@ -24,7 +24,7 @@ const MAX_BACKLOG_BYTES = 1024 * 1024;
 
 export interface EventStreams {
   /** Answers GET /_serve/events: the journal after `after`, then every new entry, as text/event-stream. */
-  open(req: IncomingMessage, res: ServerResponse, after: number, headers: Record<string, string>): void;
+  open(req: IncomingMessage, res: ServerResponse, after: number): void;
   /** Ends every stream, so that a graceful stop does not wait for open tabs. */
   closeAll(): void;
   /** Streams open now. */
@@ -41,9 +41,8 @@ export interface EventStreams {
 export function createEventStreams(journal: RequestJournal, rates?: () => string): EventStreams {
   const open = new Set<ServerResponse>();
   return {
-    open(req, res, after, headers) {
+    open(req, res, after) {
       res.writeHead(200, {
-        ...headers,
         'content-type': 'text/event-stream; charset=utf-8',
         'cache-control': 'no-store',
         'x-accel-buffering': 'no',

@@ -1,7 +1,8 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { createBearerAuth } from '../auth.js';
 import { BadRequestError } from '../errors.js';
 import { checkContentType, readBody } from '../http/request.js';
+import { sendJson } from '../http/response.js';
 import type { RouteHandler } from '../routes/route-context.js';
 import type { TestControls } from '../test-double/test-controls.js';
 import type { EventStreams } from './event-stream.js';
@@ -73,14 +74,11 @@ export function createPageRoutes(options: PageRouteOptions): Record<string, Reco
       maxBytes: journal.maxBytes,
       ...stats,
     });
-    sendJson(res, `${head.slice(0, -1)},"requests":[${journal.since(after).join(',')}]}`);
+    sendJson(res, 200, `${head.slice(0, -1)},"requests":[${journal.since(after).join(',')}]}`);
   });
-  const eventsRoute = guarded((req, res) => {
-    const after = afterOf(req);
-    streams.open(req, res, after, {});
-  });
-  const ratesRoute = guarded((_req, res) => sendJson(res, JSON.stringify(rates.window())));
-  const readControls = guarded((_req, res) => sendJson(res, JSON.stringify(controls.state())));
+  const eventsRoute = guarded((req, res) => streams.open(req, res, afterOf(req)));
+  const ratesRoute = guarded((_req, res) => sendJson(res, 200, JSON.stringify(rates.window())));
+  const readControls = guarded((_req, res) => sendJson(res, 200, JSON.stringify(controls.state())));
   const changeControls = guarded((req, res, fail) => {
     // Refused before the body is read, as POST /reset is without --allow-reset.
     controls.checkEditable();
@@ -88,7 +86,7 @@ export function createPageRoutes(options: PageRouteOptions): Record<string, Reco
     readBody(req, res, MAX_CONTROLS_BYTES, (error, body) => {
       if (error !== undefined) return fail(error);
       try {
-        sendJson(res, JSON.stringify(controls.update(parseJson(body))));
+        sendJson(res, 200, JSON.stringify(controls.update(parseJson(body))));
       } catch (updateError) {
         fail(updateError);
       }
@@ -148,9 +146,4 @@ function parseJson(body: Buffer): unknown {
   } catch (error) {
     throw new BadRequestError('request body is not valid JSON', { cause: error });
   }
-}
-
-function sendJson(res: ServerResponse, body: string): void {
-  res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-  res.end(body);
 }

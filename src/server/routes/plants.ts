@@ -1,4 +1,6 @@
+import type { ServerResponse } from 'node:http';
 import { stringifyJsonExact } from '../../schema/exact-json.js';
+import type { NewPlant } from '../../schema/plant.js';
 import { ConflictError, NotFoundError } from '../errors.js';
 import { checkContentEncoding, checkContentType, pathOf, readBody, searchOf } from '../http/request.js';
 import { sendJson } from '../http/response.js';
@@ -65,14 +67,7 @@ export function createPlantRoutes(
   const listPlants: Handler = (req, res) => {
     authorize(req.headers.authorization);
     const { limit, after } = parseListQuery(searchOf(req.url));
-    store.page(after, limit + 1).then(
-      (plants) => {
-        const page = renderPage(plants, limit, (plant) => stringifyJsonExact(toWire(plant)));
-        if (page.nextAfter !== undefined) res.setHeader('link', nextPageLink(limit, page.nextAfter));
-        sendJson(res, 200, page.body);
-      },
-      failed(req, res),
-    );
+    store.page(after, limit + 1).then((plants) => sendPage(res, plants, limit), failed(req, res));
   };
   const getPlant: Handler = (req, res) => {
     authorize(req.headers.authorization);
@@ -113,15 +108,15 @@ export function createPlantRoutes(
       // Answered like GET /plants: the first page of what the store holds now.
       reset()
         .then(() => store.page(undefined, DEFAULT_PAGE_SIZE + 1))
-        .then(
-          (plants) => {
-            const page = renderPage(plants, DEFAULT_PAGE_SIZE, (plant) => stringifyJsonExact(toWire(plant)));
-            if (page.nextAfter !== undefined) res.setHeader('link', nextPageLink(DEFAULT_PAGE_SIZE, page.nextAfter));
-            sendJson(res, 200, page.body);
-          },
-          failed(req, res),
-        );
+        .then((plants) => sendPage(res, plants, DEFAULT_PAGE_SIZE), failed(req, res));
     });
   };
   return { addPlant, listPlants, getPlant, deletePlant, resetStore };
+}
+
+/** Up to `limit` of `plants` (fetched one over, to tell whether there is a next page) as a page of GET /plants. */
+function sendPage(res: ServerResponse, plants: readonly NewPlant[], limit: number): void {
+  const page = renderPage(plants, limit, (plant) => stringifyJsonExact(toWire(plant)));
+  if (page.nextAfter !== undefined) res.setHeader('link', nextPageLink(limit, page.nextAfter));
+  sendJson(res, 200, page.body);
 }

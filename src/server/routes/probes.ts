@@ -38,19 +38,17 @@ export function createProbeRoutes({ store, fail }: RouteContext, options: ProbeO
   // only to a ready instance and restarts only one that is not live. /healthz, the older name
   // load balancers ask: up and the store reachable (503 while the database is away).
   const live: Handler = (_req, res) => sendJson(res, 200, '{"status":"ok"}');
-  const health: Handler = (req, res) => {
-    store.check().then(
-      () => sendJson(res, 200, '{"status":"ok"}'),
-      (error: unknown) => fail(req, res, error),
-    );
-  };
+  const checked =
+    (body: string): Handler =>
+    (req, res) => {
+      store.check().then(
+        () => sendJson(res, 200, body),
+        (error: unknown) => fail(req, res, error),
+      );
+    };
+  const health = checked('{"status":"ok"}');
   // Stopping is not ready either: a closed store is answered 503, and the balancer stops sending here.
-  const ready: Handler = (req, res) => {
-    store.check().then(
-      () => sendJson(res, 200, '{"status":"ready"}'),
-      (error: unknown) => fail(req, res, error),
-    );
-  };
+  const ready = checked('{"status":"ready"}');
   const openapi = JSON.stringify(plantStoreOpenApi);
   const contract: Handler = (_req, res) => sendJson(res, 200, openapi);
   const { metrics } = options;

@@ -32,7 +32,7 @@ describe('the event stream of the request journal', () => {
     journal = createRequestJournal();
     rates = createRequestRates();
     streams = createEventStreams(journal, () => JSON.stringify(rates.window()));
-    server = http.createServer((req, res) => streams.open(req, res, Number(req.url?.slice(1) || 0), {}));
+    server = http.createServer((req, res) => streams.open(req, res, Number(req.url?.slice(1) || 0)));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
