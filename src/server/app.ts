@@ -51,8 +51,6 @@ export interface PlantAppOptions extends ProbeOptions {
   extraRoutes?: Readonly<Record<string, Readonly<Record<string, RouteHandler>>>>;
 }
 
-export type PlantRequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
-
 /**
  * Logged for a request the client gave up on before it was answered (nginx's convention):
  * nothing was sent, and nothing was stored unless the whole body had arrived.
@@ -65,7 +63,7 @@ const CLIENT_CLOSED_REQUEST = 499;
  * handlers are in routes/ (check, parse, store, answer), and every failure they meet is thrown
  * to `fail`, which turns it into an Error body.
  */
-export function createPlantApp(options: PlantAppOptions): PlantRequestHandler {
+export function createPlantApp(options: PlantAppOptions): Handler {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const { observe } = options;
 
@@ -114,7 +112,7 @@ export function createPlantApp(options: PlantAppOptions): PlantRequestHandler {
     options.corsOrigins === undefined || options.corsOrigins.length === 0 ? undefined : createCors(options.corsOrigins);
 
   // The hot path: nothing is done for the log when there is none.
-  const handle: PlantRequestHandler = (req, res) => {
+  const handle: Handler = (req, res) => {
     const method = req.method ?? 'GET';
     const path = pathOf(req.url);
     const requestId = requestIdOf(req.headers['x-request-id']);

@@ -1,7 +1,6 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
-
-type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
+import type { Handler } from './routes/route-context.js';
 
 /**
  * How a request may overlap the ones before it on its connection:
@@ -28,10 +27,7 @@ type QueuedSocket = Socket & { [kQueue]?: ConnectionQueue };
  * could see or disturb has been answered. Answers already go out in order (node queues them).
  * A connection with one request at a time, the usual case, starts each at once.
  */
-export function inConnectionOrder(
-  handler: RequestHandler,
-  isAppend: (req: IncomingMessage) => boolean,
-): RequestHandler {
+export function inConnectionOrder(handler: Handler, isAppend: (req: IncomingMessage) => boolean): Handler {
   return (req, res) => {
     const socket = req.socket as QueuedSocket;
     let queue = socket[kQueue];

@@ -3,11 +3,11 @@ import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { describeBadToken, isBearerToken } from '../schema/token.js';
-import { createPlantApp, DEFAULT_MAX_BODY_BYTES } from './app.js';
+import { createPlantApp } from './app.js';
 import { createCors } from './cors.js';
 import { ListenError, ServerOptionsError } from './errors.js';
 import { answerClientError, closeAfterAnswer } from './http/connection.js';
-import type { RequestRecord } from './observability/request-record.js';
+import type { RequestObserver } from './observability/request-record.js';
 import {
   createServerLog,
   defaultInstanceName,
@@ -20,7 +20,8 @@ import type { ServerMetrics } from './observability/server-metrics.js';
 import { PAGE_PREFIX } from './page/page-path.js';
 import { createServePage, isPageOrProbe } from './page/serve-page.js';
 import type { Durability, PostgresEnv } from './stores/open-store.js';
-import { openPlantStore } from './stores/open-store.js';
+import { isDatabaseServer, openPlantStore } from './stores/open-store.js';
+import type { PlantStore } from './stores/plant-store.js';
 import type { Seed } from './test-double/seed.js';
 import { createTestControls } from './test-double/test-controls.js';
 import type { DelayRange, FaultRate } from './test-double/testing-options.js';
@@ -229,24 +230,18 @@ export async function startPlantServer(options: PlantServerOptions): Promise<Run
     onCommit: metrics?.commit,
   });
   storeOpened = opening;
-  let store: Awaited<typeof opening>;
+  let store: PlantStore | undefined;
   try {
     store = await opening;
+    if (options.seed !== undefined) {
+      const { applySeed } = await import('./test-double/seed.js');
+      await applySeed(store, options.seed);
+    }
   } catch (error) {
+    await store?.close().catch(() => undefined);
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
     throw error;
-  }
-  if (options.seed !== undefined) {
-    const { applySeed } = await import('./test-double/seed.js');
-    try {
-      await applySeed(store, options.seed);
-    } catch (error) {
-      await store.close().catch(() => undefined);
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-      throw error;
-    }
   }
   const seedPlants = options.seed?.plants ?? [];
   // --allow-reset marks a store for tests: its delay and faults may then change while it serves.
@@ -263,7 +258,10 @@ export async function startPlantServer(options: PlantServerOptions): Promise<Run
     journal: options.journal,
   });
   // The page's own requests (a stream, a poll every few seconds) are logged as probes are: at debug.
-  const logRequest = log === undefined ? undefined : quietPageRequests(log.request);
+  const logRequest: RequestObserver | undefined =
+    log === undefined
+      ? undefined
+      : (record) => log.request(!record.probe && isPageOrProbe(record) ? { ...record, probe: true } : record);
   checkStore = () => store.check();
   app = createPlantApp({
     store,
@@ -273,7 +271,7 @@ export async function startPlantServer(options: PlantServerOptions): Promise<Run
     metrics,
     metricsToken: options.metricsToken,
     onInternalError,
-    maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    maxBodyBytes: options.maxBodyBytes,
     corsOrigins: options.corsOrigins,
     reset: options.allowReset === true ? () => store.replaceAll(seedPlants) : undefined,
     interceptPlantRequest: testing.interceptor,
@@ -285,7 +283,7 @@ export async function startPlantServer(options: PlantServerOptions): Promise<Run
   server.on('error', onInternalError);
 
   const port = (server.address() as AddressInfo).port;
-  const scheme = options.tls === undefined ? 'http' : 'https';
+  const scheme = tls ? 'https' : 'http';
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
   const closeTimeout = options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS;
   let closed: Promise<void> | undefined;
@@ -335,17 +333,11 @@ function isTlsFailure(error: Error & { code?: string; library?: string }): boole
 /** `memory`, `postgres` or `sqlite`: the page says whether its journal and controls are this instance's alone. */
 function storeKind(database: string): 'sqlite' | 'memory' | 'postgres' {
   if (database === ':memory:') return 'memory';
-  return /^postgres(ql)?:\/\//i.test(database) ? 'postgres' : 'sqlite';
-}
-
-function quietPageRequests(request: (record: RequestRecord) => void): (record: RequestRecord) => void {
-  return (record) => request(!record.probe && isPageOrProbe(record) ? { ...record, probe: true } : record);
+  return isDatabaseServer(database) ? 'postgres' : 'sqlite';
 }
 
 /** One observer for the log and the metrics, or none: with neither, the app skips the bookkeeping. */
-function observerOf(
-  ...observers: Array<((record: RequestRecord) => void) | undefined>
-): ((record: RequestRecord) => void) | undefined {
+function observerOf(...observers: Array<RequestObserver | undefined>): RequestObserver | undefined {
   const present = observers.filter((observer) => observer !== undefined);
   if (present.length <= 1) return present[0];
   return (record) => {

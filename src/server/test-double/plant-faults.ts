@@ -1,11 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Handler } from '../routes/route-context.js';
 import { StoreUnavailableError } from '../stores/store-errors.js';
 import { seededRandom } from './prng.js';
 import type { DelayRange, FaultKind, FaultRate } from './testing-options.js';
-
-/** A plant route's handler, as the app calls it. */
-export type PlantHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
 /**
  * Runs one plant request the way --delay and --fault say: after its delay, with the fault its
@@ -15,7 +13,7 @@ export type PlantHandler = (req: IncomingMessage, res: ServerResponse) => void;
 export type PlantRequestInterceptor = (
   req: IncomingMessage,
   res: ServerResponse,
-  handle: PlantHandler,
+  handle: Handler,
   fail: (error: unknown) => void,
 ) => FaultKind | undefined;
 
@@ -79,7 +77,7 @@ function inject(
   fault: FaultKind | undefined,
   req: IncomingMessage,
   res: ServerResponse,
-  handle: PlantHandler,
+  handle: Handler,
   fail: (error: unknown) => void,
 ): void {
   switch (fault) {
