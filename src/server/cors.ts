@@ -1,9 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ServerOptionsError } from './errors.js';
 
-/** Answers a CORS preflight (true: the request is done) or adds the CORS headers to the answer to come (false). */
-export type CorsHandler = (req: IncomingMessage, res: ServerResponse) => boolean;
-
 const ALLOWED_METHODS = 'GET, HEAD, POST, DELETE';
 const ALLOWED_HEADERS = 'authorization, content-type';
 /** What a browser script may read of an answer besides the simple headers: paging, back-off, auth challenge. */
@@ -16,10 +13,11 @@ const EXPOSED_HEADERS = 'link, retry-after, www-authenticate';
  * is a 405 like any other method the route does not take. Never `*`: a store holds a team's
  * data and its token, and Prism's or json-server's allow-everyone default is what we avoid.
  *
- * Throws ServerOptionsError (exit 2) for anything that is not an origin: `scheme://host[:port]`
- * with http or https, no path, no `*`.
+ * The handler answers a preflight (true: the request is done) or adds the CORS headers to the
+ * answer to come (false). Throws ServerOptionsError (exit 2) for anything that is not an origin:
+ * `scheme://host[:port]` with http or https, no path, no `*`.
  */
-export function createCors(origins: readonly string[]): CorsHandler {
+export function createCors(origins: readonly string[]): (req: IncomingMessage, res: ServerResponse) => boolean {
   const allowed = new Set(origins.map(checkOrigin));
   return (req, res) => {
     // Caches must keep answers to different origins apart, even the ones without CORS headers.

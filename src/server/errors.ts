@@ -116,11 +116,7 @@ export class ServerOptionsError extends PlantsError {
 
 /** The server cannot listen on host:port: in use, no permission, no such address. Exit 2. */
 export class ListenError extends PlantsError {
-  readonly host: string;
-  readonly port: number;
-  constructor(message: string, options: { host: string; port: number; cause?: unknown; hints?: readonly string[] }) {
+  constructor(message: string, options: { cause: unknown; hints?: readonly string[] }) {
     super(message, { exitCode: ExitCode.usage, cause: options.cause, hints: options.hints ?? [] });
-    this.host = options.host;
-    this.port = options.port;
   }
 }

@@ -12,16 +12,11 @@ export const MAX_PAGE_SIZE = 1000;
  */
 export const MAX_PAGE_BYTES = 512 * 1024;
 
-export interface ListQuery {
-  limit: number;
-  after: bigint | undefined;
-}
-
 /**
  * `?limit=N&after=ID` of GET /plants: limit a whole number from 1 (capped at 1000, default
  * 100), after an int64 checked like an id in a body. Anything else is a 400 naming it.
  */
-export function parseListQuery(search: string): ListQuery {
+export function parseListQuery(search: string): { limit: number; after: bigint | undefined } {
   const params = new URLSearchParams(search);
   const limitText = params.get('limit');
   let limit = DEFAULT_PAGE_SIZE;

@@ -406,7 +406,7 @@ function listen(server: http.Server, host: string, port: number): Promise<void> 
 
 function describeListenFailure(error: NodeJS.ErrnoException, host: string, port: number): ListenError {
   const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
-  const options = { host, port, cause: error };
+  const options = { cause: error };
   switch (error.code) {
     case 'EADDRINUSE':
       return new ListenError(`cannot listen on ${where}: the port is already in use`, {

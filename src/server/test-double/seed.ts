@@ -5,6 +5,7 @@ import { JsonRecordReader } from '../../records/json-records.js';
 import { stringifyJsonExact } from '../../schema/exact-json.js';
 import { InvalidPlantError } from '../../schema/invalid-plant-error.js';
 import { type NewPlant, toNewPlant } from '../../schema/plant.js';
+import { toWire } from '../routes/plant-bodies.js';
 import type { PlantStore } from '../stores/plant-store.js';
 
 /** The plants of `plants serve --seed FILE`, each with where it is in the file, for messages. */
@@ -118,9 +119,7 @@ function samePlant(a: NewPlant, b: NewPlant): boolean {
 
 /** A plant as JSON, cut to a readable length. */
 function brief(plant: NewPlant): string {
-  const json = stringifyJsonExact(
-    plant.tag === undefined ? { id: plant.id, name: plant.name } : { id: plant.id, name: plant.name, tag: plant.tag },
-  );
+  const json = stringifyJsonExact(toWire(plant));
   return json.length > 80 ? `${json.slice(0, 77)}…` : json;
 }
 
