@@ -86,6 +86,17 @@ export function createRequestJournal(options: RequestJournalOptions = {}): Reque
     dropped += 1;
   };
 
+  const tail = (after: number, max: number) => {
+    const newest: string[] = [];
+    for (let i = count - 1; i >= 0 && newest.length < max; i -= 1) {
+      const slot = (head + i) % maxEntries;
+      if ((seqs[slot] as number) <= after) break;
+      newest.push(texts[slot] as string);
+    }
+    newest.reverse();
+    return { texts: newest, skipped: Math.max(0, lastSeq - after - newest.length) };
+  };
+
   return {
     maxEntries,
     maxBytes,
@@ -115,24 +126,9 @@ export function createRequestJournal(options: RequestJournalOptions = {}): Reque
       }
       for (const listener of listeners) listener(lastSeq, json);
     },
-    since(after = 0) {
-      const out: string[] = [];
-      for (let i = 0; i < count; i += 1) {
-        const slot = (head + i) % maxEntries;
-        if ((seqs[slot] as number) > after) out.push(texts[slot] as string);
-      }
-      return out;
-    },
-    tail(after, max) {
-      const newest: string[] = [];
-      for (let i = count - 1; i >= 0 && newest.length < max; i -= 1) {
-        const slot = (head + i) % maxEntries;
-        if ((seqs[slot] as number) <= after) break;
-        newest.push(texts[slot] as string);
-      }
-      newest.reverse();
-      return { texts: newest, skipped: Math.max(0, lastSeq - after - newest.length) };
-    },
+    // Seqs rise from the oldest entry kept to the newest: all of those after `after` are its tail.
+    since: (after = 0) => tail(after, count).texts,
+    tail,
     stats() {
       return { entries: count, bytes, dropped, lastSeq };
     },

@@ -441,10 +441,6 @@ export class SqlitePlantStore implements PlantStore {
     return this.#commits;
   }
 
-  get closed(): boolean {
-    return this.#closed;
-  }
-
   /**
    * Commits what is queued, then closes the database (checkpointing the WAL). The work is done,
    * blocking, before this returns, even with a batch in flight on the worker. Safe to call twice.
