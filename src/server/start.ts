@@ -19,8 +19,7 @@ import {
 import type { ServerMetrics } from './observability/server-metrics.js';
 import { PAGE_PREFIX } from './page/page-path.js';
 import { createServePage, isPageOrProbe } from './page/serve-page.js';
-import type { Durability, PostgresEnv } from './stores/open-store.js';
-import { isDatabaseServer, openPlantStore } from './stores/open-store.js';
+import { isDatabaseServer, type OpenStoreOptions, openPlantStore } from './stores/open-store.js';
 import type { PlantStore } from './stores/plant-store.js';
 import type { Seed } from './test-double/seed.js';
 import { createTestControls } from './test-double/test-controls.js';
@@ -31,24 +30,17 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 export const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 5_000;
 export const DEFAULT_CLOSE_TIMEOUT_MS = 10_000;
 
-export interface PlantServerOptions {
+/** The store's four options are openPlantStore's (`plants serve` should default durability to 'full'). */
+export interface PlantServerOptions
+  extends Pick<OpenStoreOptions, 'database' | 'postgresEnv' | 'durability' | 'busyTimeoutMs'> {
   /** Address to listen on, e.g. `127.0.0.1` (choosing a default is the caller's business). */
   host: string;
   /** TCP port; 0 picks a free one (read it back from `port`). */
   port: number;
-  /**
-   * Where the plants are: a `postgres://` or `postgresql://` URL (PostgreSQL), else a SQLite
-   * database file (created if missing), a `file:` URL of one, or `:memory:`.
-   */
-  database: string;
-  /** libpq's environment (PGHOST …), for what a PostgreSQL URL leaves out. */
-  postgresEnv?: PostgresEnv;
   /** Browser origins allowed to call the store (CORS), e.g. `http://localhost:5173`. Default: none. */
   corsOrigins?: readonly string[];
   /** Accepted bearer tokens: at least one, each a valid RFC 6750 b64token. */
   tokens: readonly string[];
-  /** SQLite `synchronous` level in WAL mode; see Durability. `plants serve` should default to 'full'. */
-  durability: Durability;
   /**
    * Receives each log line, without its newline, and its level: one per request
    * (`POST /plants 200 1.3ms`, or a JSON object with logFormat `json`) and one per internal
@@ -83,8 +75,6 @@ export interface PlantServerOptions {
   keepAliveTimeoutMs?: number;
   /** At close, requests in flight get this long to finish before their connections are cut. Default 10 000. */
   closeTimeoutMs?: number;
-  /** How long to wait for a database lock another process holds; see PlantStoreOptions. Default 5 000. */
-  busyTimeoutMs?: number;
   /** Serve HTTPS (node:https) with this certificate chain and private key, PEM. */
   tls?: { cert: string | Buffer; key: string | Buffer };
   /**

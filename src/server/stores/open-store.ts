@@ -2,11 +2,9 @@ import { userInfo } from 'node:os';
 import type { PlantStore } from './plant-store.js';
 import { isPostgresUrl, type PostgresEnv, redactUrl } from './postgres/connection-settings.js';
 import type { SqliteDriverName } from './sqlite/sqlite-driver-api.js';
-import type { Durability } from './sqlite/sqlite-plant-store.js';
+import type { SqlitePlantStoreOptions } from './sqlite/sqlite-plant-store.js';
 
 // The one place a backend is chosen from --database: a new backend touches its own folder and this.
-
-export type { Durability, PostgresEnv };
 
 /** Whether `database` names a database server (PostgreSQL) rather than a file on this machine (SQLite). */
 export function isDatabaseServer(database: string): boolean {
@@ -18,20 +16,15 @@ export function shownDatabase(database: string): string {
   return isPostgresUrl(database) ? redactUrl(database) : database;
 }
 
-export interface OpenStoreOptions {
+/** durability and busyTimeoutMs are SQLite's: PostgreSQL commits as its server is set up to. */
+export interface OpenStoreOptions extends Pick<SqlitePlantStoreOptions, 'durability' | 'busyTimeoutMs' | 'onCommit'> {
   /**
    * Where the plants are: a `postgres://` or `postgresql://` URL puts them on PostgreSQL; else a
    * SQLite database file (created if missing), a `file:` URL of one, or `:memory:`.
    */
   database: string;
-  /** SQLite `synchronous` level in WAL mode; see Durability. PostgreSQL commits as its server is set up to. */
-  durability: Durability;
-  /** How long SQLite waits for a lock another process holds. Default 5 000. */
-  busyTimeoutMs?: number;
   /** libpq's environment (PGHOST …), for what a PostgreSQL URL leaves out. */
   postgresEnv?: PostgresEnv;
-  /** Told of each committed transaction and how many plants it held (the metrics). */
-  onCommit?: (batchSize: number) => void;
   /** A SQLite store's driver; by default node:sqlite in the single executable, else better-sqlite3. */
   sqliteDriver?: SqliteDriverName;
 }
