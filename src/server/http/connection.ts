@@ -43,7 +43,7 @@ export function closeAfterAnswer(socket: Duplex): void {
 export function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
   const [status, message] = clientErrorStatus(error.code);
   const inFlight = responseInFlight(socket);
-  if (inFlight !== undefined && !inFlight.headersSent && !inFlight.destroyed && status === 408) {
+  if (inFlight !== undefined && !inFlight.headersSent && status === 408) {
     // The request is in our hands, its body still arriving: answer through its response, so the
     // request log shows the 408. Connection: close makes node close the socket once it is sent.
     inFlight.setHeader('connection', 'close');

@@ -50,10 +50,7 @@ export function createEventStreams(journal: RequestJournal, rates?: () => string
       open.add(res);
       // The journal holds the entries, already as JSON: a request costs a stream nothing but the
       // check that a flush is due. Each flush reads the newest from the journal.
-      let pending = `retry: 2000\n\n${journal
-        .since(after)
-        .map((json) => `id: ${seqOf(json)}\nevent: request\ndata: ${json}\n\n`)
-        .join('')}`;
+      let pending = `retry: 2000\n\n${journal.since(after).map(requestEvent).join('')}`;
       // Entries newer than this go out with the flushes.
       let sent = journal.stats().lastSeq;
       let missed = 0;
@@ -77,7 +74,7 @@ export function createEventStreams(journal: RequestJournal, rates?: () => string
         const gap = missed > 0;
         if (gap) pending += `event: gap\ndata: {"missed":${missed}}\n\n`;
         missed = 0;
-        for (const json of texts) pending += `id: ${seqOf(json)}\nevent: request\ndata: ${json}\n\n`;
+        for (const json of texts) pending += requestEvent(json);
         if (gap && rates !== undefined) pending += `event: rates\ndata: ${rates()}\n\n`;
         if (pending !== '') res.write(pending);
         pending = '';
@@ -107,7 +104,7 @@ export function createEventStreams(journal: RequestJournal, rates?: () => string
   };
 }
 
-/** The seq of an entry's JSON text, which starts `{"seq":N,`. */
-function seqOf(json: string): string {
-  return json.slice(7, json.indexOf(',', 7));
+/** An entry's event, its id the seq its JSON text starts with (`{"seq":N,`). */
+function requestEvent(json: string): string {
+  return `id: ${json.slice(7, json.indexOf(',', 7))}\nevent: request\ndata: ${json}\n\n`;
 }

@@ -31,14 +31,7 @@ export function createServePage(options: {
   const rates = createRequestRates({ skip: isPageOrProbe });
   const streams = createEventStreams(journal, () => JSON.stringify(rates.window()));
   return {
-    routes: createPageRoutes({
-      tokens: options.tokens,
-      info: options.info,
-      journal,
-      rates,
-      streams,
-      controls: options.controls,
-    }),
+    routes: createPageRoutes({ ...options, journal, rates, streams }),
     observe(record) {
       journal.record(record);
       rates.record(record);

@@ -7,9 +7,7 @@ import type { SqlitePlantStoreOptions } from './sqlite/sqlite-plant-store.js';
 // The one place a backend is chosen from --database: a new backend touches its own folder and this.
 
 /** Whether `database` names a database server (PostgreSQL) rather than a file on this machine (SQLite). */
-export function isDatabaseServer(database: string): boolean {
-  return isPostgresUrl(database);
-}
+export const isDatabaseServer: (database: string) => boolean = isPostgresUrl;
 
 /** `database` as it may be shown or logged: a URL without its password. */
 export function shownDatabase(database: string): string {

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import type { NewPlant } from '../../../schema/plant.js';
-import type { AddResult, PlantStore } from '../plant-store.js';
+import type { AddResult, PendingAdd, PlantStore } from '../plant-store.js';
 import {
   DatabaseConnectError,
   DatabaseOpenError,
@@ -42,12 +42,6 @@ const MAX_BATCHES_IN_FLIGHT = 2;
 const RESEND_WINDOW_MS = 5000;
 /** How long adds are refused at once (503) after the database was found unreachable. */
 const COOL_DOWN_MS = 250;
-
-interface PendingAdd {
-  plant: NewPlant;
-  resolve(result: AddResult): void;
-  reject(error: unknown): void;
-}
 
 /** A row as the driver gives it: name and tag are UTF-8 bytes (bytea). */
 interface StoredRow {

@@ -1,7 +1,7 @@
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { NewPlant } from '../../../schema/plant.js';
-import type { AddResult, PlantStore } from '../plant-store.js';
+import type { AddResult, PendingAdd, PlantStore } from '../plant-store.js';
 import {
   CommitInterruptedError,
   DatabaseOpenError,
@@ -82,12 +82,6 @@ interface PlantRow {
   id: bigint;
   name: string;
   tag: string | null;
-}
-
-interface PendingAdd {
-  plant: NewPlant;
-  resolve(result: AddResult): void;
-  reject(error: unknown): void;
 }
 
 /** ON CONFLICT DO NOTHING rather than a failing INSERT: a taken id (in the table or earlier in
