@@ -156,27 +156,19 @@ class RequestSeries {
   }
 
   /** As prom-client's Counter gives itself to the registry. */
-  readonly counter = {
-    name: 'plants_http_requests_total',
-    help: 'HTTP requests answered, by route, method and status (499: the client went away first)',
-    type: 'counter',
-    aggregator: 'sum',
-    get: async () => ({
-      name: this.counter.name,
-      help: this.counter.help,
-      type: this.counter.type,
-      aggregator: this.counter.aggregator,
-      values: [...this.#byStatus.values()].map((counts) => ({ labels: counts.labels, value: counts.count })),
-    }),
-  };
+  readonly counter = asRegistered(
+    'plants_http_requests_total',
+    'HTTP requests answered, by route, method and status (499: the client went away first)',
+    'counter',
+    () => [...this.#byStatus.values()].map((counts) => ({ labels: counts.labels, value: counts.count })),
+  );
 
   /** As prom-client's Histogram gives itself to the registry: cumulative buckets, +Inf, sum, count. */
-  readonly latency = {
-    name: 'plants_http_request_duration_seconds',
-    help: 'Time from the request line to the end of the answer, by route and method',
-    type: 'histogram',
-    aggregator: 'sum',
-    get: async () => {
+  readonly latency = asRegistered(
+    'plants_http_request_duration_seconds',
+    'Time from the request line to the end of the answer, by route and method',
+    'histogram',
+    () => {
       const name = this.latency.name;
       const values: Array<{ labels: object; sharedLabels: object; value: number; metricName: string }> = [];
       for (const series of this.#byRoute.values()) {
@@ -191,7 +183,13 @@ class RequestSeries {
           { labels: {}, sharedLabels: series.labels, value: series.count, metricName: `${name}_count` },
         );
       }
-      return { name, help: this.latency.help, type: this.latency.type, aggregator: this.latency.aggregator, values };
+      return values;
     },
-  };
+  );
+}
+
+/** A metric as prom-client's registry reads one: its name, help and type, and its values when scraped. */
+function asRegistered(name: string, help: string, type: string, values: () => object[]) {
+  const about = { name, help, type, aggregator: 'sum' };
+  return { ...about, get: async () => ({ ...about, values: values() }) };
 }

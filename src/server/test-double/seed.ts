@@ -88,10 +88,7 @@ export async function applySeed(store: Pick<PlantStore, 'get' | 'add'>, seed: Se
   // Not added: another instance stored the id meanwhile. Alike is fine, as above.
   const raced = missing.filter((_, at) => results[at]?.added !== true);
   if (raced.length === 0) return;
-  const now = await mapInBatches(
-    raced.map(({ plant }) => plant),
-    (plant) => store.get(plant.id),
-  );
+  const now = await mapInBatches(raced, ({ plant }) => store.get(plant.id));
   const view: Array<NewPlant | undefined> = seed.plants.map(() => undefined);
   raced.forEach(({ at }, index) => {
     view[at] = now[index];

@@ -128,8 +128,7 @@ export function resolvePostgresConnection(
       throw bad(`port must be from 1 to 65535 (got ${portText.slice(0, 20)})`);
     return { host: name ?? 'localhost', port };
   });
-  const first = hosts[0] as PostgresHost;
-  const { host, port } = first;
+  const { host, port } = hosts[0] as PostgresHost;
   const user = nonEmpty(decode(parsed.username, 'user name')) ?? query.get('user') ?? env.user ?? loginName;
   const password = nonEmpty(decode(parsed.password, 'password')) ?? query.get('password') ?? env.password;
   const path = decode(parsed.pathname.replace(/^\//, ''), 'database name');

@@ -50,8 +50,7 @@ export function choosePrimary(
 ): PrimaryChoice {
   const skipped: string[] = [];
   const candidates: Array<{ index: number; probe: HostProbe & { systemId: string; timeline: number } }> = [];
-  const clusters = new Set<string>();
-  for (const probe of probes) if (probe.systemId !== undefined) clusters.add(probe.systemId);
+  const clusters = new Set(probes.flatMap((probe) => probe.systemId ?? []));
   if (memory.systemId === undefined && clusters.size > 1) {
     return { index: undefined, reason: 'the hosts belong to different clusters (system identifiers differ)' };
   }
