@@ -1,4 +1,4 @@
-import { Command, Errors, Flags } from '@oclif/core';
+import { Command, type Config, Errors, Flags } from '@oclif/core';
 import { InvalidInputError, PlantsError } from '../errors.js';
 import { flagSuggestions } from './help/suggest.js';
 import { type UsageCommand, usageSentence } from './help/usage-error.js';
@@ -28,6 +28,14 @@ export const jsonFlag = {
   }),
 };
 
+/** What oclif's route gives an action besides the runner's context: what help and autocomplete need. */
+export interface OclifContext extends ActionContext {
+  /** oclif's own Config: its commands, topics, plugins, shell and help class. */
+  oclif: Config;
+  /** The command's words as oclif was given them. */
+  argv: string[];
+}
+
 /**
  * The base of every plants command: its run() is oclif's route to the one runner (runner.ts),
  * which opens the output over the process's streams, builds the factory, and turns every error
@@ -35,17 +43,19 @@ export const jsonFlag = {
  */
 export abstract class PlantsCommand extends Command {
   /**
-   * What the command does (src/cli/actions/), given its flags and arguments as oclif parses them;
-   * the fast route finds it by its name in the route table. A command without one (help,
-   * autocomplete: they need oclif's Config) overrides act() instead, and is left to oclif.
+   * What the command does, given its flags and arguments as oclif parses them: an action of
+   * src/cli/actions/, which the fast route finds by its name in the route table, or of
+   * src/cli/help/ (help, autocomplete), which needs oclif's Config and is left to oclif.
    */
-  declare static action: ((parsed: never, context: ActionContext) => ReturnType<AnyAction>) | undefined;
+  declare static action: (parsed: never, context: OclifContext) => ReturnType<AnyAction>;
 
   async run(): Promise<void> {
     const exitCode = await runAction(
       async (context) => {
         try {
-          return await this.act(context);
+          const parsed = await this.parse(this.ctor);
+          const oclifContext: OclifContext = { ...context, oclif: this.config, argv: this.argv };
+          return await runParsed((this.ctor as typeof PlantsCommand).action as AnyAction, parsed, oclifContext);
         } catch (error) {
           throw error instanceof Errors.CLIError && !(error instanceof PlantsError) ? this.usageError(error) : error;
         }
@@ -53,12 +63,6 @@ export abstract class PlantsCommand extends Command {
       { version: this.config.version, json: this.wantsJson() },
     );
     if (exitCode !== 0) process.exitCode = exitCode;
-  }
-
-  /** Parses with oclif and runs the declared action. */
-  protected async act(context: ActionContext): ReturnType<AnyAction> {
-    const parsed = await this.parse(this.ctor);
-    return runParsed((this.ctor as typeof PlantsCommand).action as AnyAction, parsed, context);
   }
 
   /** --json is honoured even when flag parsing itself failed. */
