@@ -33,7 +33,7 @@ export interface ClientRequest {
   caCert?: string | undefined;
 }
 
-/** The request flags every store command shares (request-flags.ts, `--base-url`), as plantClient takes them. */
+/** The request flags every store command shares (base-command.ts), as plantClient takes them. */
 export function clientRequest(flags: {
   'base-url'?: string | undefined;
   'ca-cert'?: string | undefined;
