@@ -1,6 +1,5 @@
 import type { Add } from '../../commands/add.js';
 import type { ExitCode } from '../../errors.js';
-import { clientRequest } from '../factory.js';
 import type { ActionContext, Parsed } from '../runner.js';
 
 /**
@@ -28,19 +27,8 @@ export async function addPlants(
     await addSinglePlant(input.plant, flags, { factory, output });
     return undefined;
   }
-  const bulk = await import('./bulk-session.js');
-  const client = await factory.plantClient({ ...clientRequest(flags), connections: flags.concurrency });
-  const exitCode = await bulk.addPlantsInBulk({
-    ...input,
-    client,
-    output,
-    retry: { attempts: flags.retries + 1 },
-    concurrency: flags.concurrency,
-    failFast: flags['fail-fast'],
-    skipExisting: flags['skip-existing'],
-    // As long as one request may wait for its answer: a store silent that long is not there.
-    silenceMs: flags.timeout * 1000,
-  });
+  const { addPlantsInBulk } = await import('./bulk-session.js');
+  const exitCode = await addPlantsInBulk(input, flags, { factory, output });
   // Stopped before the end of stdin (Ctrl-C, --fail-fast): a producer still writing must not keep us.
   if (flags.file === '-') io.stdin.destroy();
   return exitCode;
