@@ -5,7 +5,7 @@ import { readerFlag } from './flag-kinds.js';
 import { flagSuggestions } from './help/suggest.js';
 import { type UsageCommand, usageSentence } from './help/usage-error.js';
 import { type ActionContext, type AnyAction, runAction, runParsed } from './runner.js';
-import { maskWords, secretWords } from './secrets.js';
+import { knownWordsOf, maskWords, secretWords } from './secrets.js';
 
 /** Flags every command that talks to a store shares. */
 export const connectionFlags = {
@@ -103,7 +103,10 @@ export abstract class PlantsCommand extends Command {
       flags: (this.ctor.flags ?? {}) as UsageCommand['flags'],
     };
     const { message, hints } = usageSentence(error, command, this.argv);
-    return new InvalidInputError(maskArgv(message, this.argv, this.config.commands), {
+    // Never a word of the command line that may be a token (`--tokne=T`, `plants help T`): flag
+    // values and stray words of 8 characters or more are masked.
+    const known = knownWordsOf(this.config.commands.map((loadable) => [loadable.id, loadable]));
+    return new InvalidInputError(maskWords(message, secretWords(this.argv, known)), {
       hints: [
         ...flagSuggestions(error, Object.keys(command.flags)),
         ...hints,
@@ -111,24 +114,4 @@ export abstract class PlantsCommand extends Command {
       ],
     });
   }
-}
-
-/**
- * A usage error never repeats a word of the command line that may be a token (`--tokne=T`,
- * `plants help T`): flag values and stray words of 8 characters or more are masked.
- */
-function maskArgv(
-  message: string,
-  argv: readonly string[],
-  commands: readonly { id: string; aliases: string[]; flags: Record<string, { char?: string; type?: string }> }[],
-) {
-  const words = new Set(commands.flatMap((command) => [command.id, ...command.aliases].flatMap((id) => id.split(':'))));
-  const flags = new Set(
-    commands.flatMap((command) =>
-      Object.entries(command.flags)
-        .filter(([, { type }]) => type === 'option')
-        .flatMap(([name, { char }]) => (char === undefined ? [name] : [name, char])),
-    ),
-  );
-  return maskWords(message, secretWords(argv, { words, flags }));
 }
