@@ -7,7 +7,6 @@ import { isLoopbackHost } from '../../client/base-url.js';
 import type { Serve } from '../../commands/serve.js';
 import { InvalidInputError } from '../../errors.js';
 import { whyUnreadable } from '../../files/unreadable-file.js';
-import { MIN_SERVE_TOKEN_LENGTH } from '../../schema/token.js';
 import type { LogFormat, LogLevel } from '../../server/observability/server-log.js';
 import { isDatabaseServer } from '../../server/stores/open-store.js';
 import { MAX_FAULT_SEED } from '../../server/test-double/prng.js';
@@ -203,11 +202,6 @@ export function describeTesting(plan: DetachedServePlan, seedCount: number | und
     );
   }
   return lines;
-}
-
-/** True when a token the server accepts is short enough to be guessed. */
-export function hasShortToken(tokens: readonly string[]): boolean {
-  return tokens.some((token) => token.length < MIN_SERVE_TOKEN_LENGTH);
 }
 
 /**
