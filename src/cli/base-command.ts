@@ -74,6 +74,9 @@ export abstract class PlantsCommand extends Command {
   declare static action: (parsed: never, context: OclifContext) => ReturnType<AnyAction>;
 
   async run(): Promise<void> {
+    // --json is honoured even when flag parsing itself failed.
+    const end = this.argv.indexOf('--');
+    const json = (end === -1 ? this.argv : this.argv.slice(0, end)).includes('--json');
     const exitCode = await runAction(
       async (context) => {
         try {
@@ -84,15 +87,9 @@ export abstract class PlantsCommand extends Command {
           throw error instanceof Errors.CLIError && !(error instanceof PlantsError) ? this.usageError(error) : error;
         }
       },
-      { version: this.config.version, json: this.wantsJson() },
+      { version: this.config.version, json },
     );
     if (exitCode !== 0) process.exitCode = exitCode;
-  }
-
-  /** --json is honoured even when flag parsing itself failed. */
-  protected wantsJson(): boolean {
-    const end = this.argv.indexOf('--');
-    return (end === -1 ? this.argv : this.argv.slice(0, end)).includes('--json');
   }
 
   /** One of oclif's usage errors as one sentence naming what is wrong, with its hints. Exit 2. */
