@@ -1,9 +1,11 @@
-import { Command, Errors, Flags } from '@oclif/core';
+import { Command, type Config, Errors, Flags } from '@oclif/core';
 import { InvalidInputError, PlantsError } from '../errors.js';
+import { DEFAULT_TIMEOUT_SECONDS } from './defaults.js';
+import { readerFlag } from './flag-kinds.js';
 import { flagSuggestions } from './help/suggest.js';
 import { type UsageCommand, usageSentence } from './help/usage-error.js';
 import { type ActionContext, type AnyAction, runAction, runParsed } from './runner.js';
-import { maskWords, secretWords } from './secrets.js';
+import { knownWordsOf, maskWords, secretWords } from './secrets.js';
 
 /** Flags every command that talks to a store shares. */
 export const connectionFlags = {
@@ -18,6 +20,28 @@ export const connectionFlags = {
   }),
 };
 
+/** Flags of commands that send requests. */
+export const requestFlags = {
+  timeout: readerFlag(
+    'seconds',
+    (input) => `--timeout must be a number of seconds above 0 (got ${JSON.stringify(input)})`,
+    {
+      summary: 'Give up on a request after this many seconds.',
+      helpValue: 'SECONDS',
+      default: DEFAULT_TIMEOUT_SECONDS,
+    },
+  ),
+  'ca-cert': Flags.string({
+    summary:
+      "Trust the store's TLS certificate from this PEM file (its own, or its authority's), as curl --cacert; login keeps it for the origin.",
+    helpValue: 'PATH',
+  }),
+  insecure: Flags.boolean({
+    summary: 'Allow sending the token over plain http to a host that is not this machine.',
+    default: false,
+  }),
+};
+
 export const jsonFlag = {
   json: Flags.boolean({ summary: 'Print JSON on stdout instead of a human line.', default: false }),
   jq: Flags.string({
@@ -28,6 +52,14 @@ export const jsonFlag = {
   }),
 };
 
+/** What oclif's route gives an action besides the runner's context: what help and autocomplete need. */
+export interface OclifContext extends ActionContext {
+  /** oclif's own Config: its commands, topics, plugins, shell and help class. */
+  oclif: Config;
+  /** The command's words as oclif was given them. */
+  argv: string[];
+}
+
 /**
  * The base of every plants command: its run() is oclif's route to the one runner (runner.ts),
  * which opens the output over the process's streams, builds the factory, and turns every error
@@ -35,36 +67,29 @@ export const jsonFlag = {
  */
 export abstract class PlantsCommand extends Command {
   /**
-   * What the command does (src/cli/actions/), given its flags and arguments as oclif parses them;
-   * the fast route finds it by its name in the route table. A command without one (help,
-   * autocomplete: they need oclif's Config) overrides act() instead, and is left to oclif.
+   * What the command does, given its flags and arguments as oclif parses them: an action of
+   * src/cli/actions/, which the fast route finds by its name in the route table, or of
+   * src/cli/help/ (help, autocomplete), which needs oclif's Config and is left to oclif.
    */
-  declare static action: ((parsed: never, context: ActionContext) => ReturnType<AnyAction>) | undefined;
+  declare static action: (parsed: never, context: OclifContext) => ReturnType<AnyAction>;
 
   async run(): Promise<void> {
+    // --json is honoured even when flag parsing itself failed.
+    const end = this.argv.indexOf('--');
+    const json = (end === -1 ? this.argv : this.argv.slice(0, end)).includes('--json');
     const exitCode = await runAction(
       async (context) => {
         try {
-          return await this.act(context);
+          const parsed = await this.parse(this.ctor);
+          const oclifContext: OclifContext = { ...context, oclif: this.config, argv: this.argv };
+          return await runParsed((this.ctor as typeof PlantsCommand).action as AnyAction, parsed, oclifContext);
         } catch (error) {
           throw error instanceof Errors.CLIError && !(error instanceof PlantsError) ? this.usageError(error) : error;
         }
       },
-      { version: this.config.version, json: this.wantsJson() },
+      { version: this.config.version, json },
     );
     if (exitCode !== 0) process.exitCode = exitCode;
-  }
-
-  /** Parses with oclif and runs the declared action. */
-  protected async act(context: ActionContext): ReturnType<AnyAction> {
-    const parsed = await this.parse(this.ctor);
-    return runParsed((this.ctor as typeof PlantsCommand).action as AnyAction, parsed, context);
-  }
-
-  /** --json is honoured even when flag parsing itself failed. */
-  protected wantsJson(): boolean {
-    const end = this.argv.indexOf('--');
-    return (end === -1 ? this.argv : this.argv.slice(0, end)).includes('--json');
   }
 
   /** One of oclif's usage errors as one sentence naming what is wrong, with its hints. Exit 2. */
@@ -75,7 +100,10 @@ export abstract class PlantsCommand extends Command {
       flags: (this.ctor.flags ?? {}) as UsageCommand['flags'],
     };
     const { message, hints } = usageSentence(error, command, this.argv);
-    return new InvalidInputError(maskArgv(message, this.argv, this.config.commands), {
+    // Never a word of the command line that may be a token (`--tokne=T`, `plants help T`): flag
+    // values and stray words of 8 characters or more are masked.
+    const known = knownWordsOf(this.config.commands.map((loadable) => [loadable.id, loadable]));
+    return new InvalidInputError(maskWords(message, secretWords(this.argv, known)), {
       hints: [
         ...flagSuggestions(error, Object.keys(command.flags)),
         ...hints,
@@ -83,24 +111,4 @@ export abstract class PlantsCommand extends Command {
       ],
     });
   }
-}
-
-/**
- * A usage error never repeats a word of the command line that may be a token (`--tokne=T`,
- * `plants help T`): flag values and stray words of 8 characters or more are masked.
- */
-function maskArgv(
-  message: string,
-  argv: readonly string[],
-  commands: readonly { id: string; aliases: string[]; flags: Record<string, { char?: string; type?: string }> }[],
-) {
-  const words = new Set(commands.flatMap((command) => [command.id, ...command.aliases].flatMap((id) => id.split(':'))));
-  const flags = new Set(
-    commands.flatMap((command) =>
-      Object.entries(command.flags)
-        .filter(([, { type }]) => type === 'option')
-        .flatMap(([name, { char }]) => (char === undefined ? [name] : [name, char])),
-    ),
-  );
-  return maskWords(message, secretWords(argv, { words, flags }));
 }

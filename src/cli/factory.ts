@@ -7,15 +7,6 @@ import type { PlantsEnv } from './env.js';
 import type { IOStreams } from './io-streams.js';
 import type { Output } from './render/output.js';
 
-export interface FactoryOptions {
-  env: PlantsEnv;
-  /** plants' own version, for the User-Agent. */
-  version: string;
-  /** The streams of the run (the process's, or a test's); the output writes to its stdout and stderr. */
-  io: IOStreams;
-  output: Output;
-}
-
 export interface ClientRequest {
   /** `--base-url`, when given. */
   flagBaseUrl?: string | undefined;
@@ -33,7 +24,7 @@ export interface ClientRequest {
   caCert?: string | undefined;
 }
 
-/** The request flags every store command shares (request-flags.ts, `--base-url`), as plantClient takes them. */
+/** The request flags every store command shares (base-command.ts), as plantClient takes them. */
 export function clientRequest(flags: {
   'base-url'?: string | undefined;
   'ca-cert'?: string | undefined;
@@ -56,21 +47,19 @@ export function clientRequest(flags: {
  * say (resolveStore); how, the client's. The streams (`io`) are the run's, made by the runner.
  */
 export class Factory {
-  readonly env: PlantsEnv;
-  readonly version: string;
-  readonly io: IOStreams;
-  readonly output: Output;
   /** `--profile`, when given (the runner sets it from the parsed flags). */
   profileFlag: string | undefined;
   #config: ConfigStore | undefined;
   #dispatcher: Dispatcher | undefined;
 
-  constructor(options: FactoryOptions) {
-    this.env = options.env;
-    this.version = options.version;
-    this.io = options.io;
-    this.output = options.output;
-  }
+  constructor(
+    readonly env: PlantsEnv,
+    /** plants' own version, for the User-Agent. */
+    readonly version: string,
+    /** The streams of the run (the process's, or a test's); the output writes to its stdout and stderr. */
+    readonly io: IOStreams,
+    readonly output: Output,
+  ) {}
 
   /** What chose the profile: `--profile`, then PLANTS_PROFILE, else the default profile. */
   get profileSource(): 'flag' | 'environment' | 'default' {

@@ -25,39 +25,28 @@ export interface IOStreamsOptions {
  * as Node marks a tty.ReadStream or tty.WriteStream). Each stream is made on first use.
  */
 export class IOStreams {
-  readonly #make: {
-    stdin: () => NodeJS.ReadStream;
-    stdout: () => NodeJS.WriteStream;
-    stderr: () => NodeJS.WriteStream;
-  };
-  #stdin: NodeJS.ReadStream | undefined;
-  #stdout: NodeJS.WriteStream | undefined;
-  #stderr: NodeJS.WriteStream | undefined;
+  readonly #stdin: () => NodeJS.ReadStream;
+  readonly #stdout: () => NodeJS.WriteStream;
+  readonly #stderr: () => NodeJS.WriteStream;
   readonly #isTerminal: ((fd: 0 | 1 | 2) => boolean) | undefined;
 
   constructor(options: IOStreamsOptions) {
-    const { stdin, stdout, stderr } = options;
-    this.#make = {
-      stdin: typeof stdin === 'function' ? stdin : () => stdin,
-      stdout: typeof stdout === 'function' ? stdout : () => stdout,
-      stderr: typeof stderr === 'function' ? stderr : () => stderr,
-    };
+    this.#stdin = madeOnce(options.stdin);
+    this.#stdout = madeOnce(options.stdout);
+    this.#stderr = madeOnce(options.stderr);
     this.#isTerminal = options.isTerminal;
   }
 
   get stdin(): NodeJS.ReadStream {
-    this.#stdin ??= this.#make.stdin();
-    return this.#stdin;
+    return this.#stdin();
   }
 
   get stdout(): NodeJS.WriteStream {
-    this.#stdout ??= this.#make.stdout();
-    return this.#stdout;
+    return this.#stdout();
   }
 
   get stderr(): NodeJS.WriteStream {
-    this.#stderr ??= this.#make.stderr();
-    return this.#stderr;
+    return this.#stderr();
   }
 
   get stdinIsTerminal(): boolean {
@@ -76,6 +65,15 @@ export class IOStreams {
   canPrompt(): boolean {
     return this.stdinIsTerminal && this.stderrIsTerminal;
   }
+}
+
+/** A stream, or the function that makes it, as a function that makes it once. */
+function madeOnce<T extends NodeJS.ReadStream | NodeJS.WriteStream>(stream: T | (() => T)): () => T {
+  let made: T | undefined;
+  return () => {
+    made ??= typeof stream === 'function' ? stream() : stream;
+    return made;
+  };
 }
 
 /** The process's own streams: what the edges hand down. */

@@ -58,7 +58,7 @@ export async function runAction(
   const io = setting.io ?? processStreams();
   const env = setting.env ?? readEnv();
   const output = await Output.open(io, { color: env.color });
-  const factory = new Factory({ env, version: setting.version, io, output });
+  const factory = new Factory(env, setting.version, io, output);
   try {
     const exitCode = (await action({ factory, output })) ?? ExitCode.ok;
     // A --jq error met where the action could not be told (a bulk add's batched results).

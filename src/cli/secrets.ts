@@ -35,29 +35,41 @@ export function secretWords(
   return [...words].sort((a, b) => b.length - a.length);
 }
 
+/** A command as secretWords needs it: oclif's Config or its manifest. */
+interface KnownCommand {
+  aliases?: string[];
+  flags?: Record<string, { char?: string; type?: string }>;
+}
+
+/** The command words and the flags that take a value (with their one-letter names) of these commands, by id. */
+export function knownWordsOf(commands: [string, KnownCommand][]): { words: Set<string>; flags: Set<string> } {
+  const words = new Set<string>();
+  const flags = new Set<string>();
+  for (const [id, command] of commands) {
+    for (const name of [id, ...(command.aliases ?? [])]) for (const word of name.split(':')) words.add(word);
+    for (const [flag, { char, type }] of Object.entries(command.flags ?? {})) {
+      // Only flags that take a value: a word after a boolean flag is a stray word.
+      if (type !== 'option') continue;
+      flags.add(flag);
+      if (char !== undefined) flags.add(char);
+    }
+  }
+  return { words, flags };
+}
+
 /** Command, topic and flag words: never secrets, and masking them would only blur the output. */
 async function knownWords(manifestUrl: URL): Promise<{ words: Set<string>; flags: Set<string> }> {
   const { readFile } = await import('node:fs/promises');
   const { helpTopics } = await import('./help/help-topics.js');
-  const words = new Set(Object.keys(helpTopics));
-  const flags = new Set<string>();
+  let known = { words: new Set<string>(), flags: new Set<string>() };
   try {
-    const manifest = JSON.parse(await readFile(manifestUrl, 'utf8')) as {
-      commands: Record<string, { aliases?: string[]; flags?: Record<string, { char?: string; type?: string }> }>;
-    };
-    for (const [id, command] of Object.entries(manifest.commands)) {
-      for (const name of [id, ...(command.aliases ?? [])]) for (const word of name.split(':')) words.add(word);
-      for (const [flag, { char, type }] of Object.entries(command.flags ?? {})) {
-        // Only flags that take a value: a word after a boolean flag is a stray word.
-        if (type !== 'option') continue;
-        flags.add(flag);
-        if (char !== undefined) flags.add(char);
-      }
-    }
+    const manifest = JSON.parse(await readFile(manifestUrl, 'utf8')) as { commands: Record<string, KnownCommand> };
+    known = knownWordsOf(Object.entries(manifest.commands));
   } catch {
     // Without the manifest every long word is masked: safe, only less readable.
   }
-  return { words, flags };
+  for (const topic of Object.keys(helpTopics)) known.words.add(topic);
+  return known;
 }
 
 /** `text` with every secret word replaced by `***`. */

@@ -1,8 +1,7 @@
 import { Flags } from '@oclif/core';
 import { addPlants } from '../cli/actions/add-plants.js';
-import { connectionFlags, jsonFlag, PlantsCommand } from '../cli/base-command.js';
+import { connectionFlags, jsonFlag, PlantsCommand, requestFlags } from '../cli/base-command.js';
 import { DEFAULT_CONCURRENCY, DEFAULT_RETRIES, MAX_CONCURRENCY, MAX_RETRIES } from '../cli/defaults.js';
-import { requestFlags } from '../cli/request-flags.js';
 
 export class Add extends PlantsCommand {
   static override action = addPlants;

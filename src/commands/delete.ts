@@ -1,7 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { deletePlant } from '../cli/actions/delete-plant.js';
-import { connectionFlags, jsonFlag, PlantsCommand } from '../cli/base-command.js';
-import { requestFlags } from '../cli/request-flags.js';
+import { connectionFlags, jsonFlag, PlantsCommand, requestFlags } from '../cli/base-command.js';
 
 export class Delete extends PlantsCommand {
   static override action = deletePlant;

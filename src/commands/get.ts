@@ -1,7 +1,6 @@
 import { Args } from '@oclif/core';
 import { showPlant } from '../cli/actions/show-plant.js';
-import { connectionFlags, jsonFlag, PlantsCommand } from '../cli/base-command.js';
-import { requestFlags } from '../cli/request-flags.js';
+import { connectionFlags, jsonFlag, PlantsCommand, requestFlags } from '../cli/base-command.js';
 
 export class Get extends PlantsCommand {
   static override action = showPlant;

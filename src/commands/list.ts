@@ -1,7 +1,6 @@
 import { Flags } from '@oclif/core';
 import { listPlants } from '../cli/actions/list-plants.js';
-import { connectionFlags, jsonFlag, PlantsCommand } from '../cli/base-command.js';
-import { requestFlags } from '../cli/request-flags.js';
+import { connectionFlags, jsonFlag, PlantsCommand, requestFlags } from '../cli/base-command.js';
 
 export class List extends PlantsCommand {
   static override action = listPlants;

@@ -1,7 +1,6 @@
 import { Flags } from '@oclif/core';
 import { logIn } from '../cli/actions/log-in.js';
-import { connectionFlags, PlantsCommand } from '../cli/base-command.js';
-import { requestFlags } from '../cli/request-flags.js';
+import { connectionFlags, PlantsCommand, requestFlags } from '../cli/base-command.js';
 
 export class Login extends PlantsCommand {
   static override action = logIn;

@@ -1,6 +1,5 @@
 import { showStatus } from '../cli/actions/show-status.js';
-import { connectionFlags, jsonFlag, PlantsCommand } from '../cli/base-command.js';
-import { requestFlags } from '../cli/request-flags.js';
+import { connectionFlags, jsonFlag, PlantsCommand, requestFlags } from '../cli/base-command.js';
 
 export class Status extends PlantsCommand {
   static override action = showStatus;

@@ -31,7 +31,7 @@ export function parseArgv(route: CommandRoute, argv: readonly string[]): ParsedC
   const given = new Map<string, unknown>();
   const positionals: string[] = [];
   const findFlag = (word: string) => flagNamed(route, word);
-  let current: FlagRoute | undefined;
+  let current: { name: string; flag: FlagRoute } | undefined;
   for (let index = 0; index < argv.length; index++) {
     const word = argv[index] as string;
     if (word === '--') return undefined;
@@ -52,7 +52,7 @@ export function parseArgv(route: CommandRoute, argv: readonly string[]): ParsedC
         given.set(name, !negated);
         continue;
       }
-      current = flag;
+      current = found;
       let input: string | undefined;
       if (word.startsWith('--')) {
         const equals = word.indexOf('=');
@@ -66,11 +66,10 @@ export function parseArgv(route: CommandRoute, argv: readonly string[]): ParsedC
       given.set(name, flag.multiple ? [...((given.get(name) as unknown[] | undefined) ?? []), value] : value);
       continue;
     }
-    if (current?.multiple && current.greedy) {
-      const value = readValue(current, word);
-      const name = nameOf(route, current);
-      if (value === undefined || name === undefined) return undefined;
-      given.set(name, [...((given.get(name) as unknown[] | undefined) ?? []), value]);
+    if (current?.flag.multiple && current.flag.greedy) {
+      const value = readValue(current.flag, word);
+      if (value === undefined) return undefined;
+      given.set(current.name, [...((given.get(current.name) as unknown[] | undefined) ?? []), value]);
       continue;
     }
     positionals.push(word);
@@ -113,10 +112,6 @@ function flagNamed(route: CommandRoute, word: string): { name: string; flag: Fla
     if (flag.char !== undefined && flag.char === char) return { name, flag, negated: false };
   }
   return undefined;
-}
-
-function nameOf(route: CommandRoute, flag: FlagRoute): string | undefined {
-  return Object.entries(route.flags).find(([, candidate]) => candidate === flag)?.[0];
 }
 
 /** A flag's value as oclif's parse of it would give it; undefined where oclif would refuse it (or only oclif can read it). */

@@ -3,7 +3,7 @@ import type { FlagValueReader } from '../cli/flag-values.js';
 /**
  * What the fast route knows of the commands: generated from their oclif declarations
  * (build/route-table-from-oclif.ts) at build time, read as JSON at run time. A command is here
- * only when its declaration names its action (`static action`).
+ * only when its action (`static action`) is one of src/cli/actions/.
  */
 export interface RouteTable {
   /** Command by its words on the command line (`add`, `plant add`). */

@@ -25,12 +25,9 @@ const hook: Hook<'command_not_found'> = async function (options) {
   const inTopic = topics.includes(first) && second !== undefined;
   const typed = inTopic ? `${first}:${second}` : first;
   const guess = inTopic
-    ? prefixed(
-        first,
-        closestCommand(
-          second,
-          ids.flatMap((id) => (id.startsWith(`${first}:`) ? [id.slice(first.length + 1)] : [])),
-        ),
+    ? closestCommand(
+        second,
+        ids.flatMap((id) => (id.startsWith(`${first}:`) ? [id.slice(first.length + 1)] : [])),
       )
     : closestCommand(first, ids);
   // A word that resembles no command is not repeated: it may be a token typed as the command.
@@ -38,14 +35,10 @@ const hook: Hook<'command_not_found'> = async function (options) {
     process.stderr.write('plants: that is not a plants command (the word is not repeated here).\n');
   else {
     process.stderr.write(`plants: '${typed.replaceAll(':', ' ').slice(0, 40)}' is not a plants command.\n`);
-    process.stderr.write(`  Did you mean \`plants ${guess.replaceAll(':', ' ')}\`?\n`);
+    process.stderr.write(`  Did you mean \`plants ${inTopic ? `${first} ` : ''}${guess.replaceAll(':', ' ')}\`?\n`);
   }
   process.stderr.write('  Run `plants help` for a list of commands.\n');
   this.exit(127);
 };
-
-function prefixed(topic: string, word: string | undefined): string | undefined {
-  return word === undefined ? undefined : `${topic}:${word}`;
-}
 
 export default hook;

@@ -1,39 +1,22 @@
 import type { AddSettled } from '../../client/confirming-adder.js';
+import type { Add } from '../../commands/add.js';
 import type { NewPlant } from '../../schema/plant.js';
-import type { Factory } from '../factory.js';
-import type { Output } from '../render/output.js';
-
-export interface SingleAddOptions {
-  json: boolean;
-  baseUrl: string | undefined;
-  insecure: boolean;
-  timeoutSeconds: number;
-  retries: number;
-  /** Read back on any 409: a plant stored exactly as given is reported as already there (exit 0). */
-  skipExisting?: boolean;
-  /** `--ca-cert`. */
-  caCert?: string | undefined;
-}
+import { clientRequest } from '../factory.js';
+import type { ActionContext, Parsed } from '../runner.js';
 
 /**
  * Sends one plant and prints the answer: a human line, or with --json the body exactly. A 409
- * on a retry (any 409 with skipExisting) and an add any try of which may have been applied (no
+ * on a retry (any 409 with --skip-existing) and an add any try of which may have been applied (no
  * whole answer, or an answer saying its outcome is unknown) are settled by reading the plant
  * back (see ConfirmingAdder); a plant confirmed that way is printed as the store holds it.
  */
 export async function addSinglePlant(
   plant: NewPlant,
-  options: SingleAddOptions,
-  factory: Factory,
-  output: Output,
+  flags: Parsed<typeof Add>['flags'],
+  { factory, output }: ActionContext,
 ): Promise<void> {
-  const client = await factory.plantClient({
-    flagBaseUrl: options.baseUrl,
-    insecure: options.insecure,
-    timeoutSeconds: options.timeoutSeconds,
-    caCert: options.caCert,
-  });
-  const retry = { attempts: options.retries + 1 };
+  const client = await factory.plantClient(clientRequest(flags));
+  const retry = { attempts: flags.retries + 1 };
   const settled = await output.withSpinner(`Adding plant ${plant.id}`, async (): Promise<AddSettled> => {
     try {
       return { kind: 'added', added: await client.addPlant(plant, { retry }) };
@@ -43,14 +26,14 @@ export async function addSinglePlant(
       const adder = new ConfirmingAdder({
         client,
         retry,
-        skipExisting: options.skipExisting ?? false,
+        skipExisting: flags['skip-existing'],
         onNoReadBack: (message) => output.info(`${output.errorColor.yellow('plants:')} ${message}`),
       });
       return adder.settle(plant, error);
     }
   });
   const rawBody = settled.kind === 'added' ? settled.added.rawBody : settled.rawBody;
-  if (options.json) {
+  if (flags.json) {
     output.json([rawBody.trim()]);
   } else {
     const { renderAddedPlant, renderExistingPlant } = await import('../render/render-plant.js');

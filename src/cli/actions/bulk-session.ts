@@ -1,25 +1,11 @@
 import { bulkAdd, bulkExitCode, type RecordOutcome, type RecordSource } from '../../bulk/bulk-add.js';
 import { ConfirmingAdder } from '../../client/confirming-adder.js';
-import type { PlantClient } from '../../client/plant-client.js';
-import type { RetryPolicy } from '../../client/retry-policy.js';
+import type { Add } from '../../commands/add.js';
 import { ExitCode } from '../../errors.js';
 import type { NewPlant } from '../../schema/plant.js';
-import type { Output } from '../render/output.js';
+import { clientRequest } from '../factory.js';
 import { outcomeLine, progressText, renderBulkSummary } from '../render/render-bulk.js';
-
-export interface BulkSessionOptions {
-  records: RecordSource;
-  toPlant: (value: unknown) => NewPlant;
-  client: PlantClient;
-  output: Output;
-  concurrency: number;
-  failFast: boolean;
-  retry: RetryPolicy;
-  /** Read back on every 409: a record stored exactly as sent is `existing`, not a failure. */
-  skipExisting: boolean;
-  /** How long the store may answer nothing before a record sent with no answer stops the run. */
-  silenceMs: number;
-}
+import type { ActionContext, Parsed } from '../runner.js';
 
 /**
  * A bulk add as the user sees it: NDJSON results on stdout, a progress line and a summary on
@@ -27,8 +13,12 @@ export interface BulkSessionOptions {
  * finish and are reported); a second Ctrl-C stops waiting: what is known is printed (results so
  * far, those in flight as unknown, the summary) and it exits 130. Resolves with the exit code.
  */
-export async function addPlantsInBulk(options: BulkSessionOptions): Promise<ExitCode> {
-  const { output } = options;
+export async function addPlantsInBulk(
+  { records, toPlant }: { records: RecordSource; toPlant: (value: unknown) => NewPlant },
+  flags: Parsed<typeof Add>['flags'],
+  { factory, output }: ActionContext,
+): Promise<ExitCode> {
+  const client = await factory.plantClient({ ...clientRequest(flags), connections: flags.concurrency });
   const interrupt = new AbortController();
   const interruptNow = new AbortController();
   const live = { inFlight: 0 };
@@ -72,9 +62,9 @@ export async function addPlantsInBulk(options: BulkSessionOptions): Promise<Exit
   };
   output.stdout.prependListener('error', onStdoutError);
   const adder = new ConfirmingAdder({
-    client: options.client,
-    retry: options.retry,
-    skipExisting: options.skipExisting,
+    client,
+    retry: { attempts: flags.retries + 1 },
+    skipExisting: flags['skip-existing'],
     onNoReadBack: (message) => say(`plants: ${message}`),
   });
   const started = performance.now();
@@ -83,13 +73,14 @@ export async function addPlantsInBulk(options: BulkSessionOptions): Promise<Exit
   let lastUpdate = 0;
   try {
     const summary = await bulkAdd({
-      records: options.records,
-      toPlant: options.toPlant,
+      records,
+      toPlant,
       send: (plant) => adder.add(plant),
       live,
-      concurrency: options.concurrency,
-      failFast: options.failFast,
-      silenceMs: options.silenceMs,
+      concurrency: flags.concurrency,
+      failFast: flags['fail-fast'],
+      // As long as one request may wait for its answer: a store silent that long is not there.
+      silenceMs: flags.timeout * 1000,
       signal: interrupt.signal,
       signalNow: interruptNow.signal,
       onInputEnd: (records) => {

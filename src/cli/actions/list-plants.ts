@@ -3,7 +3,7 @@ import type { PlantClient, PlantPage } from '../../client/plant-client.js';
 import type { List } from '../../commands/list.js';
 import { clientRequest } from '../factory.js';
 import type { Output } from '../render/output.js';
-import { plantJsonLine, renderPlantRows } from '../render/render-list.js';
+import { plantJsonLine, renderPlantRows } from '../render/render-plant.js';
 import type { ActionContext, Parsed } from '../runner.js';
 
 export interface ListOptions {

@@ -1,27 +1,22 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 
-/** The program that hands a URL to the user's browser, by platform: `open`, `cmd /c start`, else xdg-open. */
-export function browserOpener(platform: NodeJS.Platform, url: string): [string, string[]] {
-  if (platform === 'darwin') return ['open', [url]];
-  // start's first quoted argument is a window title; the URL is ours (no & or ^ to escape).
-  if (platform === 'win32') return ['cmd', ['/c', 'start', '""', url]];
-  return ['xdg-open', [url]];
-}
-
 /**
  * Opens `url` in the user's browser (serve --open), without waiting for it and never failing:
  * a machine without a browser or an opener (a server, a container) gets `onFailure` with a
  * sentence to print, and serve goes on.
  */
-export function openInBrowser(
-  url: string,
-  onFailure: (why: string) => void,
-  options: { platform?: NodeJS.Platform; env?: NodeJS.ProcessEnv } = {},
-): void {
-  const [command, args] = browserOpener(options.platform ?? process.platform, url);
+export function openInBrowser(url: string, onFailure: (why: string) => void): void {
+  // The program that hands a URL to the browser. start's first quoted argument is a window
+  // title; the URL is ours (no & or ^ to escape).
+  const [command, args] =
+    process.platform === 'darwin'
+      ? ['open', [url]]
+      : process.platform === 'win32'
+        ? ['cmd', ['/c', 'start', '""', url]]
+        : ['xdg-open', [url]];
   let child: ChildProcess;
   try {
-    child = spawn(command, args, { detached: true, stdio: 'ignore', env: options.env ?? process.env });
+    child = spawn(command, args, { detached: true, stdio: 'ignore' });
   } catch (error) {
     onFailure(`could not open a browser (${command}: ${(error as Error).message}); open ${url} yourself`);
     return;

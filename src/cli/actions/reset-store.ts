@@ -1,7 +1,6 @@
 import type { Reset } from '../../commands/reset.js';
 import { InvalidInputError } from '../../errors.js';
 import { clientRequest } from '../factory.js';
-import { renderResetDone } from '../render/render-reset.js';
 import type { ActionContext, Parsed } from '../runner.js';
 import { printPlantList } from './list-plants.js';
 
@@ -45,5 +44,7 @@ export async function resetStore({ flags }: Parsed<typeof Reset>, { factory, out
     json: flags.json,
     first,
   });
-  output.info(renderResetDone(shown, output.errorColor));
+  // On stderr: the plants themselves went to stdout.
+  const holds = shown === 0 ? 'no plants' : shown === 1 ? '1 plant' : `${shown} plants`;
+  output.info(`${output.errorColor.green('✓')} Reset: the store holds ${holds} now`);
 }

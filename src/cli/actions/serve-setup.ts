@@ -4,17 +4,15 @@ import { isIP } from 'node:net';
 import path from 'node:path';
 import { rootCertificates } from 'node:tls';
 import { isLoopbackHost } from '../../client/base-url.js';
+import type { Serve } from '../../commands/serve.js';
 import { InvalidInputError } from '../../errors.js';
-import { isDatabaseServer, shownDatabase } from '../../server/stores/open-store.js';
-
-export { isDatabaseServer, shownDatabase };
-
 import { whyUnreadable } from '../../files/unreadable-file.js';
-import { MIN_SERVE_TOKEN_LENGTH } from '../../schema/token.js';
 import type { LogFormat, LogLevel } from '../../server/observability/server-log.js';
+import { isDatabaseServer } from '../../server/stores/open-store.js';
 import { MAX_FAULT_SEED } from '../../server/test-double/prng.js';
 import { describeDelay, describeFaults, parseDelay, parseFaults } from '../../server/test-double/testing-options.js';
 import type { PlantsEnv } from '../env.js';
+import type { Parsed } from '../runner.js';
 import type { DetachedServePlan } from './serve-detach.js';
 import { keptTokenFile, readKeptToken } from './serve-token.js';
 
@@ -111,34 +109,16 @@ export interface KeptToken {
   warning: string | undefined;
 }
 
+type ServeFlags = Parsed<typeof Serve>['flags'];
+
 /** Everything `plants serve` decides from its flags and the environment before it starts. */
 export async function servePlan(
-  flags: {
-    host: string;
-    port: number;
-    db?: string | undefined;
-    database?: string | undefined;
-    memory: boolean;
-    token?: string[] | undefined;
-    durability?: string | undefined;
-    'tls-cert'?: string | undefined;
-    'tls-key'?: string | undefined;
-    'log-format': string;
-    'log-level': string;
-    metrics: boolean;
-    'metrics-token'?: string | undefined;
-    cors?: string[] | undefined;
-    seed?: string | undefined;
-    'allow-reset'?: boolean;
-    delay?: string | undefined;
-    fault?: string[] | undefined;
-    'fault-seed'?: number | undefined;
-  },
+  flags: ServeFlags,
   env: PlantsEnv,
 ): Promise<{ plan: DetachedServePlan; generated: boolean; keptToken: KeptToken | undefined }> {
   // Checked first: a bad value is a usage error before anything is opened.
   const testing = testingPlan(flags);
-  const database = await serveDatabase({ memory: flags.memory, db: flags.db, database: flags.database }, env);
+  const database = await serveDatabase(flags, env);
   if (flags.durability !== undefined && isDatabaseServer(database)) {
     // As pg_dump refuses options that cannot work together: a flag that would change nothing is a mistake.
     throw new InvalidInputError(
@@ -178,13 +158,9 @@ export async function servePlan(
 }
 
 /** serve's test-double flags (--seed, --allow-reset, --delay, --fault, --fault-seed), checked. */
-function testingPlan(flags: {
-  seed?: string | undefined;
-  'allow-reset'?: boolean;
-  delay?: string | undefined;
-  fault?: string[] | undefined;
-  'fault-seed'?: number | undefined;
-}): Pick<DetachedServePlan, 'seedFile' | 'allowReset' | 'delay' | 'faults' | 'faultSeed'> {
+function testingPlan(
+  flags: ServeFlags,
+): Pick<DetachedServePlan, 'seedFile' | 'allowReset' | 'delay' | 'faults' | 'faultSeed'> {
   const delay = flags.delay === undefined ? undefined : parseDelay(flags.delay);
   const faults = parseFaults(flags.fault ?? []);
   if (flags['fault-seed'] !== undefined && faults.length === 0 && delay === undefined) {
@@ -226,11 +202,6 @@ export function describeTesting(plan: DetachedServePlan, seedCount: number | und
     );
   }
   return lines;
-}
-
-/** True when a token the server accepts is short enough to be guessed. */
-export function hasShortToken(tokens: readonly string[]): boolean {
-  return tokens.some((token) => token.length < MIN_SERVE_TOKEN_LENGTH);
 }
 
 /**

@@ -1,5 +1,7 @@
 import type { Serve } from '../../commands/serve.js';
+import { MIN_SERVE_TOKEN_LENGTH } from '../../schema/token.js';
 import { PAGE_PREFIX } from '../../server/page/page-path.js';
+import { isDatabaseServer, shownDatabase } from '../../server/stores/open-store.js';
 import { inSingleExecutable } from '../../single-executable.js';
 import type { ActionContext, Parsed } from '../runner.js';
 
@@ -28,12 +30,12 @@ export async function serveStore(
     renderServeBanner(
       {
         url,
-        database: setup.shownDatabase(plan.database),
-        durability: setup.isDatabaseServer(plan.database) ? undefined : plan.durability,
+        database: shownDatabase(plan.database),
+        durability: isDatabaseServer(plan.database) ? undefined : plan.durability,
         generatedToken: generated ? plan.tokens[0] : undefined,
         keptToken: keptToken === undefined ? undefined : { file: keptToken.file, fresh: keptToken.fresh },
         clearTextWarning: setup.servesTokensInClear(plan.host, plan.tls !== undefined),
-        shortTokenWarning: setup.hasShortToken(plan.tokens),
+        shortTokenWarning: plan.tokens.some((token) => token.length < MIN_SERVE_TOKEN_LENGTH),
         command: setup.invocationName(process.argv[1], process.cwd()),
         pid,
         testing: setup.describeTesting(plan, seed?.plants.length),

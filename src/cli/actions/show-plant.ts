@@ -15,6 +15,6 @@ export async function showPlant(
     output.json([found.rawBody.trim()]);
     return;
   }
-  const { renderPlant } = await import('../render/render-list.js');
+  const { renderPlant } = await import('../render/render-plant.js');
   output.data(renderPlant(found.plant, output.color));
 }

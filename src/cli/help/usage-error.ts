@@ -23,11 +23,6 @@ export interface UsageCommand {
   >;
 }
 
-export interface UsageSentence {
-  message: string;
-  hints: string[];
-}
-
 // biome-ignore lint/suspicious/noControlCharactersInRegex: oclif may colour its reasons.
 const ansi = /\u001b\[[0-9;]*m/g;
 
@@ -168,7 +163,7 @@ export function usageSentence(
   command: UsageCommand,
   /** The command line (after the command's id), to tell a value with spaces given unquoted. */
   argv?: readonly string[],
-): UsageSentence {
+): { message: string; hints: string[] } {
   const text = error.message
     .replace(ansi, '')
     .replace(/\n\s*See more help with --help\s*$/, '')

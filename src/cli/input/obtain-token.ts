@@ -1,7 +1,6 @@
 import { InvalidInputError } from '../../errors.js';
 import type { IOStreams } from '../io-streams.js';
 import { promptSecret } from './prompt.js';
-import { readStreamText } from './read-input.js';
 
 /** The token for `plants login`: --token, else stdin with --with-token (unless a terminal), else a hidden prompt on a terminal. */
 export async function obtainToken(
@@ -21,4 +20,16 @@ export async function obtainToken(
     });
   }
   return promptSecret('Paste your token: ', io.stdin, io.stderr);
+}
+
+/** Reads all of a stream as UTF-8 text (stdin for `--with-token`). */
+function readStreamText(stream: NodeJS.ReadableStream): Promise<string> {
+  // Events rather than `for await`: the async iterator machinery costs a `plants login` more to
+  // load than the few bytes it reads.
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    stream.on('data', (chunk: Buffer | string) => chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk));
+    stream.once('error', reject);
+    stream.once('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+  });
 }

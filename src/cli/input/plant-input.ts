@@ -2,20 +2,16 @@ import { isUtf8 } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import type { RecordSource } from '../../bulk/bulk-add.js';
+import type { Add } from '../../commands/add.js';
 import { InvalidInputError } from '../../errors.js';
 import { whyUnreadable } from '../../files/unreadable-file.js';
 import type { InputRecord, JsonRecordReader } from '../../records/json-records.js';
 import { InvalidPlantError } from '../../schema/invalid-plant-error.js';
 import { type NewPlant, parsePlantIdText, toNewPlant } from '../../schema/plant.js';
+import type { Parsed } from '../runner.js';
 
-/** The flags of `plants add` that make up a NewPlant. */
-export interface PlantFlags {
-  id?: string | undefined;
-  name?: string | undefined;
-  tag?: string | undefined;
-  /** A JSON file holding a NewPlant, an array of them or NDJSON; `-` for stdin. */
-  file?: string | undefined;
-}
+/** The flags of `plants add`: --id, --name and --tag make up a NewPlant, --file holds records. */
+type PlantFlags = Parsed<typeof Add>['flags'];
 
 /** What `plants add` was given: one plant (from flags or a one-record file), or many records to stream. */
 export type PlantInput =
@@ -27,7 +23,7 @@ export type PlantInput =
  * over it, checked by the shared schema. Throws InvalidPlantError naming the fields, and
  * InvalidInputError for a flag whose bytes are not UTF-8.
  */
-export function applyPlantFlags(value: unknown, flags: PlantFlags): NewPlant {
+function applyPlantFlags(value: unknown, flags: PlantFlags): NewPlant {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new InvalidPlantError('a record must be a JSON object: a NewPlant with id, name and optional tag');
   }

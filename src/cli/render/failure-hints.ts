@@ -86,18 +86,13 @@ function refusedHints(baseUrl: URL): string[] {
   if (!isLoopbackHost(baseUrl.hostname)) return [];
   if (formatBaseUrl(baseUrl) === DEFAULT_BASE_URL) return ['Is the local store running? Start it with `plants serve`.'];
   const port = baseUrl.port || (baseUrl.protocol === 'https:' ? 443 : 80);
-  if (isIpv6Host(baseUrl.hostname)) {
-    // serve listens on 127.0.0.1 unless told otherwise: an IPv6 address never reaches it.
+  if (baseUrl.hostname.startsWith('[')) {
+    // An IPv6 address (in brackets, as URL keeps it) never reaches serve on 127.0.0.1, its default.
     return [
       `plants serve listens on 127.0.0.1 unless --host says otherwise: use ${formatBaseUrl(withHost(baseUrl, '127.0.0.1'))}, or start it with \`plants serve --host ::1 --port ${port}\`.`,
     ];
   }
   return [`Is a store listening there? \`plants serve --port ${port}\` starts one.`];
-}
-
-/** A URL's host as an IPv6 address (`[::1]`, as URL keeps it). */
-function isIpv6Host(hostname: string): boolean {
-  return hostname.startsWith('[');
 }
 
 /** The same URL with another host. */

@@ -24,12 +24,6 @@ function colored(streams: OutputStreams, which: 'stdout' | 'stderr', mode: Color
   return mode === 'always' || (mode === 'auto' && isTerminal(streams, which));
 }
 
-export interface OutputOptions {
-  color: ColorMode;
-  /** The styles for a coloured stream (chalk's, loaded by Output.open); without them nothing is coloured. */
-  palette?: Colors;
-}
-
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
 const controlCharacters = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u2028\u2029]/g;
 
@@ -62,11 +56,11 @@ export class Output {
   jq: JqFilter | undefined;
   #jqFailure: PlantsError | undefined;
 
-  constructor(streams: OutputStreams, options: OutputOptions) {
+  /** `palette`: the styles for a coloured stream (chalk's, loaded by open); without them nothing is coloured. */
+  private constructor(streams: OutputStreams, color: ColorMode, palette: Colors = plain) {
     this.#streams = streams;
-    const palette = options.palette ?? plain;
-    this.color = colored(streams, 'stdout', options.color) ? palette : plain;
-    this.errorColor = colored(streams, 'stderr', options.color) ? palette : plain;
+    this.color = colored(streams, 'stdout', color) ? palette : plain;
+    this.errorColor = colored(streams, 'stderr', color) ? palette : plain;
   }
 
   get stdout(): NodeJS.WriteStream {
@@ -85,7 +79,7 @@ export class Output {
   ): Promise<Output> {
     const wanted = colored(streams, 'stdout', options.color) || colored(streams, 'stderr', options.color);
     const palette = wanted ? await (options.loadPalette ?? chalkColors)() : undefined;
-    return new Output(streams, { color: options.color, palette });
+    return new Output(streams, options.color, palette);
   }
 
   /** One line of data on stdout. */

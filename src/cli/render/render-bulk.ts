@@ -5,7 +5,7 @@ import type { NewPlant } from '../../schema/plant.js';
 import type { Colors } from './colors.js';
 import { failureHints } from './failure-hints.js';
 import { sanitizeForTerminal } from './output.js';
-import { plantJsonLine } from './render-list.js';
+import { plantJsonLine } from './render-plant.js';
 
 /** A JSON text on one line: the server's body as it came when it is already one line. */
 function oneLine(json: string): string {

@@ -1,7 +1,53 @@
+import { stringifyJsonExact } from '../../schema/exact-json.js';
 import type { Plant, StoredPlant } from '../../schema/plant.js';
 import type { Colors } from './colors.js';
-import { hasTag } from './has-tag.js';
 import { sanitizeForTerminal } from './output.js';
+
+/**
+ * Whether a plant has a tag to show a person. An empty tag is valid (the interface sets no
+ * minimum length), is stored as sent and printed exactly in JSON, but reads as no tag: `[]` or
+ * an empty `tag` line would look like a fault.
+ */
+function hasTag(plant: { tag?: string | undefined }): plant is { tag: string } {
+  return plant.tag !== undefined && plant.tag !== '';
+}
+
+/** One plant as one NDJSON line, `id` first and digit for digit; `tag` only when set. */
+export function plantJsonLine(plant: StoredPlant): string {
+  return stringifyJsonExact(
+    plant.tag === undefined ? { id: plant.id, name: plant.name } : { id: plant.id, name: plant.name, tag: plant.tag },
+  );
+}
+
+function fitCell(text: string, width: number): string {
+  const clean = sanitizeForTerminal(text);
+  if (clean.length <= width) return clean.padEnd(width);
+  return width <= 1 ? '…'.slice(0, width) : `${clean.slice(0, width - 1)}…`;
+}
+
+/**
+ * Plants as table rows for a terminal `columns` wide: the id in full, then name and tag
+ * sharing what is left (the name first), cut with … when they do not fit.
+ */
+export function renderPlantRows(plants: readonly StoredPlant[], columns: number, c: Colors, header: boolean): string[] {
+  const idWidth = Math.max(2, ...plants.map((plant) => String(plant.id).length));
+  const room = Math.max(10, columns - idWidth - 4);
+  const longestName = Math.max(4, ...plants.map((plant) => plant.name.length));
+  const longestTag = Math.max(3, ...plants.map((plant) => plant.tag?.length ?? 0));
+  const nameWidth = Math.min(longestName, Math.max(Math.ceil(room * 0.6), room - longestTag));
+  const tagWidth = Math.max(3, Math.min(longestTag, room - nameWidth));
+  const row = (id: string, name: string, tag: string) =>
+    `${id.padStart(idWidth)}  ${fitCell(name, nameWidth)}  ${fitCell(tag, tagWidth)}`.trimEnd();
+  const rows = plants.map((plant) => row(String(plant.id), plant.name, plant.tag ?? ''));
+  return header ? [c.bold(row('ID', 'NAME', 'TAG')), ...rows] : rows;
+}
+
+/** `plants get` for a person: one field a line. */
+export function renderPlant(plant: StoredPlant, c: Colors): string {
+  const lines = [`${c.bold('id')}    ${plant.id}`, `${c.bold('name')}  ${sanitizeForTerminal(plant.name)}`];
+  if (hasTag(plant)) lines.push(`${c.bold('tag')}   ${sanitizeForTerminal(plant.tag)}`);
+  return lines.join('\n');
+}
 
 /** The human line for an added plant; the id is the one sent when the answer leaves it out. */
 export function renderAddedPlant(plant: Plant, sentId: bigint, c: Colors): string {

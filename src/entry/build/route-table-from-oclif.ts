@@ -21,7 +21,7 @@ const stringParse = String(Flags.string().parse);
 
 /**
  * The route table of the commands oclif knows (its manifest, and each class for how a flag's value
- * is read): every command whose declaration names its action, under its id and its aliases.
+ * is read): every command whose action the fast route runs, under its id and its aliases.
  */
 export async function routeTableFrom(config: Config): Promise<RouteTable> {
   const commands: Record<string, CommandRoute> = {};
@@ -30,11 +30,12 @@ export async function routeTableFrom(config: Config): Promise<RouteTable> {
   for (const cached of config.commands) {
     if (cached.pluginType !== 'core' || aliases.has(cached.id)) continue;
     const loaded = await cached.load();
-    const { action } = loaded as typeof PlantsCommand;
-    if (!(loaded.prototype instanceof PlantsCommand) || action === undefined || loaded.strict === false) continue;
+    if (!(loaded.prototype instanceof PlantsCommand)) continue;
+    const action = await actionModule(cached.id, (loaded as typeof PlantsCommand).action);
+    if (action === undefined || loaded.strict === false) continue;
     const route: CommandRoute = {
       id: cached.id,
-      action: await actionModule(cached.id, action),
+      action,
       flags: Object.fromEntries(
         Object.entries((loaded.flags ?? {}) as Record<string, LoadedFlag>).map(([name, flag]) => [
           name,
@@ -50,15 +51,19 @@ export async function routeTableFrom(config: Config): Promise<RouteTable> {
 
 /**
  * The module of src/cli/actions/ a command's action is the export of, named after it
- * (`addPlants`: add-plants.ts), which is how the fast route finds it (runner.ts's actionNamed).
+ * (`addPlants`: add-plants.ts), which is how the fast route finds it (runner.ts's actionNamed);
+ * undefined for an action of src/cli/help/, which needs oclif's Config: oclif's route runs it.
  */
-async function actionModule(id: string, action: NonNullable<typeof PlantsCommand.action>): Promise<string> {
+async function actionModule(id: string, action: typeof PlantsCommand.action): Promise<string | undefined> {
   const module = action.name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
-  const found = actionExport(module) === action.name ? await actionNamed(module).catch(() => undefined) : undefined;
-  if (found !== action) {
-    throw new Error(`the action of \`${id}\`, ${action.name}, must be the export of src/cli/actions/${module}.ts`);
+  if (actionExport(module) === action.name) {
+    if ((await actionNamed(module).catch(() => undefined)) === action) return module;
+    const help: Record<string, unknown> = await import(`../../cli/help/${module}.js`).catch(() => ({}));
+    if (help[action.name] === action) return undefined;
   }
-  return module;
+  throw new Error(
+    `the action of \`${id}\`, ${action.name}, must be the export of src/cli/actions/${module}.ts or src/cli/help/${module}.ts`,
+  );
 }
 
 function flagRoute(flag: LoadedFlag): FlagRoute {

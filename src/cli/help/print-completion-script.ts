@@ -1,0 +1,23 @@
+import type { AutocompleteScript } from '../../commands/autocomplete/script.js';
+import type { OclifContext } from '../base-command.js';
+import type { Parsed } from '../runner.js';
+import { ourShell } from './autocomplete.js';
+
+/** `plants autocomplete script SHELL`: our completion script for bash or fish, from oclif's description of the commands. */
+export async function printCompletionScript(
+  { args }: Parsed<typeof AutocompleteScript>,
+  context: OclifContext,
+): Promise<void> {
+  const shell = await ourShell(args.shell, context, 'autocomplete:script');
+  if (shell === undefined) return;
+  const [{ completionTree }, { helpTopics }] = await Promise.all([
+    import('../../completion/command-tree.js'),
+    import('./help-topics.js'),
+  ]);
+  const tree = completionTree(context.oclif, Object.keys(helpTopics));
+  const script =
+    shell === 'bash'
+      ? (await import('../../completion/bash.js')).bashCompletionScript(tree)
+      : (await import('../../completion/fish.js')).fishCompletionScript(tree);
+  context.output.data(script.trimEnd());
+}

@@ -1,0 +1,16 @@
+import type { Autocomplete } from '../../commands/autocomplete/index.js';
+import type { OclifContext } from '../base-command.js';
+import type { Parsed } from '../runner.js';
+import { ourShell } from './autocomplete.js';
+
+/** `plants autocomplete [SHELL]`: how to install our script for bash or fish. */
+export async function setUpCompletion(
+  { args, flags }: Parsed<typeof Autocomplete>,
+  context: OclifContext,
+): Promise<void> {
+  const shell = await ourShell(args.shell, context, 'autocomplete');
+  if (shell === undefined || flags['refresh-cache']) return;
+  const { output, oclif } = context;
+  if (shell === 'bash') output.data((await import('../../completion/bash.js')).bashSetupInstructions(oclif.bin));
+  else output.data((await import('../../completion/fish.js')).fishSetupInstructions(oclif.bin));
+}
