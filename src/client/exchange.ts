@@ -1,4 +1,4 @@
-import { ResponseError, type UnreachableError } from './errors.js';
+import type { ResponseError, UnreachableError } from './errors.js';
 import { backoff, parseRetryAfter, type RetryPolicy, sleep } from './retry-policy.js';
 import { type Answer, SendError, type Transport } from './transport.js';
 
@@ -84,13 +84,4 @@ export function withAttemptsOn<T extends ResponseError | UnreachableError>(error
   error.attempts = attempts;
   if ('triedForMs' in error) error.triedForMs = ms;
   return error;
-}
-
-/** Runs `make`, marking a ResponseError it throws with how often the request was sent. */
-export function withAttempts<T>(make: () => T, attempts: number): T {
-  try {
-    return make();
-  } catch (error) {
-    throw error instanceof ResponseError ? withAttemptsOn(error, attempts) : error;
-  }
 }
