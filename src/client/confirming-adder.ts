@@ -76,8 +76,7 @@ export const NO_READ_BACK_MESSAGE =
  */
 export class ConfirmingAdder {
   readonly #options: ConfirmingAdderOptions;
-  #noGetTold = false;
-  /** Set once a read-back met 404 for an id the store had just answered 409 for, or a 405. */
+  /** Set (and said, once) when a read-back met 404 for an id the store had just answered 409 for, or a 405. */
   #noGet = false;
 
   constructor(options: ConfirmingAdderOptions) {
@@ -181,9 +180,8 @@ export class ConfirmingAdder {
     } catch (error) {
       if (error instanceof ResponseError && !(error instanceof AuthRejectedError)) {
         if (error.status === 405 || (error.status === 404 && existsPerStore)) {
-          this.#noGet = true;
-          if (!this.#noGetTold) {
-            this.#noGetTold = true;
+          if (!this.#noGet) {
+            this.#noGet = true;
             this.#options.onNoReadBack?.(NO_READ_BACK_MESSAGE);
           }
           return { kind: 'no-get' };
