@@ -39,13 +39,7 @@ async function readBack(client: PlantClient, id: bigint): Promise<'found' | 'abs
 
 /** The answer that left the delete in doubt, now settled: the plant is still there. */
 function stillThere(error: ResponseError, id: bigint): ResponseError {
-  const settled = new ResponseError(`${error.message} (read back, plant ${id} is still there: not deleted)`, {
-    status: error.status,
-    body: error.body,
-    rawBody: error.rawBody,
-    baseUrl: error.baseUrl,
-    retryAfter: error.retryAfter,
-  });
+  const settled = new ResponseError(`${error.message} (read back, plant ${id} is still there: not deleted)`, error);
   settled.attempts = error.attempts;
   return settled;
 }
