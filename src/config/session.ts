@@ -95,11 +95,6 @@ export interface Status {
   origins: OriginStatus[];
 }
 
-function caCertOf(config: ConfigStore, origin: string): { caCert?: string } {
-  const file = config.caCertFor(origin);
-  return file === undefined ? {} : { caCert: file };
-}
-
 /** Everything `plants status` shows; the token is only ever there masked. */
 export function describeStatus(
   config: ConfigStore,
@@ -111,12 +106,13 @@ export function describeStatus(
   const origins = new Set([defaultOrigin, ...config.origins()]);
   const rows = [...origins].map((origin): OriginStatus => {
     const token = resolveToken(origin, origin === defaultOrigin ? inputs : {}, config);
+    const caCert = config.caCertFor(origin);
     return {
       origin,
       token: token === undefined ? null : maskToken(token.value),
       tokenSource: token?.source ?? null,
       isDefault: origin === defaultOrigin,
-      ...caCertOf(config, origin),
+      ...(caCert === undefined ? {} : { caCert }),
       storedIn: config.storedIn(origin) ?? null,
     };
   });
