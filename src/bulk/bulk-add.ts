@@ -345,34 +345,21 @@ function fatalError(outcome: RecordOutcome): PlantsError | undefined {
   return undefined;
 }
 
+/** The count each kind of outcome adds to (a confirmed add is counted as added, and as confirmed too). */
+const COUNTED_AS = {
+  added: 'added',
+  confirmed: 'added',
+  existing: 'existing',
+  conflict: 'conflicting',
+  rejected: 'rejected',
+  invalid: 'invalid',
+  unknown: 'unknown',
+  unreachable: 'unreachable',
+} as const satisfies Record<RecordOutcome['kind'], keyof BulkSummary>;
+
 function count(summary: BulkSummary, outcome: RecordOutcome): void {
-  switch (outcome.kind) {
-    case 'added':
-      summary.added++;
-      break;
-    case 'confirmed':
-      summary.added++;
-      summary.confirmed++;
-      break;
-    case 'existing':
-      summary.existing++;
-      break;
-    case 'conflict':
-      summary.conflicting++;
-      break;
-    case 'rejected':
-      summary.rejected++;
-      break;
-    case 'invalid':
-      summary.invalid++;
-      break;
-    case 'unknown':
-      summary.unknown++;
-      break;
-    case 'unreachable':
-      summary.unreachable++;
-      break;
-  }
+  summary[COUNTED_AS[outcome.kind]]++;
+  if (outcome.kind === 'confirmed') summary.confirmed++;
   if (!succeeded(outcome) && summary.firstFailures.length < 5) summary.firstFailures.push(outcome);
 }
 
