@@ -85,10 +85,8 @@ export function classifyNetworkFailure(error: unknown): NetworkFailure {
 }
 
 /** Why a request to `baseUrl` got no answer, as the end of a sentence (`cannot reach URL: …`). */
-export function describeNetworkFailure(failure: NetworkFailure, baseUrl: URL): string {
+function describeNetworkFailure(failure: Exclude<NetworkFailure, { kind: 'timeout' }>, baseUrl: URL): string {
   switch (failure.kind) {
-    case 'timeout':
-      return `no answer within ${failure.timeoutMs / 1000} s`;
     case 'refused':
       return 'connection refused';
     case 'dns':
