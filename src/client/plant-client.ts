@@ -17,7 +17,6 @@ import type { RetryPolicy } from './retry-policy.js';
 import { type Answer, Transport } from './transport.js';
 
 export type { PlantPage } from './answer-reading.js';
-export { MAX_RESPONSE_BYTES } from './transport.js';
 
 export interface PlantClientOptions {
   /** Where the store is: `{baseUrl}/plants`. */
