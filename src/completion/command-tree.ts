@@ -23,10 +23,7 @@ export interface CompletionCommand {
 }
 
 /** A topic: a word that only leads to commands (`plant` in `plant add`). */
-export interface CompletionTopic {
-  words: readonly string[];
-  summary: string;
-}
+export type CompletionTopic = Pick<CompletionCommand, 'words' | 'summary'>;
 
 export interface CompletionTree {
   bin: string;
