@@ -16,16 +16,8 @@ function monotonicMs(): number {
 /** The most of a response body we read; a Plant or an Error is a few hundred bytes. */
 export const MAX_RESPONSE_BYTES = 1024 * 1024;
 
-/** One answer, whatever its status, with the few headers the client reads. */
-export interface Answer {
-  status: number;
-  contentType: string;
-  text: string;
-  retryAfter: string | undefined;
-  link: string | undefined;
-  /** How many times undici wrote the request (above 1: it sent it again after a dropped pipeline). */
-  sends: number;
-}
+/** One answer, whatever its status: the few headers the client reads, and the body as text (`…` ends a cut one). */
+export type Answer = Omit<CollectedAnswer, 'body' | 'truncated'> & { text: string };
 
 export interface TransportOptions {
   /** The store's base URL: what an UnreachableError names. */
