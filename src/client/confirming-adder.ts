@@ -87,16 +87,8 @@ export class ConfirmingAdder {
     // The path every record of a bulk add takes: one promise more than the POST itself.
     return this.#options.client.addPlant(plant, { retry: this.#options.retry }).then(
       (added): AddSettled => ({ kind: 'added', added }),
-      (error: unknown) => this.#settle(plant, error, FIRST_TRY),
+      (error: unknown) => this.settle(plant, error),
     );
-  }
-
-  /**
-   * Settles what `client.addPlant(plant, { retry })` rejected with, as `add` would have: for a
-   * caller that sends first and loads this module only when the add did not simply succeed.
-   */
-  settle(plant: NewPlant, error: unknown): Promise<AddSettled> {
-    return this.#settle(plant, error, FIRST_TRY);
   }
 
   async #add(plant: NewPlant, state: Tries): Promise<AddSettled> {
@@ -105,11 +97,16 @@ export class ConfirmingAdder {
       if (state.earlierAttempts > 0) added.attempts += state.earlierAttempts;
       return { kind: 'added', added };
     } catch (error) {
-      return this.#settle(plant, error, state);
+      return this.settle(plant, error, state);
     }
   }
 
-  async #settle(plant: NewPlant, error: unknown, state: Tries): Promise<AddSettled> {
+  /**
+   * Settles what `client.addPlant(plant, { retry })` rejected with, as `add` would have: for a
+   * caller that sends first and loads this module only when the add did not simply succeed.
+   * (`state`: the adder's own, when it sent the plant again.)
+   */
+  async settle(plant: NewPlant, error: unknown, state: Tries = FIRST_TRY): Promise<AddSettled> {
     if (!(error instanceof ResponseError || error instanceof UnreachableError)) throw error;
     error.attempts += state.earlierAttempts;
     if (error instanceof ResponseError && !(error instanceof AuthRejectedError) && error.status === 409) {
