@@ -84,11 +84,7 @@ export class Transport {
     // per request: with thousands in flight those cost more than the request itself. The whole
     // answer must also arrive within the time-out: one timer for all requests ends those past it.
     const timeoutMs = this.#options.timeoutMs;
-    let collector: AnswerCollector | undefined;
-    const collected = new Promise<CollectedAnswer>((resolve, reject) => {
-      collector = new AnswerCollector(MAX_RESPONSE_BYTES, monotonicMs() + timeoutMs, resolve, reject);
-    });
-    const handler = collector as AnswerCollector;
+    const handler = new AnswerCollector(MAX_RESPONSE_BYTES, monotonicMs() + timeoutMs);
     this.#watch(handler);
     const plants = url === this.#options.plantsUrl;
     try {
@@ -111,7 +107,7 @@ export class Transport {
     } catch (error) {
       handler.onError(error as Error);
     }
-    return collected.then(
+    return handler.answer.then(
       (answer): Answer => {
         this.#pending.delete(handler);
         const text = answer.body.toString('utf8');
