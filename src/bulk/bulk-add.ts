@@ -139,6 +139,10 @@ export async function bulkAdd(options: BulkAddOptions): Promise<BulkSummary> {
     wake?.();
     wake = undefined;
   };
+  const woken = () =>
+    new Promise<void>((resolve) => {
+      wake = resolve;
+    });
   options.signal?.addEventListener('abort', wakeUp, { once: true });
   options.signalNow?.addEventListener('abort', wakeUp, { once: true });
 
@@ -191,9 +195,7 @@ export async function bulkAdd(options: BulkAddOptions): Promise<BulkSummary> {
       !options.signal?.aborted &&
       (live.inFlight >= options.concurrency || index - nextToReport >= window)
     ) {
-      await new Promise<void>((resolve) => {
-        wake = resolve;
-      });
+      await woken();
     }
     if (options.signal?.aborted) stop('interrupted');
     if (summary.stopped !== undefined) break;
@@ -251,16 +253,13 @@ export async function bulkAdd(options: BulkAddOptions): Promise<BulkSummary> {
   }
   // (An iterator still busy with an abandoned read would make return() wait for it.)
   if (!options.signalNow?.aborted && !abandonedRead) await iterator.return?.(undefined);
-  while (live.inFlight > 0 && !options.signalNow?.aborted) {
-    await new Promise<void>((resolve) => {
-      wake = resolve;
-    });
-  }
+  while (live.inFlight > 0 && !options.signalNow?.aborted) await woken();
   if (options.signalNow?.aborted) {
     // No more waiting: what is still in flight was sent and has no answer yet.
     for (const [current, { record, id }] of [...sent].sort(([a], [b]) => a - b)) {
       sent.delete(current);
-      settle(current, { kind: 'unknown', ...positionOf(record), id, error: interruptedBeforeAnswer(id) });
+      const cause = new UnreachableError('interrupted before its answer arrived', { failure: { kind: 'interrupted' } });
+      settle(current, { kind: 'unknown', ...positionOf(record), id, error: new NoAnswerError(id, cause) });
     }
     // Whatever still waits for an earlier record (never read) is reported as it is.
     for (const current of [...waiting.keys()].sort((a, b) => a - b)) {
@@ -319,11 +318,6 @@ function failure(at: RecordPosition, id: bigint, error: unknown): RecordOutcome 
     return { kind: 'unreachable', ...at, id, error };
   }
   throw error;
-}
-
-function interruptedBeforeAnswer(id: bigint): NoAnswerError {
-  const cause = new UnreachableError('interrupted before its answer arrived', { failure: { kind: 'interrupted' } });
-  return new NoAnswerError(id, cause);
 }
 
 /**
