@@ -51,17 +51,10 @@ export async function logout(
 ): Promise<{ origin: string; removed: boolean; defaultRestored?: string }> {
   const origin = baseUrl.origin;
   const stored = config.defaultBaseUrl;
-  const clearDefault = config.profile === 'default' && stored !== undefined && originOf(stored) === origin;
+  const clearDefault =
+    config.profile === 'default' && stored !== undefined && URL.canParse(stored) && new URL(stored).origin === origin;
   const removed = await config.forget(origin, { clearDefault });
   return clearDefault ? { origin, removed, defaultRestored: DEFAULT_BASE_URL } : { origin, removed };
-}
-
-function originOf(url: string): string | undefined {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Shows at most the last 4 characters, and never more than a quarter of the token. */
