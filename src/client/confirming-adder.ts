@@ -205,15 +205,11 @@ function differs(
   prefix = '',
 ): ConflictError {
   const sentPlant = stringifyJsonExact(plant);
-  const storedPlant = storedRaw.trim().includes('\n') ? oneLine(storedRaw) : storedRaw.trim();
+  const storedPlant = storedRaw.trim().includes('\n') ? storedRaw.replace(/\s*\n\s*/g, '') : storedRaw.trim();
   return new ConflictError(`${prefix}${serverMessage}, with other data than was sent`, {
     body: { error: 409, message: `${serverMessage}, with other data than was sent` },
     sentPlant,
     storedPlant,
     attempts,
   });
-}
-
-function oneLine(json: string): string {
-  return json.replace(/\s*\n\s*/g, '');
 }
