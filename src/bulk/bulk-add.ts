@@ -60,7 +60,7 @@ export interface BulkSummary {
   fatal: PlantsError | undefined;
   /** Set when a store that answered nothing stopped the run: for how long it had answered nothing. */
   silentForMs?: number | undefined;
-  /** The first few failures, for a person to read. */
+  /** The first five failures, for a person to read. */
   firstFailures: RecordOutcome[];
   elapsedMs: number;
 }
@@ -100,8 +100,6 @@ export interface BulkAddOptions {
    * is reported and the run goes on. Default 0: the first such record stops it.
    */
   silenceMs?: number;
-  /** How many first failures the summary keeps. Default 5. */
-  keepFailures?: number;
   /** Kept up to date with the number of requests in flight, for a person to be told. */
   live?: { inFlight: number };
 }
@@ -114,7 +112,6 @@ export interface BulkAddOptions {
 export async function bulkAdd(options: BulkAddOptions): Promise<BulkSummary> {
   const started = performance.now();
   const window = options.concurrency * 4;
-  const keep = options.keepFailures ?? 5;
   const summary: BulkSummary = {
     records: 0,
     added: 0,
@@ -136,12 +133,16 @@ export async function bulkAdd(options: BulkAddOptions): Promise<BulkSummary> {
   /** Records sent and not yet settled, by input index. */
   const sent = new Map<number, { record: InputRecord; id: bigint }>();
   let nextToReport = 0;
-  let inFlight = 0;
+  const live = options.live ?? { inFlight: 0 };
   let wake: (() => void) | undefined;
   const wakeUp = () => {
     wake?.();
     wake = undefined;
   };
+  const woken = () =>
+    new Promise<void>((resolve) => {
+      wake = resolve;
+    });
   options.signal?.addEventListener('abort', wakeUp, { once: true });
   options.signalNow?.addEventListener('abort', wakeUp, { once: true });
 
@@ -162,7 +163,7 @@ export async function bulkAdd(options: BulkAddOptions): Promise<BulkSummary> {
     for (let ready = waiting.get(nextToReport); ready !== undefined; ready = waiting.get(nextToReport)) {
       waiting.delete(nextToReport);
       nextToReport++;
-      count(summary, ready, keep);
+      count(summary, ready);
       options.onOutcome(ready);
     }
     if (!succeeded(outcome)) {
@@ -192,11 +193,9 @@ export async function bulkAdd(options: BulkAddOptions): Promise<BulkSummary> {
     while (
       summary.stopped === undefined &&
       !options.signal?.aborted &&
-      (inFlight >= options.concurrency || index - nextToReport >= window)
+      (live.inFlight >= options.concurrency || index - nextToReport >= window)
     ) {
-      await new Promise<void>((resolve) => {
-        wake = resolve;
-      });
+      await woken();
     }
     if (options.signal?.aborted) stop('interrupted');
     if (summary.stopped !== undefined) break;
@@ -232,20 +231,17 @@ export async function bulkAdd(options: BulkAddOptions): Promise<BulkSummary> {
       settle(current, plant);
       continue;
     }
-    inFlight++;
-    if (options.live !== undefined) options.live.inFlight = inFlight;
+    live.inFlight++;
     sent.set(current, { record, id: plant.id });
     options.send(plant).then(
       (settled) => {
         if (!sent.delete(current)) return;
-        inFlight--;
-        if (options.live !== undefined) options.live.inFlight = inFlight;
+        live.inFlight--;
         settle(current, success(record, plant.id, settled));
       },
       (error: unknown) => {
         if (!sent.delete(current)) return;
-        inFlight--;
-        if (options.live !== undefined) options.live.inFlight = inFlight;
+        live.inFlight--;
         const outcome = failure(positionOf(record), plant.id, error);
         if (outcome.kind === 'rejected' && outcome.error.status === 409) {
           const stored = storedPlantOfConflict(outcome.error.rawBody);
@@ -257,23 +253,19 @@ export async function bulkAdd(options: BulkAddOptions): Promise<BulkSummary> {
   }
   // (An iterator still busy with an abandoned read would make return() wait for it.)
   if (!options.signalNow?.aborted && !abandonedRead) await iterator.return?.(undefined);
-  while (inFlight > 0 && !options.signalNow?.aborted) {
-    await new Promise<void>((resolve) => {
-      wake = resolve;
-    });
-  }
+  while (live.inFlight > 0 && !options.signalNow?.aborted) await woken();
   if (options.signalNow?.aborted) {
     // No more waiting: what is still in flight was sent and has no answer yet.
     for (const [current, { record, id }] of [...sent].sort(([a], [b]) => a - b)) {
       sent.delete(current);
-      inFlight--;
-      settle(current, { kind: 'unknown', ...positionOf(record), id, error: interruptedBeforeAnswer(id) });
+      const cause = new UnreachableError('interrupted before its answer arrived', { failure: { kind: 'interrupted' } });
+      settle(current, { kind: 'unknown', ...positionOf(record), id, error: new NoAnswerError(id, cause) });
     }
     // Whatever still waits for an earlier record (never read) is reported as it is.
     for (const current of [...waiting.keys()].sort((a, b) => a - b)) {
       const ready = waiting.get(current) as RecordOutcome;
       waiting.delete(current);
-      count(summary, ready, keep);
+      count(summary, ready);
       options.onOutcome(ready);
     }
   }
@@ -328,11 +320,6 @@ function failure(at: RecordPosition, id: bigint, error: unknown): RecordOutcome 
   throw error;
 }
 
-function interruptedBeforeAnswer(id: bigint): NoAnswerError {
-  const cause = new UnreachableError('interrupted before its answer arrived', { failure: { kind: 'interrupted' } });
-  return new NoAnswerError(id, cause);
-}
-
 /**
  * An outcome the store answered: the store is there, whatever it said (an `unknown` it answered
  * may have been applied, but the store did answer it).
@@ -352,35 +339,22 @@ function fatalError(outcome: RecordOutcome): PlantsError | undefined {
   return undefined;
 }
 
-function count(summary: BulkSummary, outcome: RecordOutcome, keep: number): void {
-  switch (outcome.kind) {
-    case 'added':
-      summary.added++;
-      break;
-    case 'confirmed':
-      summary.added++;
-      summary.confirmed++;
-      break;
-    case 'existing':
-      summary.existing++;
-      break;
-    case 'conflict':
-      summary.conflicting++;
-      break;
-    case 'rejected':
-      summary.rejected++;
-      break;
-    case 'invalid':
-      summary.invalid++;
-      break;
-    case 'unknown':
-      summary.unknown++;
-      break;
-    case 'unreachable':
-      summary.unreachable++;
-      break;
-  }
-  if (!succeeded(outcome) && summary.firstFailures.length < keep) summary.firstFailures.push(outcome);
+/** The count each kind of outcome adds to (a confirmed add is counted as added, and as confirmed too). */
+const COUNTED_AS = {
+  added: 'added',
+  confirmed: 'added',
+  existing: 'existing',
+  conflict: 'conflicting',
+  rejected: 'rejected',
+  invalid: 'invalid',
+  unknown: 'unknown',
+  unreachable: 'unreachable',
+} as const satisfies Record<RecordOutcome['kind'], keyof BulkSummary>;
+
+function count(summary: BulkSummary, outcome: RecordOutcome): void {
+  summary[COUNTED_AS[outcome.kind]]++;
+  if (outcome.kind === 'confirmed') summary.confirmed++;
+  if (!succeeded(outcome) && summary.firstFailures.length < 5) summary.firstFailures.push(outcome);
 }
 
 /**

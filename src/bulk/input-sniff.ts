@@ -9,44 +9,24 @@ export interface NotText {
 
 const READS_JSON = 'plants reads JSON text: a NewPlant object, a JSON array of them, or NDJSON (one per line)';
 
-/** Leading bytes of formats that are never JSON text, with what to say of each. */
-const MAGIC: ReadonlyArray<{ bytes: readonly number[]; what: string; todo: (source: string) => string }> = [
-  {
-    bytes: [0x1f, 0x8b],
-    what: 'gzip-compressed',
-    todo: (source) => `decompress it first: gunzip -c ${source} | plants add --file -`,
-  },
-  {
-    bytes: [0xff, 0xfe],
-    what: 'UTF-16 text (it starts with a UTF-16 byte-order mark)',
-    todo: (source) => `convert it first: iconv -f UTF-16 -t UTF-8 ${source} | plants add --file -`,
-  },
-  {
-    bytes: [0xfe, 0xff],
-    what: 'UTF-16 text (it starts with a UTF-16 byte-order mark)',
-    todo: (source) => `convert it first: iconv -f UTF-16 -t UTF-8 ${source} | plants add --file -`,
-  },
-  {
-    bytes: [0x50, 0x4b, 0x03, 0x04],
-    what: 'a zip archive',
-    todo: (source) => `extract it first: unzip -p ${source} | plants add --file -`,
-  },
-  {
-    bytes: [0x42, 0x5a, 0x68],
-    what: 'bzip2-compressed',
-    todo: (source) => `decompress it first: bzip2 -dc ${source} | plants add --file -`,
-  },
-  {
-    bytes: [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00],
-    what: 'xz-compressed',
-    todo: (source) => `decompress it first: xz -dc ${source} | plants add --file -`,
-  },
-  {
-    bytes: [0x28, 0xb5, 0x2f, 0xfd],
-    what: 'zstd-compressed',
-    todo: (source) => `decompress it first: zstd -dc ${source} | plants add --file -`,
-  },
-  { bytes: [0x7f, 0x45, 0x4c, 0x46], what: 'a program (ELF), not text', todo: () => READS_JSON },
+const UTF16 = {
+  what: 'UTF-16 text (it starts with a UTF-16 byte-order mark)',
+  first: 'convert it first: iconv -f UTF-16 -t UTF-8',
+};
+
+/**
+ * Leading bytes of formats that are never JSON text, with what to say of each and, where a tool
+ * makes JSON text of it, what to pipe it through first.
+ */
+const MAGIC: ReadonlyArray<{ bytes: readonly number[]; what: string; first?: string }> = [
+  { bytes: [0x1f, 0x8b], what: 'gzip-compressed', first: 'decompress it first: gunzip -c' },
+  { bytes: [0xff, 0xfe], ...UTF16 },
+  { bytes: [0xfe, 0xff], ...UTF16 },
+  { bytes: [0x50, 0x4b, 0x03, 0x04], what: 'a zip archive', first: 'extract it first: unzip -p' },
+  { bytes: [0x42, 0x5a, 0x68], what: 'bzip2-compressed', first: 'decompress it first: bzip2 -dc' },
+  { bytes: [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00], what: 'xz-compressed', first: 'decompress it first: xz -dc' },
+  { bytes: [0x28, 0xb5, 0x2f, 0xfd], what: 'zstd-compressed', first: 'decompress it first: zstd -dc' },
+  { bytes: [0x7f, 0x45, 0x4c, 0x46], what: 'a program (ELF), not text' },
 ];
 
 /**
@@ -59,8 +39,9 @@ const MAGIC: ReadonlyArray<{ bytes: readonly number[]; what: string; todo: (sour
  */
 export function sniffInput(head: Uint8Array, source: string): NotText | undefined {
   const named = source === '-' ? 'FILE' : source;
-  for (const magic of MAGIC) {
-    if (magic.bytes.every((byte, at) => head[at] === byte)) return { what: magic.what, todo: magic.todo(named) };
+  for (const { bytes, what, first } of MAGIC) {
+    if (!bytes.every((byte, at) => head[at] === byte)) continue;
+    return { what, todo: first === undefined ? READS_JSON : `${first} ${named} | plants add --file -` };
   }
   const look = head.subarray(0, SNIFF_BYTES);
   const control = look.findIndex(

@@ -42,19 +42,17 @@ export class AnswerCollector implements Dispatcher.DispatchHandler {
   #abort: ((error?: Error) => void) | undefined;
   #settled = false;
   readonly #limit: number;
-  readonly #resolve: (answer: CollectedAnswer) => void;
-  readonly #reject: (error: unknown) => void;
-
-  constructor(
-    limit: number,
-    deadline: number,
-    resolve: (answer: CollectedAnswer) => void,
-    reject: (error: unknown) => void,
-  ) {
-    this.#limit = limit;
-    this.deadline = deadline;
+  #resolve!: (answer: CollectedAnswer) => void;
+  #reject!: (error: unknown) => void;
+  /** The whole answer, or why none came. */
+  readonly answer = new Promise<CollectedAnswer>((resolve, reject) => {
     this.#resolve = resolve;
     this.#reject = reject;
+  });
+
+  constructor(limit: number, deadline: number) {
+    this.#limit = limit;
+    this.deadline = deadline;
   }
 
   /** Gives up on the request (its deadline passed): it rejects with `error`. */

@@ -91,16 +91,10 @@ export function errorOf(answer: Answer, source: AnswerSource): ResponseError {
 
 /** A 409 for a POST sent again after the connection dropped: most likely our own first attempt. */
 export function duplicateAfterRetry(error: ResponseError): ResponseError {
+  // The same answer (status, body, store, exit code), said otherwise.
   const again = new ResponseError(
     `${error.message} (after a retry: the first attempt may have added it before the connection dropped)`,
-    {
-      status: error.status,
-      body: error.body,
-      rawBody: error.rawBody,
-      baseUrl: error.baseUrl,
-      retryAfter: error.retryAfter,
-      exitCode: error.exitCode,
-    },
+    error,
   );
   again.afterRetry = true;
   again.mayHaveBeenApplied = error.mayHaveBeenApplied;

@@ -6,12 +6,12 @@ import { whyUnreadable } from '../files/unreadable-file.js';
 const pemCertificate = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
 
 /**
- * The PEM text of a CA certificate file (`--ca-cert`, like curl's `--cacert`): one certificate
- * or several (a chain). A file that cannot be read, or that holds no certificate OpenSSL can
- * read, is exit 2 naming `where` (the flag, or the login that kept it) and the file; never
- * OpenSSL's own words.
+ * The certificates to trust: Node's list, and those of a CA certificate file (`--ca-cert`, like
+ * curl's `--cacert`): one certificate or several (a chain). A file that cannot be read, or that
+ * holds no certificate OpenSSL can read, is exit 2 naming `where` (the flag, or the login that
+ * kept it) and the file; never OpenSSL's own words.
  */
-export function readCaCertificate(file: string, where: string): string {
+export async function trustedCertificates({ file, where }: { file: string; where: string }): Promise<string[]> {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -35,12 +35,6 @@ export function readCaCertificate(file: string, where: string): string {
       hints: ["Give the store's certificate, or its authority's, as PEM (-----BEGIN CERTIFICATE-----)."],
     });
   }
-  return certificates.join('\n');
-}
-
-/** The certificates to trust: Node's list, and those of a CA certificate file (readCaCertificate). */
-export async function trustedCertificates(caCert: { file: string; where: string }): Promise<string[]> {
-  const pem = readCaCertificate(caCert.file, caCert.where);
   const { rootCertificates } = await import('node:tls');
-  return [...rootCertificates, pem];
+  return [...rootCertificates, certificates.join('\n')];
 }

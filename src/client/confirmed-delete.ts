@@ -19,7 +19,11 @@ export async function deleteConfirmed(client: PlantClient, id: bigint): Promise<
     if (!inDoubt) throw error;
     const read = await readBack(client, id);
     if (read === 'absent') return { confirmed: true };
-    if (read === 'found' && error instanceof ResponseError) throw stillThere(error, id);
+    if (read === 'found' && error instanceof ResponseError) {
+      const settled = new ResponseError(`${error.message} (read back, plant ${id} is still there: not deleted)`, error);
+      settled.attempts = error.attempts;
+      throw settled;
+    }
     if (read === 'found') throw error;
     throw new NoAnswerError(id, error, { done: 'deleted', storeArgs: client.storeArgs });
   }
@@ -35,17 +39,4 @@ async function readBack(client: PlantClient, id: bigint): Promise<'found' | 'abs
     if (error instanceof ResponseError || error instanceof UnreachableError) return 'failed';
     throw error;
   }
-}
-
-/** The answer that left the delete in doubt, now settled: the plant is still there. */
-function stillThere(error: ResponseError, id: bigint): ResponseError {
-  const settled = new ResponseError(`${error.message} (read back, plant ${id} is still there: not deleted)`, {
-    status: error.status,
-    body: error.body,
-    rawBody: error.rawBody,
-    baseUrl: error.baseUrl,
-    retryAfter: error.retryAfter,
-  });
-  settled.attempts = error.attempts;
-  return settled;
 }

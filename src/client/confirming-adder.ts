@@ -76,8 +76,7 @@ export const NO_READ_BACK_MESSAGE =
  */
 export class ConfirmingAdder {
   readonly #options: ConfirmingAdderOptions;
-  #noGetTold = false;
-  /** Set once a read-back met 404 for an id the store had just answered 409 for, or a 405. */
+  /** Set (and said, once) when a read-back met 404 for an id the store had just answered 409 for, or a 405. */
   #noGet = false;
 
   constructor(options: ConfirmingAdderOptions) {
@@ -88,16 +87,8 @@ export class ConfirmingAdder {
     // The path every record of a bulk add takes: one promise more than the POST itself.
     return this.#options.client.addPlant(plant, { retry: this.#options.retry }).then(
       (added): AddSettled => ({ kind: 'added', added }),
-      (error: unknown) => this.#settle(plant, error, FIRST_TRY),
+      (error: unknown) => this.settle(plant, error),
     );
-  }
-
-  /**
-   * Settles what `client.addPlant(plant, { retry })` rejected with, as `add` would have: for a
-   * caller that sends first and loads this module only when the add did not simply succeed.
-   */
-  settle(plant: NewPlant, error: unknown): Promise<AddSettled> {
-    return this.#settle(plant, error, FIRST_TRY);
   }
 
   async #add(plant: NewPlant, state: Tries): Promise<AddSettled> {
@@ -106,11 +97,16 @@ export class ConfirmingAdder {
       if (state.earlierAttempts > 0) added.attempts += state.earlierAttempts;
       return { kind: 'added', added };
     } catch (error) {
-      return this.#settle(plant, error, state);
+      return this.settle(plant, error, state);
     }
   }
 
-  async #settle(plant: NewPlant, error: unknown, state: Tries): Promise<AddSettled> {
+  /**
+   * Settles what `client.addPlant(plant, { retry })` rejected with, as `add` would have: for a
+   * caller that sends first and loads this module only when the add did not simply succeed.
+   * (`state`: the adder's own, when it sent the plant again.)
+   */
+  async settle(plant: NewPlant, error: unknown, state: Tries = FIRST_TRY): Promise<AddSettled> {
     if (!(error instanceof ResponseError || error instanceof UnreachableError)) throw error;
     error.attempts += state.earlierAttempts;
     if (error instanceof ResponseError && !(error instanceof AuthRejectedError) && error.status === 409) {
@@ -181,9 +177,8 @@ export class ConfirmingAdder {
     } catch (error) {
       if (error instanceof ResponseError && !(error instanceof AuthRejectedError)) {
         if (error.status === 405 || (error.status === 404 && existsPerStore)) {
-          this.#noGet = true;
-          if (!this.#noGetTold) {
-            this.#noGetTold = true;
+          if (!this.#noGet) {
+            this.#noGet = true;
             this.#options.onNoReadBack?.(NO_READ_BACK_MESSAGE);
           }
           return { kind: 'no-get' };
@@ -210,15 +205,11 @@ function differs(
   prefix = '',
 ): ConflictError {
   const sentPlant = stringifyJsonExact(plant);
-  const storedPlant = storedRaw.trim().includes('\n') ? oneLine(storedRaw) : storedRaw.trim();
+  const storedPlant = storedRaw.trim().includes('\n') ? storedRaw.replace(/\s*\n\s*/g, '') : storedRaw.trim();
   return new ConflictError(`${prefix}${serverMessage}, with other data than was sent`, {
     body: { error: 409, message: `${serverMessage}, with other data than was sent` },
     sentPlant,
     storedPlant,
     attempts,
   });
-}
-
-function oneLine(json: string): string {
-  return json.replace(/\s*\n\s*/g, '');
 }

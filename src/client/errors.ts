@@ -1,6 +1,5 @@
 import { ExitCode, PlantsError } from '../errors.js';
 import type { ErrorBody } from '../schema/plant.js';
-import { formatBaseUrl } from './base-url.js';
 import type { NetworkFailure } from './network-errors.js';
 
 // The client's errors carry the facts of a failure (what failed, where, with which status or
@@ -112,8 +111,6 @@ export class CrossOriginPageError extends ResponseError {
 
 /** The server did not answer: connection refused, DNS, TLS, reset, time-out. Exit 3. */
 export class UnreachableError extends PlantsError {
-  /** The store's base URL, as text ('' without one). */
-  readonly url: string;
   /** The store's base URL; absent for a request cut short by the user rather than the network. */
   readonly baseUrl: URL | undefined;
   /** What kind of failure it was. */
@@ -138,7 +135,6 @@ export class UnreachableError extends PlantsError {
   ) {
     super(message, { exitCode: ExitCode.unreachable, cause: options.cause });
     this.baseUrl = options.baseUrl;
-    this.url = options.baseUrl === undefined ? '' : formatBaseUrl(options.baseUrl);
     this.failure = options.failure;
     this.storeArgs = options.storeArgs ?? [];
   }

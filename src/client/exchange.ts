@@ -1,4 +1,4 @@
-import { ResponseError, type UnreachableError } from './errors.js';
+import type { ResponseError, UnreachableError } from './errors.js';
 import { backoff, parseRetryAfter, type RetryPolicy, sleep } from './retry-policy.js';
 import { type Answer, SendError, type Transport } from './transport.js';
 
@@ -14,27 +14,19 @@ export interface Exchange {
   mayHaveBeenApplied: boolean;
 }
 
-export interface ExchangeRequest {
-  method: string;
-  url: URL;
-  body?: string | undefined;
-  /** May be pipelined (see Transport.send), every attempt. */
-  pipelined?: boolean;
-}
-
 /**
  * The one way every request goes out: sent, and sent again under the retry policy where that
- * is safe (see RetryPolicy). Resolves with the answer, whatever its status; rejects only with
- * UnreachableError, whose `attempts` says how often it was sent.
+ * is safe (see RetryPolicy); `pipelined`, every attempt may be (see Transport.send). Resolves
+ * with the answer, whatever its status; rejects only with UnreachableError, whose `attempts`
+ * says how often it was sent.
  */
 export async function exchange(
   transport: Transport,
-  request: ExchangeRequest,
+  { method, url, body, pipelined = false }: { method: string; url: URL; body?: string; pipelined?: boolean },
   policy: RetryPolicy = { attempts: 1 },
   /** Attempt 1, already sent by the caller: its answer, or what it was rejected with. */
   first?: { answer: Answer } | { error: unknown },
 ): Promise<Exchange> {
-  const { method, url, body, pipelined = false } = request;
   let mayHaveBeenApplied = false;
   const started = performance.now();
   /** Writes of the request that undici made on its own (a dropped pipeline), beyond the attempts. */
@@ -84,13 +76,4 @@ export function withAttemptsOn<T extends ResponseError | UnreachableError>(error
   error.attempts = attempts;
   if ('triedForMs' in error) error.triedForMs = ms;
   return error;
-}
-
-/** Runs `make`, marking a ResponseError it throws with how often the request was sent. */
-export function withAttempts<T>(make: () => T, attempts: number): T {
-  try {
-    return make();
-  } catch (error) {
-    throw error instanceof ResponseError ? withAttemptsOn(error, attempts) : error;
-  }
 }

@@ -3,9 +3,16 @@ import { formatBaseUrl } from './base-url.js';
 // What an error from the network stack says, read through its chain of causes: the facts of a
 // failure (NetworkFailure), and a sentence for them that names no flag or command.
 
+/** An error and its causes, five at most. */
+function* causes(error: unknown): Generator<Error> {
+  for (let current = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
+    yield current;
+  }
+}
+
 /** The first Node or undici error code in the chain of causes. */
 export function errorCode(error: unknown): string | undefined {
-  for (let current = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
+  for (const current of causes(error)) {
     const code = (current as { code?: unknown }).code;
     if (typeof code === 'string' && code !== 'UND_ERR_REQ_RETRY') return code;
   }
@@ -70,7 +77,7 @@ export function classifyNetworkFailure(error: unknown): NetworkFailure {
   if (certificateProblems[code] !== undefined) {
     return { kind: 'certificate', code, names: code === 'ERR_TLS_CERT_ALTNAME_INVALID' ? certificateNames(error) : [] };
   }
-  const text = causeMessages(error);
+  const text = [...causes(error)].map((cause) => cause.message).join(' ');
   if (/wrong version number|packet length too long|http request|unknown protocol/i.test(text)) {
     return { kind: 'not-tls' };
   }
@@ -85,10 +92,8 @@ export function classifyNetworkFailure(error: unknown): NetworkFailure {
 }
 
 /** Why a request to `baseUrl` got no answer, as the end of a sentence (`cannot reach URL: …`). */
-export function describeNetworkFailure(failure: NetworkFailure, baseUrl: URL): string {
+function describeNetworkFailure(failure: Exclude<NetworkFailure, { kind: 'timeout' }>, baseUrl: URL): string {
   switch (failure.kind) {
-    case 'timeout':
-      return `no answer within ${failure.timeoutMs / 1000} s`;
     case 'refused':
       return 'connection refused';
     case 'dns':
@@ -126,7 +131,7 @@ export function unreachableMessage(failure: NetworkFailure, baseUrl: URL): strin
 /** The names a server's certificate holds (node's error carries the peer certificate). */
 function certificateNames(error: unknown): string[] {
   let altNames: string | undefined;
-  for (let current = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
+  for (const current of causes(error)) {
     const cert = (current as { cert?: { subjectaltname?: unknown } }).cert;
     if (typeof cert?.subjectaltname === 'string') altNames = cert.subjectaltname;
   }
@@ -134,12 +139,4 @@ function certificateNames(error: unknown): string[] {
     .split(/,\s*/)
     .map((entry) => /^(?:DNS|IP Address):(.+)$/.exec(entry)?.[1]?.trim())
     .filter((name): name is string => name !== undefined && name !== '');
-}
-
-function causeMessages(error: unknown): string {
-  const parts: string[] = [];
-  for (let current = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
-    parts.push(current.message);
-  }
-  return parts.join(' ');
 }

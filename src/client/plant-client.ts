@@ -12,12 +12,11 @@ import {
 } from './answer-reading.js';
 import { formatBaseUrl } from './base-url.js';
 import { ResponseError } from './errors.js';
-import { type Exchange, exchange, withAttempts, withAttemptsOn } from './exchange.js';
+import { type Exchange, exchange, withAttemptsOn } from './exchange.js';
 import type { RetryPolicy } from './retry-policy.js';
 import { type Answer, Transport } from './transport.js';
 
 export type { PlantPage } from './answer-reading.js';
-export { MAX_RESPONSE_BYTES } from './transport.js';
 
 export interface PlantClientOptions {
   /** Where the store is: `{baseUrl}/plants`. */
@@ -125,7 +124,11 @@ export class PlantClient {
       if (this.#isPlantSent(answer, body)) {
         return { status: answer.status, plant: newPlant, rawBody: answer.text, attempts };
       }
-      return { ...withAttempts(() => plantOf(answer, this.#source), attempts), attempts };
+      try {
+        return { ...plantOf(answer, this.#source), attempts };
+      } catch (error) {
+        throw error instanceof ResponseError ? withAttemptsOn(error, attempts) : error;
+      }
     }
     throw withAttemptsOn(this.#errorOf(sent), attempts, sent.elapsedMs);
   }
@@ -189,16 +192,6 @@ export class PlantClient {
     }
   }
 
-  /** Every plant, page after page, in flat memory: one page is held at a time. */
-  async *listAll(limit?: number): AsyncGenerator<StoredPlant> {
-    let page: PlantPage = await this.listPage({ limit });
-    for (;;) {
-      yield* page.plants;
-      if (page.next === undefined) return;
-      page = await this.listPage(page.next);
-    }
-  }
-
   /**
    * GET /plants/{id}: the plant, or ResponseError (404 when there is none). `retry` replaces
    * the client's policy (a bulk add reads back under its own).
@@ -209,7 +202,7 @@ export class PlantClient {
 
   /**
    * DELETE /plants/{id}: resolves once deleted; ResponseError (404 when there is none), whose
-   * `mayHaveBeenApplied` says it may have been deleted all the same (see deletePlantConfirmed).
+   * `mayHaveBeenApplied` says it may have been deleted all the same (see deleteConfirmed).
    */
   async deletePlant(id: bigint): Promise<void> {
     await this.#read('DELETE', this.#plantUrl(id));

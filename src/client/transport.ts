@@ -16,16 +16,8 @@ function monotonicMs(): number {
 /** The most of a response body we read; a Plant or an Error is a few hundred bytes. */
 export const MAX_RESPONSE_BYTES = 1024 * 1024;
 
-/** One answer, whatever its status, with the few headers the client reads. */
-export interface Answer {
-  status: number;
-  contentType: string;
-  text: string;
-  retryAfter: string | undefined;
-  link: string | undefined;
-  /** How many times undici wrote the request (above 1: it sent it again after a dropped pipeline). */
-  sends: number;
-}
+/** One answer, whatever its status: the few headers the client reads, and the body as text (`…` ends a cut one). */
+export type Answer = Omit<CollectedAnswer, 'body' | 'truncated'> & { text: string };
 
 export interface TransportOptions {
   /** The store's base URL: what an UnreachableError names. */
@@ -92,11 +84,7 @@ export class Transport {
     // per request: with thousands in flight those cost more than the request itself. The whole
     // answer must also arrive within the time-out: one timer for all requests ends those past it.
     const timeoutMs = this.#options.timeoutMs;
-    let collector: AnswerCollector | undefined;
-    const collected = new Promise<CollectedAnswer>((resolve, reject) => {
-      collector = new AnswerCollector(MAX_RESPONSE_BYTES, monotonicMs() + timeoutMs, resolve, reject);
-    });
-    const handler = collector as AnswerCollector;
+    const handler = new AnswerCollector(MAX_RESPONSE_BYTES, monotonicMs() + timeoutMs);
     this.#watch(handler);
     const plants = url === this.#options.plantsUrl;
     try {
@@ -119,7 +107,7 @@ export class Transport {
     } catch (error) {
       handler.onError(error as Error);
     }
-    return collected.then(
+    return handler.answer.then(
       (answer): Answer => {
         this.#pending.delete(handler);
         const text = answer.body.toString('utf8');

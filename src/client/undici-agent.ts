@@ -22,26 +22,21 @@ function pooled(connections: number): { connections: number; pipelining: number 
   return { connections: Math.max(1, Math.ceil(connections / PIPELINING)), pipelining: PIPELINING };
 }
 
-/** The client's dispatcher, honouring HTTP_PROXY, HTTPS_PROXY and NO_PROXY as given. */
-export function createProxyAgent(
-  options: AgentOptions & { httpProxy: string; httpsProxy: string; noProxy: string },
-): Dispatcher {
-  const { ca, connections, ...proxies } = options;
-  // `connect` is the TLS of a direct connection; `requestTls` that of one tunnelled through a proxy.
-  const tls = ca === undefined ? {} : { connect: { ca }, requestTls: { ca } };
-  return new EnvHttpProxyAgent({ ...proxies, ...pooled(connections), ...tls });
-}
-
 /**
  * The client's dispatcher for a store at `baseUrl`: direct to this machine, whatever the
  * proxies say (as NO_PROXY conventionally holds loopback: a proxy would read a plain-http token
- * that was only allowed because it never left the machine), else through them.
+ * that was only allowed because it never left the machine), else through them, honouring
+ * HTTP_PROXY, HTTPS_PROXY and NO_PROXY as given.
  */
 export function createAgent(
   baseUrl: URL,
   options: AgentOptions & { httpProxy: string; httpsProxy: string; noProxy: string },
 ): Dispatcher {
-  return isLoopbackHost(baseUrl.hostname) ? createDirectAgent(options) : createProxyAgent(options);
+  if (isLoopbackHost(baseUrl.hostname)) return createDirectAgent(options);
+  const { ca, connections, ...proxies } = options;
+  // `connect` is the TLS of a direct connection; `requestTls` that of one tunnelled through a proxy.
+  const tls = ca === undefined ? {} : { connect: { ca }, requestTls: { ca } };
+  return new EnvHttpProxyAgent({ ...proxies, ...pooled(connections), ...tls });
 }
 
 /** For a store on this machine: no proxy, whatever the environment says. */

@@ -1,5 +1,5 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: the script is bash, whose ${…} expansions are in plain strings on purpose.
-import { type CompletionTree, valuedFlagWords } from './command-tree.js';
+import { type CompletionTree, flagWords, valuedFlagWords } from './command-tree.js';
 
 /**
  * A bash completion script for the CLI. Like the fish one it is static: a <TAB> never starts
@@ -18,18 +18,16 @@ export function bashCompletionScript(tree: CompletionTree): string {
   for (const command of tree.commands) {
     const path = command.words.join(' ');
     for (const flag of command.flags) {
-      const names = [`--${flag.name}`, ...(flag.char === undefined ? [] : [`-${flag.char}`])];
-      const pattern = names.map((name) => bashQuote(`${path} ${name}`)).join('|');
+      const pattern = flagWords(flag)
+        .map((name) => bashQuote(`${path} ${name}`))
+        .join('|');
       if (flag.options !== undefined) valueCases.push(`      ${pattern}) ${fn}_reply ${bashWords(flag.options)} ;;`);
       else if (flag.completesFiles) valueCases.push(`      ${pattern}) ${fn}_files ;;`);
     }
   }
 
   const flagCases = tree.commands.map((command) => {
-    const flags = command.flags.flatMap((flag) => [
-      `--${flag.name}`,
-      ...(flag.char === undefined ? [] : [`-${flag.char}`]),
-    ]);
+    const flags = command.flags.flatMap(flagWords);
     return `      ${bashQuote(command.words.join(' '))}) ${fn}_reply ${bashWords([...flags, '--help'])} ;;`;
   });
 

@@ -23,10 +23,7 @@ export interface CompletionCommand {
 }
 
 /** A topic: a word that only leads to commands (`plant` in `plant add`). */
-export interface CompletionTopic {
-  words: readonly string[];
-  summary: string;
-}
+export type CompletionTopic = Pick<CompletionCommand, 'words' | 'summary'>;
 
 export interface CompletionTree {
   bin: string;
@@ -50,7 +47,7 @@ export function completionTree(config: Config, helpTopics: readonly string[] = [
       const firstArg = Object.values(command.args ?? {})[0];
       return {
         words: command.id.split(':'),
-        summary: summaryOf(command),
+        summary: oneLine(command.summary ?? command.description ?? ''),
         flags,
         ...(firstArg?.options === undefined ? {} : { argumentValues: firstArg.options }),
       };
@@ -82,10 +79,6 @@ function completionFlag(name: string, flag: Command.Flag.Cached): CompletionFlag
   };
 }
 
-function summaryOf(command: Command.Loadable): string {
-  return oneLine(command.summary ?? command.description ?? '');
-}
-
 /** The first line, for a one-line description beside a completion. */
 function oneLine(text: string): string {
   return (text.split('\n', 1)[0] ?? '').trim();
@@ -93,10 +86,11 @@ function oneLine(text: string): string {
 
 /** Every way of typing a flag that takes a value (`--file`, `-f`), across commands: what a completer skips the value of. */
 export function valuedFlagWords(tree: CompletionTree): string[] {
-  const words = tree.commands.flatMap((command) =>
-    command.flags
-      .filter((flag) => flag.takesValue)
-      .flatMap((flag) => [`--${flag.name}`, ...(flag.char === undefined ? [] : [`-${flag.char}`])]),
-  );
+  const words = tree.commands.flatMap((command) => command.flags.filter((flag) => flag.takesValue).flatMap(flagWords));
   return [...new Set(words)].sort();
+}
+
+/** The ways of typing a flag: `--file`, and `-f` when it has a short form. */
+export function flagWords(flag: CompletionFlag): string[] {
+  return [`--${flag.name}`, ...(flag.char === undefined ? [] : [`-${flag.char}`])];
 }

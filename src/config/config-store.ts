@@ -155,7 +155,7 @@ export class ConfigStore {
   }
 
   async setDefaultBaseUrl(value: string): Promise<void> {
-    await this.#write({ defaultBaseUrl: value });
+    await this.#change((data) => ({ ...data, defaultBaseUrl: value }));
   }
 
   /**
@@ -183,7 +183,7 @@ export class ConfigStore {
         : { tokens: { ...tokens, [origin]: token } };
     if (kept !== true && before !== undefined) change.keyring = keyring;
     if (options.defaultBaseUrl !== undefined) change.defaultBaseUrl = options.defaultBaseUrl;
-    await this.#write(change);
+    await this.#change((data) => ({ ...data, ...change }));
     this.#fromKeyring.set(origin, token);
     // The token kept in the keyring before, now in the file: the old one is not left behind there.
     if (kept !== true && before !== undefined) await deleteKeyring(before).catch(() => false);
@@ -208,15 +208,7 @@ export class ConfigStore {
       if (kept.keyring !== undefined) kept.keyring = omit(kept.keyring, origin);
       return kept;
     };
-    try {
-      ensurePrivateDir(this.#dir);
-      this.#conf ??= await this.#openConf();
-      // conf reads its file again here, as its own delete() would: what another run wrote stays.
-      this.#conf.store = without(this.#conf.store);
-    } catch (error) {
-      throw this.#unusableDir(error);
-    }
-    this.#data = without(this.#data);
+    await this.#change(without);
     this.#fromKeyring.delete(origin);
     return removed;
   }
@@ -228,7 +220,8 @@ export class ConfigStore {
   }
 
   async setCaCert(origin: string, file: string): Promise<void> {
-    await this.#write({ caCerts: { ...(this.#data.caCerts ?? {}), [origin]: file } });
+    const caCerts = { ...(this.#data.caCerts ?? {}), [origin]: file };
+    await this.#change((data) => ({ ...data, caCerts }));
   }
 
   #tokens(): Record<string, string> {
@@ -252,28 +245,29 @@ export class ConfigStore {
     }
   }
 
-  async #write(change: ConfigData): Promise<void> {
-    const data = { ...this.#data, ...change };
+  /**
+   * Changes the file through conf (over the same file, which open() has already read and checked),
+   * then what is held here. conf reads its file again first, as its own set() and delete() would:
+   * what another run wrote stays.
+   */
+  async #change(update: (data: ConfigData) => ConfigData): Promise<void> {
     try {
       ensurePrivateDir(this.#dir);
-      this.#conf ??= await this.#openConf();
-      this.#conf.set(change);
+      if (this.#conf === undefined) {
+        const { default: Conf } = await import('conf');
+        this.#conf = new Conf<ConfigData>({
+          cwd: this.#dir,
+          configName: path.basename(this.path, '.json'),
+          projectName: 'plants',
+          configFileMode: 0o600,
+          accessPropertiesByDotNotation: false,
+        });
+      }
+      this.#conf.store = update(this.#conf.store);
     } catch (error) {
       throw this.#unusableDir(error);
     }
-    this.#data = data;
-  }
-
-  /** conf over the same file, which open() has already read and checked. */
-  async #openConf(): Promise<Conf<ConfigData>> {
-    const { default: Conf } = await import('conf');
-    return new Conf<ConfigData>({
-      cwd: this.#dir,
-      configName: path.basename(this.path, '.json'),
-      projectName: 'plants',
-      configFileMode: 0o600,
-      accessPropertiesByDotNotation: false,
-    });
+    this.#data = update(this.#data);
   }
 
   #unusableDir(error: unknown): InvalidInputError {

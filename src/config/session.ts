@@ -51,17 +51,10 @@ export async function logout(
 ): Promise<{ origin: string; removed: boolean; defaultRestored?: string }> {
   const origin = baseUrl.origin;
   const stored = config.defaultBaseUrl;
-  const clearDefault = config.profile === 'default' && stored !== undefined && originOf(stored) === origin;
+  const clearDefault =
+    config.profile === 'default' && stored !== undefined && URL.canParse(stored) && new URL(stored).origin === origin;
   const removed = await config.forget(origin, { clearDefault });
   return clearDefault ? { origin, removed, defaultRestored: DEFAULT_BASE_URL } : { origin, removed };
-}
-
-function originOf(url: string): string | undefined {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Shows at most the last 4 characters, and never more than a quarter of the token. */
@@ -95,11 +88,6 @@ export interface Status {
   origins: OriginStatus[];
 }
 
-function caCertOf(config: ConfigStore, origin: string): { caCert?: string } {
-  const file = config.caCertFor(origin);
-  return file === undefined ? {} : { caCert: file };
-}
-
 /** Everything `plants status` shows; the token is only ever there masked. */
 export function describeStatus(
   config: ConfigStore,
@@ -111,12 +99,13 @@ export function describeStatus(
   const origins = new Set([defaultOrigin, ...config.origins()]);
   const rows = [...origins].map((origin): OriginStatus => {
     const token = resolveToken(origin, origin === defaultOrigin ? inputs : {}, config);
+    const caCert = config.caCertFor(origin);
     return {
       origin,
       token: token === undefined ? null : maskToken(token.value),
       tokenSource: token?.source ?? null,
       isDefault: origin === defaultOrigin,
-      ...caCertOf(config, origin),
+      ...(caCert === undefined ? {} : { caCert }),
       storedIn: config.storedIn(origin) ?? null,
     };
   });

@@ -87,11 +87,11 @@ export class JsonRecordReader {
         const text = this.#buffer.replace(/^\uFEFF/, '');
         const firstNonBlank = text.search(/\S/);
         if (firstNonBlank !== -1) {
-          skippedLines += countNewlines(text, 0, firstNonBlank);
+          skippedLines += countNewlines(text, firstNonBlank);
           this.#buffer = text.slice(firstNonBlank);
           break;
         }
-        skippedLines += countNewlines(text, 0, text.length);
+        skippedLines += countNewlines(text, text.length);
         this.#buffer = '';
         if (!(await this.#read())) return;
       }
@@ -225,7 +225,7 @@ export class JsonRecordReader {
       const record = skipping
         ? undefined
         : end - start > MAX_RECORD_CHARS
-          ? { line: startLine, ...(inArray ? { index: nextIndex() as number } : {}), error: TOO_LONG }
+          ? failed(startLine, nextIndex(), TOO_LONG)
           : parseRecord(buffer.slice(start, end), startLine, nextIndex());
       if (skipping) skipping = false;
       start = -1;
@@ -303,8 +303,7 @@ export class JsonRecordReader {
       }
       // Keep only the value being scanned; everything before it is done with.
       if (start !== -1 && !skipping && position - start > MAX_RECORD_CHARS) {
-        const at = inArray ? { line: startLine, index: nextIndex() as number } : { line: startLine };
-        yield { ...at, error: TOO_LONG };
+        yield failed(startLine, nextIndex(), TOO_LONG);
         skipping = true;
       }
       const keepFrom = start === -1 || skipping ? buffer.length : start;
@@ -339,8 +338,8 @@ function isWhitespace(char: number): boolean {
   return char === 32 || char === 10 || char === 13 || char === 9;
 }
 
-function countNewlines(text: string, from: number, to: number): number {
+function countNewlines(text: string, to: number): number {
   let count = 0;
-  for (let index = text.indexOf('\n', from); index !== -1 && index < to; index = text.indexOf('\n', index + 1)) count++;
+  for (let index = text.indexOf('\n'); index !== -1 && index < to; index = text.indexOf('\n', index + 1)) count++;
   return count;
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_RESPONSE_BYTES } from '../../src/client/plant-client.js';
+import { MAX_RESPONSE_BYTES } from '../../src/client/transport.js';
 import { MAX_PAGE_BYTES, renderPage } from '../../src/server/listing.js';
 import { storeBackends } from '../helpers/store-backends.js';
 import { type StoreServer, startStoreServer } from '../helpers/store-server.js';
