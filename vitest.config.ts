@@ -1,4 +1,4 @@
-import path from 'node:path';
+import { statSync } from 'node:fs';
 import { configDefaults, defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
@@ -19,15 +19,14 @@ const nodeE2e = 'test/**/*.node-e2e.test.ts';
  */
 class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
-    const { cache, config } = this.ctx;
+    const { cache } = this.ctx;
     const known = files.map((file) => {
-      const key = `${file.project.name}:${path.relative(config.root, file.moduleId)}`;
-      const last = cache.getFileTestResults(key);
+      const last = cache.getTestSpecificationResult(file);
       return {
         file,
         failed: last?.failed === true,
         duration: last?.duration,
-        size: cache.getFileStats(key)?.size ?? 0,
+        size: statSync(file.moduleId, { throwIfNoEntry: false })?.size ?? 0,
       };
     });
     known.sort(

@@ -77,7 +77,7 @@ const commonJsForNode = {
   bundle: true,
   platform: 'node',
   format: 'cjs',
-  target: 'node20',
+  target: 'node22',
   minify: true,
   logLevel: 'warning',
 };

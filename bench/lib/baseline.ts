@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, symlinkSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { root, work } from './context.js';
 
@@ -8,14 +8,19 @@ export const baselineCommit = process.env.BENCH_BASELINE ?? 'c5b5327';
 
 /**
  * bin/run.js of the baseline commit, built in a git worktree under the run's scratch folder with
- * this checkout's node_modules (the baseline's packages are a subset), so that both are counted in
- * the same run, on the same machine; undefined (and why) when it cannot be built.
+ * the packages of its own lockfile (`npm ci --ignore-scripts`: its start-up loads no native
+ * module, and its packages are a major behind this checkout's), so that both are counted in the
+ * same run, on the same machine and Node; undefined (and why) when it cannot be built.
  */
 export function buildBaseline(): { cli: string } | { error: string } {
   const dir = path.join(work, `baseline-${baselineCommit}`);
   try {
     execFileSync('git', ['-C', root, 'worktree', 'add', '--detach', dir, baselineCommit], { stdio: 'pipe' });
-    symlinkSync(path.join(root, 'node_modules'), path.join(dir, 'node_modules'));
+    execFileSync('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund'], {
+      cwd: dir,
+      stdio: 'pipe',
+      timeout: 600_000,
+    });
     execFileSync('npm', ['run', 'build'], { cwd: dir, stdio: 'pipe', timeout: 300_000 });
     const cli = path.join(dir, 'bin', 'run.js');
     return existsSync(cli) ? { cli } : { error: 'no bin/run.js' };

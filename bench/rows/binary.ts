@@ -8,10 +8,10 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { nodeOfLine } from '../../test/helpers/nodes.js';
 import { countInstructions, hasValgrind, millions } from '../lib/callgrind.js';
 import { cli, plan, quick, root, token } from '../lib/context.js';
 import { format, median, noteRow, progress, type Row, type RowGroup, verdict } from '../lib/format.js';
-import { nodeOfLine } from '../lib/nodes.js';
 import { run } from '../lib/processes.js';
 import { startPlantsServe } from '../lib/servers.js';
 import { hasCommand } from '../lib/system.js';

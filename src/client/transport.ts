@@ -105,7 +105,7 @@ export class Transport {
         handler,
       );
     } catch (error) {
-      handler.onError(error as Error);
+      handler.fail(error as Error);
     }
     return handler.answer.then(
       (answer): Answer => {

@@ -24,10 +24,8 @@ const OLD_GROWTH_PERCENT_WHILE_RUNNING = 150;
  */
 export async function sizeHeapForBulkAdd(argv: readonly string[], script: URL | undefined): Promise<void> {
   if (!isBulkAdd(argv) || heapSizesGiven()) return;
-  // Node 22.15+ and 24+ (not in @types/node 20).
-  const { execve } = process as { execve?: (file: string, args: string[]) => never };
-  if (script !== undefined && typeof execve === 'function' && process.platform !== 'win32') {
-    execve.call(process, process.execPath, [
+  if (script !== undefined && process.platform !== 'win32') {
+    process.execve?.(process.execPath, [
       process.execPath,
       ...BULK_FLAGS,
       ...process.execArgv,

@@ -1,12 +1,9 @@
 import module from 'node:module';
 import { isBulkAdd } from './bulk-heap.js';
 
-/** Node 22.1+'s own compile cache (not in @types/node 20). */
-const nodeCompileCache = (module as { enableCompileCache?: (folder: string) => unknown }).enableCompileCache;
-
 /**
  * Keeps V8's compiled code of plants between runs, in the user's cache folder (never in the
- * package, which may be read-only); NODE_DISABLE_COMPILE_CACHE=1 turns it off. Node 22.1+ keeps
+ * package, which may be read-only); NODE_DISABLE_COMPILE_CACHE=1 turns it off. Node keeps
  * every module's itself (oclif's and serve's); the fast route's bundle, where compiling is a large
  * share of a short command's cost, is compiled with the code V8 produced the last time on every
  * Node (loadBundle).
@@ -19,7 +16,7 @@ export async function enableCompileCache(): Promise<string | undefined> {
   // With HOME empty it comes out relative: never the current folder (a git checkout, say).
   if (!isAbsolute(cache)) return undefined;
   const folder = `${cache}/compile-cache`;
-  nodeCompileCache?.(folder);
+  module.enableCompileCache(folder);
   return folder;
 }
 
@@ -35,7 +32,7 @@ export interface LoadedBundle<T> {
  * the last time (`cachedData`), one file per command (V8 reads a whole cache, and one command's
  * code would cost another to read): the file name holds the bundle's size and time, so a
  * reinstalled bundle never meets an old cache, and V8 refuses one of another V8 or other flags.
- * Node 22+'s own module cache is written when a module is compiled, before it runs, so it lacks
+ * Node's own module cache is written when a module is compiled, before it runs, so it lacks
  * every function compiled lazily on first call; this one is written after the command ran. It is
  * written once a command: making it again costs more than the compiling it would spare. A cache
  * written by a run that failed (a first `login` with a mistyped token) lacks the code of the

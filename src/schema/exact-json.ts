@@ -23,22 +23,11 @@ function parseNumberExactly(text: string): number | bigint | DecimalLiteral {
 
 /**
  * How parseJsonExact reads a text: `source-text` with the engine's JSON.parse, which hands a
- * reviver each number's source text (TC39 "JSON.parse source text access", Node 21 and newer);
- * `safe-integers` with the engine's JSON.parse when no number in the text can be inexact (every
- * number a safe integer: NDJSON of plants, on any Node), else with lossless-json (Node 20);
- * `lossless-json` with lossless-json's parser, written in JavaScript, always.
+ * reviver each number's source text (TC39 "JSON.parse source text access"), leaving to
+ * lossless-json only what it cannot tell apart; `lossless-json` with lossless-json's parser,
+ * written in JavaScript, always.
  */
-export type ExactJsonParser = 'source-text' | 'safe-integers' | 'lossless-json';
-
-/** Whether this Node's JSON.parse gives a reviver `context.source`. */
-export const jsonSourceTextAccess: boolean = (() => {
-  let source: string | undefined;
-  JSON.parse('1', (_key, value, context?: { source?: string }) => {
-    source = context?.source;
-    return value;
-  });
-  return source === '1';
-})();
+export type ExactJsonParser = 'source-text' | 'lossless-json';
 
 /**
  * JSON.parse without precision loss: integers beyond 2^53 come back as bigint,
@@ -46,12 +35,9 @@ export const jsonSourceTextAccess: boolean = (() => {
  * (also on a duplicate key with two different values). `__proto__` keys are kept
  * as plain data. The result is the same whichever `parser` reads it.
  */
-export function parseJsonExact(
-  text: string,
-  parser: ExactJsonParser = jsonSourceTextAccess ? 'source-text' : 'safe-integers',
-): unknown {
-  if (parser !== 'lossless-json') {
-    const value = parseNatively(text, parser === 'source-text');
+export function parseJsonExact(text: string, parser: ExactJsonParser = 'source-text'): unknown {
+  if (parser === 'source-text') {
+    const value = parseNatively(text);
     if (value !== noAnswer) return value;
   }
   try {
@@ -79,19 +65,18 @@ const MAX_NATIVE_DEPTH = 256;
 /**
  * The engine's JSON.parse, which is a tenth of lossless-json's cost when every number is a safe
  * integer (no reviver), and still less with the source-text reviver. What it cannot tell apart
- * it leaves to lossless-json (noAnswer), so that the answer and the error message are those
- * of Node 20: invalid JSON, nesting beyond MAX_NATIVE_DEPTH, and duplicate keys, which
+ * it leaves to lossless-json (noAnswer), so that the answer and the error message are always
+ * lossless-json's: invalid JSON, nesting beyond MAX_NATIVE_DEPTH, and duplicate keys, which
  * JSON.parse silently merges. A duplicate shows in the count: every `:` outside a string
  * separates a member, so a text has at least as many colons as members; fewer members in the
  * result than colons in the text means a member was merged away (or a string holds a colon).
  */
-function parseNatively(text: string, withSourceText: boolean): unknown {
+function parseNatively(text: string): unknown {
   try {
     if (!mayHoldInexactNumber.test(text)) {
       const value: unknown = JSON.parse(text);
       return countMembers(value, 0) === countColons(text) ? value : noAnswer;
     }
-    if (!withSourceText) return noAnswer;
     revivedMembers = 0;
     const value: unknown = JSON.parse(text, reviveExactly);
     // The reviver's first call is for the root, held by a wrapper object: not a member.

@@ -5,14 +5,16 @@
  * tarball is packed without running `prepare` again.
  *
  * npm fetches the dependencies from the registry into a cache inside the temporary folder
- * (removed afterwards: nothing is cached outside it) and builds better-sqlite3 from source
- * (its prebuilt binaries live where CI cannot reach; asking first took minutes to fail).
+ * (removed afterwards: nothing is cached outside it). The install compiles nothing (better-sqlite3
+ * 13 ships its Node-API binaries in its package): npm runs with a PATH that holds only the
+ * running Node, PATH's npm and a shell — no compiler, no make, no Python — and no Node headers.
  */
 import { type SpawnOptions, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir, projectRoot } from '../helpers/cli.js';
+import { nodeOfLine } from '../helpers/nodes.js';
 import { type ServeProcess, startServeProcess } from '../helpers/serve-process.js';
 
 interface Ran {
@@ -67,11 +69,27 @@ describe('the package as users install it (npm pack, npm install -g --prefix, np
   const configDir = path.join(temp.dir, 'config');
   let tarball = '';
   let packed: { files: { path: string }[]; size: number; unpackedSize: number; entryCount: number };
-  /** npm's environment: PATH's Node and npm (the matrix puts each version first), a cache in temp. */
+  /**
+   * npm's environment: the running Node and its npm (the matrix runs each version) alone on PATH,
+   * with a shell for npm's scripts: a compile would find no compiler, make or Python, and no
+   * headers (npm_config_nodedir names a folder that is not there). A cache in temp.
+   */
+  const tools = path.join(temp.dir, 'tools');
+  mkdirSync(tools);
+  symlinkSync(process.execPath, path.join(tools, 'node'));
+  for (const tool of ['npm', 'npx']) {
+    const found = (process.env.PATH ?? '')
+      .split(path.delimiter)
+      .map((dir) => path.join(dir, tool))
+      .find((file) => existsSync(file));
+    if (found !== undefined) symlinkSync(found, path.join(tools, tool));
+  }
+  symlinkSync('/bin/sh', path.join(tools, 'sh'));
   const npmEnv: NodeJS.ProcessEnv = {
     ...process.env,
+    PATH: tools,
+    npm_config_nodedir: path.join(temp.dir, 'no-node-headers'),
     npm_config_cache: path.join(temp.dir, 'npm-cache'),
-    npm_config_build_from_source: 'true',
     npm_config_audit: 'false',
     npm_config_fund: 'false',
     npm_config_update_notifier: 'false',
@@ -184,6 +202,25 @@ describe('the package as users install it (npm pack, npm install -g --prefix, np
       expect(completion.code, completion.stderr).toBe(0);
       expect(completion.stdout).toContain('complete ');
       expect(completion.stdout).toContain('plants');
+    },
+    INSTALL_MS,
+  );
+
+  it(
+    'refuses a Node older than 22.19 in one line, exit 1, before loading anything else',
+    async () => {
+      const node20 = nodeOfLine('20');
+      expect(node20, 'Node 20 from the registry (.ci/node-matrix --install 20)').toBeDefined();
+      if (node20 === undefined) return;
+      const installed = path.join(prefix, 'lib', 'node_modules', 'plants', 'bin', 'run.js');
+      for (const args of [['--version'], ['add', '--id', '1', '--name', 'Fern'], ['serve', '--memory']]) {
+        const old = await run(node20.node, [installed, ...args], { env: userEnv() });
+        expect(old.code).toBe(1);
+        expect(old.stdout).toBe('');
+        expect(old.stderr).toBe(
+          `plants needs Node.js 22.19 or later (22, 24 or 26); this is Node.js ${node20.version}.\n`,
+        );
+      }
     },
     INSTALL_MS,
   );

