@@ -9,7 +9,7 @@ import * as esbuild from 'esbuild';
 import { checkLeanUndici, lazyConfImports, lazyHttp2, leanUndici } from './esbuild-plugins.mjs';
 
 /**
- * import() in the bundle: Node 20 runs it as a vm.Script (src/entry/compile-cache.ts), where
+ * import() in the bundle: the entry runs it as a vm.Script (src/entry/compile-cache.ts), where
  * import() needs an experimental loader that prints Node's ExperimentalWarning. Node's own modules
  * are required instead (`supported` below); ora, the one package imported (an ES module), goes
  * through the importer the entry puts on globalThis before it loads the bundle.

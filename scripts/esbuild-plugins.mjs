@@ -44,7 +44,7 @@ const LAZY_IN_CONF = {
 };
 /**
  * conf's constructor also calls node:assert's deepEqual on every run, to see whether the file
- * lacks a default: loading node:assert for that is most of what `plants logout` costs on Node 20
+ * lacks a default: loading node:assert for that was most of what `plants logout` cost on Node 20
  * (bench a). Objects deep-equal in util's strict sense are deep-equal in assert's loose sense
  * too, so that answer is taken first; any other pair goes to node:assert itself, unchanged.
  */
