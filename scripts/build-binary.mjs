@@ -16,7 +16,7 @@ import { createHash } from 'node:crypto';
 import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import * as esbuild from 'esbuild';
-import { checkLeanUndici, lazyConfImports, lazyHttp2, leanUndici } from './esbuild-plugins.mjs';
+import { checkLeanUndici, lazyConfImports, lazyHttp2, leanUndici, undiciWithoutMilo } from './esbuild-plugins.mjs';
 
 /** The Node inside the binary: a current line with --build-sea; pinned, so that a build is repeatable. */
 export const NODE_VERSION = process.env.PLANTS_BINARY_NODE_VERSION ?? '26.12.1';
@@ -105,7 +105,7 @@ await esbuild.build({
   ...common,
   entryPoints: ['dist/entry/binary.js'],
   outfile: script,
-  define: { PLANTS_BINARY_ENTRY: JSON.stringify(JSON.stringify(entry)) },
+  define: { ...undiciWithoutMilo, PLANTS_BINARY_ENTRY: JSON.stringify(JSON.stringify(entry)) },
 });
 // Whatever the script requires must be one of Node's own modules: nothing else is there to load.
 const { builtinModules } = await import('node:module');

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import * as esbuild from 'esbuild';
-import { checkLeanUndici, lazyConfImports, lazyHttp2, leanUndici } from './esbuild-plugins.mjs';
+import { checkLeanUndici, lazyConfImports, lazyHttp2, leanUndici, undiciWithoutMilo } from './esbuild-plugins.mjs';
 
 /**
  * import() in the bundle: the entry runs it as a vm.Script (src/entry/compile-cache.ts), where
@@ -80,6 +80,7 @@ const commonJsForNode = {
   target: 'node22',
   minify: true,
   logLevel: 'warning',
+  define: undiciWithoutMilo,
 };
 
 await checkLeanUndici();

@@ -138,3 +138,12 @@ export async function checkLeanUndici() {
     throw new Error(`undici's index no longer puts ${UNDICI_API.module} on Dispatcher.prototype: update UNDICI_API`);
   }
 }
+
+/**
+ * undici 8 carries a second HTTP/1 parser, Milo (experimental, used only when UNDICI_USE_MILO=1
+ * or a client's useMilo asks for it), beside llhttp: 160 KB of the bundle, which every command
+ * pays for in compiling and, at its close, in the line ends V8 computes for the stack of the
+ * error that destroys the socket. undici leaves it out where `esbuildDetection` is defined (as
+ * Node's own copy of undici does): llhttp, undici's default, is the parser.
+ */
+export const undiciWithoutMilo = { esbuildDetection: 'true' };
