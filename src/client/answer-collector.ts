@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
 
 /** What came back for one request: the status, the few headers the client reads, and the body. */
@@ -15,14 +16,19 @@ export interface CollectedAnswer {
 }
 
 /**
- * Collects one answer straight from undici's dispatch callbacks, for the client's own requests:
- * the status, content-type, retry-after and link, and the body in one Buffer. Lighter than
- * `dispatcher.request()`, which builds a Readable stream, a header object of every header and a
- * promise chain per request: with a bulk add's tens of thousands of requests, that was most of
- * what the client spent on each (see `bench/rows/bulk.ts`).
+ * Collects one answer straight from undici's dispatch handler (its controller API), for the
+ * client's own requests: the status, content-type, retry-after and link, and the body in one
+ * Buffer. Lighter than `dispatcher.request()`, which builds a Readable stream and a promise chain
+ * per request: with a bulk add's tens of thousands of requests, that was most of what the client
+ * spent on each (see `bench/rows/bulk.ts`).
  *
- * undici calls onConnect each time it writes the request: more than once when a pipelined
+ * undici calls onRequestStart each time it writes the request: more than once when a pipelined
  * connection dropped and it sent the request again on a new one (`sends`).
+ *
+ * `answer` settles exactly once, whatever undici does, and once it has, undici is never left
+ * holding the request: a request given up before undici wrote it is aborted the moment undici
+ * starts it, and an answer is never paused (a paused answer that nobody resumes holds its
+ * connection, and every request pipelined behind it, for good).
  */
 export class AnswerCollector implements Dispatcher.DispatchHandler {
   sends = 0;
@@ -39,7 +45,10 @@ export class AnswerCollector implements Dispatcher.DispatchHandler {
   #first: Buffer | undefined;
   #chunks: Buffer[] | undefined;
   #size = 0;
-  #abort: ((error?: Error) => void) | undefined;
+  /** undici's controller of the write in progress (a replay brings a new one). */
+  #controller: Dispatcher.DispatchController | undefined;
+  /** Why the request was given up on, for undici to be told when it starts it. */
+  #givenUp: Error | undefined;
   #settled = false;
   readonly #limit: number;
   #resolve!: (answer: CollectedAnswer) => void;
@@ -55,60 +64,62 @@ export class AnswerCollector implements Dispatcher.DispatchHandler {
     this.deadline = deadline;
   }
 
-  /** Gives up on the request (its deadline passed): it rejects with `error`. */
+  /**
+   * Gives up on the request: `answer` rejects with `error` now, and undici is told to drop the
+   * request, now if it has started it, else when it does.
+   */
   abort(error: Error): void {
-    if (this.#abort !== undefined) this.#abort(error);
-    else this.onError(error);
+    this.#givenUp ??= error;
+    this.#fail(error);
+    this.#controller?.abort(error);
   }
 
-  onConnect(abort: (error?: Error) => void): void {
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.#controller = controller;
+    if (this.#givenUp !== undefined) {
+      controller.abort(this.#givenUp);
+      return;
+    }
     this.sends++;
-    this.#abort = abort;
   }
 
-  onHeaders(status: number, rawHeaders: Buffer[] | string[] | null): boolean {
+  onResponseStart(_controller: Dispatcher.DispatchController, status: number, headers: IncomingHttpHeaders): void {
     // 1xx (103 Early Hints): informational, the answer is still to come.
-    if (status < 200) return true;
+    if (status < 200) return;
     this.answered = true;
     this.#status = status;
-    if (rawHeaders !== null) {
-      for (let at = 0; at + 1 < rawHeaders.length; at += 2) {
-        const name = rawHeaders[at] as Buffer | string;
-        // Only the names of the few headers read are decoded: content-type (12), retry-after (11), link (4).
-        const length = name.length;
-        if (length !== 12 && length !== 11 && length !== 4) continue;
-        const key = name.toString('latin1').toLowerCase();
-        const value = (rawHeaders[at + 1] as Buffer | string).toString('latin1');
-        // As undici's header object reads them: a repeated content-type joined, a repeated
-        // retry-after or link (an array there) not taken.
-        if (key === 'content-type')
-          this.#contentType = this.#contentType === '' ? value : `${this.#contentType},${value}`;
-        else if (key === 'retry-after') this.#retryAfter = this.#retryAfter === undefined ? value : REPEATED;
-        else if (key === 'link') this.#link = this.#link === undefined ? value : REPEATED;
-      }
-    }
-    return true;
+    // As the client read them before: a repeated content-type joined, a repeated retry-after or link not taken.
+    const contentType = headers['content-type'];
+    this.#contentType =
+      contentType === undefined ? '' : Array.isArray(contentType) ? contentType.join(',') : contentType;
+    const retryAfter = headers['retry-after'];
+    this.#retryAfter = typeof retryAfter === 'string' ? retryAfter : undefined;
+    const link = headers.link;
+    this.#link = typeof link === 'string' ? link : undefined;
   }
 
-  onData(chunk: Buffer): boolean {
-    if (this.#settled) return false;
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.#settled) return;
     this.#size += chunk.length;
     if (this.#size > this.#limit) {
       // More than any answer of the interface: keep what came before, mark it cut, and stop reading.
       this.#size -= chunk.length;
       this.#finish(true);
-      this.#abort?.();
-      return false;
+      controller.abort(new Error(`the answer is longer than ${this.#limit} bytes`));
+      return;
     }
     this.#push(chunk);
-    return true;
   }
 
-  onComplete(): void {
+  onResponseEnd(): void {
     this.#finish(false);
   }
 
-  onError(error: Error): void {
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    this.#fail(error);
+  }
+
+  #fail(error: Error): void {
     if (this.#settled) return;
     this.#settled = true;
     this.#reject(error);
@@ -132,13 +143,11 @@ export class AnswerCollector implements Dispatcher.DispatchHandler {
       contentType: this.#contentType,
       body: body ?? EMPTY,
       truncated,
-      retryAfter: this.#retryAfter === REPEATED ? undefined : this.#retryAfter,
-      link: this.#link === REPEATED ? undefined : this.#link,
+      retryAfter: this.#retryAfter,
+      link: this.#link,
       sends: this.sends,
     });
   }
 }
 
 const EMPTY = Buffer.alloc(0);
-/** A header given twice, where one value is expected. */
-const REPEATED = '\u0000repeated';

@@ -105,7 +105,7 @@ export class Transport {
         handler,
       );
     } catch (error) {
-      handler.onError(error as Error);
+      handler.abort(error as Error);
     }
     return handler.answer.then(
       (answer): Answer => {
