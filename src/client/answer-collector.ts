@@ -1,7 +1,5 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
-
-/** The answer's headers as undici hands them over: names lower-cased, a repeated one an array. */
-type Headers = Record<string, string | string[] | undefined>;
 
 /** What came back for one request: the status, the few headers the client reads, and the body. */
 export interface CollectedAnswer {
@@ -18,14 +16,19 @@ export interface CollectedAnswer {
 }
 
 /**
- * Collects one answer straight from undici's dispatch callbacks, for the client's own requests:
- * the status, content-type, retry-after and link, and the body in one Buffer. Lighter than
- * `dispatcher.request()`, which builds a Readable stream, a header object of every header and a
- * promise chain per request: with a bulk add's tens of thousands of requests, that was most of
- * what the client spent on each (see `bench/rows/bulk.ts`).
+ * Collects one answer straight from undici's dispatch handler (its controller API), for the
+ * client's own requests: the status, content-type, retry-after and link, and the body in one
+ * Buffer. Lighter than `dispatcher.request()`, which builds a Readable stream and a promise chain
+ * per request: with a bulk add's tens of thousands of requests, that was most of what the client
+ * spent on each (see `bench/rows/bulk.ts`).
  *
  * undici calls onRequestStart each time it writes the request: more than once when a pipelined
  * connection dropped and it sent the request again on a new one (`sends`).
+ *
+ * `answer` settles exactly once, whatever undici does, and once it has, undici is never left
+ * holding the request: a request given up before undici wrote it is aborted the moment undici
+ * starts it, and an answer is never paused (a paused answer that nobody resumes holds its
+ * connection, and every request pipelined behind it, for good).
  */
 export class AnswerCollector implements Dispatcher.DispatchHandler {
   sends = 0;
@@ -42,7 +45,10 @@ export class AnswerCollector implements Dispatcher.DispatchHandler {
   #first: Buffer | undefined;
   #chunks: Buffer[] | undefined;
   #size = 0;
+  /** undici's controller of the write in progress (a replay brings a new one). */
   #controller: Dispatcher.DispatchController | undefined;
+  /** Why the request was given up on, for undici to be told when it starts it. */
+  #givenUp: Error | undefined;
   #settled = false;
   readonly #limit: number;
   #resolve!: (answer: CollectedAnswer) => void;
@@ -58,33 +64,34 @@ export class AnswerCollector implements Dispatcher.DispatchHandler {
     this.deadline = deadline;
   }
 
-  /** Gives up on the request (its deadline passed): it rejects with `error`. */
+  /**
+   * Gives up on the request: `answer` rejects with `error` now, and undici is told to drop the
+   * request, now if it has started it, else when it does.
+   */
   abort(error: Error): void {
-    if (this.#controller !== undefined && !this.#controller.aborted) this.#controller.abort(error);
-    this.fail(error);
-  }
-
-  /** Rejects the answer with `error` unless it already settled. */
-  fail(error: Error): void {
-    if (this.#settled) return;
-    this.#settled = true;
-    this.#reject(error);
+    this.#givenUp ??= error;
+    this.#fail(error);
+    this.#controller?.abort(error);
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
-    this.sends++;
     this.#controller = controller;
+    if (this.#givenUp !== undefined) {
+      controller.abort(this.#givenUp);
+      return;
+    }
+    this.sends++;
   }
 
-  onResponseStart(_controller: Dispatcher.DispatchController, status: number, headers: Headers): void {
+  onResponseStart(_controller: Dispatcher.DispatchController, status: number, headers: IncomingHttpHeaders): void {
     // 1xx (103 Early Hints): informational, the answer is still to come.
     if (status < 200) return;
     this.answered = true;
     this.#status = status;
-    // As undici's header object has them: a repeated content-type joined, a repeated retry-after
-    // or link (an array) not taken.
+    // As the client read them before: a repeated content-type joined, a repeated retry-after or link not taken.
     const contentType = headers['content-type'];
-    this.#contentType = Array.isArray(contentType) ? contentType.join(',') : (contentType ?? '');
+    this.#contentType =
+      contentType === undefined ? '' : Array.isArray(contentType) ? contentType.join(',') : contentType;
     const retryAfter = headers['retry-after'];
     this.#retryAfter = typeof retryAfter === 'string' ? retryAfter : undefined;
     const link = headers.link;
@@ -98,7 +105,7 @@ export class AnswerCollector implements Dispatcher.DispatchHandler {
       // More than any answer of the interface: keep what came before, mark it cut, and stop reading.
       this.#size -= chunk.length;
       this.#finish(true);
-      controller.abort(new Error('answer larger than any of the interface'));
+      controller.abort(new Error(`the answer is longer than ${this.#limit} bytes`));
       return;
     }
     this.#push(chunk);
@@ -109,7 +116,13 @@ export class AnswerCollector implements Dispatcher.DispatchHandler {
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
-    this.fail(error);
+    this.#fail(error);
+  }
+
+  #fail(error: Error): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    this.#reject(error);
   }
 
   #push(chunk: Buffer): void {

@@ -105,7 +105,7 @@ export class Transport {
         handler,
       );
     } catch (error) {
-      handler.fail(error as Error);
+      handler.abort(error as Error);
     }
     return handler.answer.then(
       (answer): Answer => {
@@ -151,11 +151,14 @@ export class Transport {
     // Written at least once: a request undici was to write again after its pipelined connection
     // dropped may then fail to connect (refused), yet its first write may have been applied.
     const written = collector.sends > 0;
-    // No answer in time is a drop that has not happened yet: what a drop allows, it allows.
-    const failure = answered ? false : timedOut ? 'maybe-applied' : retryableFailure(error);
+    // An answer cut short, or none in time, is a drop: what a drop allows, it allows (the request
+    // reached the store and may have been applied). A request still waiting in undici's queue
+    // when its time ran out was never written.
+    const failure =
+      answered || (timedOut && written) ? 'maybe-applied' : timedOut ? 'not-applied' : retryableFailure(error);
     const retryable = failure === 'not-applied' && written ? 'maybe-applied' : failure;
     // Sent and then no whole answer: cut mid-answer, timed out waiting, or dropped before any answer.
-    const sent = timedOut || answered || written || retryable === 'maybe-applied';
+    const sent = answered || written || retryable === 'maybe-applied';
     const kind = timedOut
       ? { kind: 'timeout' as const, timeoutMs: this.#options.timeoutMs }
       : classifyNetworkFailure(error);
