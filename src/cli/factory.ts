@@ -137,6 +137,8 @@ export class Factory {
   }
 
   async close(): Promise<void> {
-    await this.#dispatcher?.close();
+    if (this.#dispatcher === undefined) return;
+    const { closeDispatcher } = await import('../client/undici-agent.js');
+    await closeDispatcher(this.#dispatcher);
   }
 }

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgent } from '../../src/client/undici-agent.js';
+import { closeDispatcher, createAgent } from '../../src/client/undici-agent.js';
 import { type FixtureServer, reply, startFixtureServer } from '../helpers/fixture-server.js';
 
 // The client's choice of dispatcher: direct to this machine, through the proxies elsewhere.
@@ -57,5 +57,40 @@ describe('createAgent', () => {
     }
     expect(asked).toHaveLength(1);
     expect(asked[0]).toContain('plants.invalid');
+  });
+});
+
+describe('closeDispatcher', () => {
+  const direct = () => createAgent(new URL(store.url), { connections: 1, httpProxy: '', httpsProxy: '', noProxy: '' });
+
+  it('closes an idle agent at once: its connection to the store is gone', async () => {
+    const agent = direct();
+    const answer = await request(`${store.url}/plants`, { dispatcher: agent });
+    await answer.body.text();
+    await closeDispatcher(agent);
+    expect(agent.destroyed).toBe(true);
+    await expect(request(`${store.url}/plants`, { dispatcher: agent })).rejects.toThrow();
+  });
+
+  it('lets a request still in flight finish with its answer before it closes', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const slow = await startFixtureServer((_request, response) => {
+      void held.then(() => response.writeHead(200, { 'content-type': 'application/json' }).end('{"late":true}'));
+    });
+    const agent = direct();
+    try {
+      const pending = request(`${slow.url}/plants`, { dispatcher: agent }).then((answer) => answer.body.text());
+      // The request is written before the close begins.
+      while (slow.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      const closed = closeDispatcher(agent);
+      release();
+      await closed;
+      expect(await pending).toBe('{"late":true}');
+    } finally {
+      await slow.close();
+    }
   });
 });
