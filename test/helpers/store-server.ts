@@ -1,4 +1,5 @@
-import { type PlantServerOptions, type RunningPlantServer, startPlantServer } from '../../src/server/start.js';
+import type { PlantServerOptions } from '../../src/server/server-options.js';
+import { type RunningPlantServer, startPlantServer } from '../../src/server/start.js';
 import { Database } from '../../src/server/stores/sqlite/sqlite-driver.js';
 import { type FixtureScope, suiteFixture } from './fixture.js';
 import { type StoreBackend, type StoredRow, type StoreLocation, sqliteBackend } from './store-backends.js';
