@@ -6,68 +6,7 @@ import { describeBadToken, isBearerToken } from '../schema/token.js';
 import { isDatabaseServer } from '../server/stores/open-store.js';
 import type { Seed } from '../server/test-double/seed.js';
 import { type ControlsUpdate, parseControlsUpdate } from '../server/test-double/test-controls.js';
-
-// The types a user of `plants/testing` sees are declared here, whole, so that its type
-// declarations stand on their own; the server's own types must accept them (checked below).
-
-/** A plant to seed the store with: a NewPlant of the interface, its id a bigint or a safe integer. */
-export interface SeedPlant {
-  id: bigint | number;
-  name: string;
-  tag?: string;
-}
-
-/** What `plants serve --fault` injects into plant requests (docs/testing.md). */
-export type FaultKind = '503' | 'reset' | 'stall' | 'truncate';
-
-export interface Fault {
-  kind: FaultKind;
-  /** The fraction of plant requests it meets, from 0 to 1; the rates together at most 1. */
-  rate: number;
-}
-
-/** Each answer of a plant route waits a uniform draw from this range, in milliseconds. */
-export interface Delay {
-  minMs: number;
-  maxMs: number;
-}
-
-/** What startStore takes: the test-double flags of `plants serve`, under the same names. */
-export interface StoreOptions {
-  /** The bearer token the store accepts (serve --token). Default: a random one, this store's own. */
-  token?: string;
-  /**
-   * Plants put in before it serves (serve --seed): NewPlants, or the path of a seed file (NDJSON,
-   * a JSON array or one object). Reset puts them back. Default: none.
-   */
-  seed?: readonly SeedPlant[] | string;
-  /** A SQLite database file to keep the plants in (serve --db). Default: in memory, this store's own. */
-  db?: string;
-  /** A database URL (serve --database): `postgres://…`, `postgresql://…` or `file:…`. Not with `db`. */
-  database?: string;
-  /** Milliseconds each answer of a plant route waits (serve --delay): a number, or a range. Default: none. */
-  delay?: number | Delay;
-  /** Faults injected into plant requests (serve --fault). Default: none. */
-  faults?: readonly Fault[];
-  /** Seeds the fault and delay draws (serve --fault-seed), so that a run can be replayed. Default 0. */
-  faultSeed?: number;
-  /** Serve POST /reset and let PUT /_serve/controls change the delay and faults (serve --allow-reset). Default false. */
-  allowReset?: boolean;
-}
-
-/** The delay and faults in force, as GET /_serve/controls answers them. */
-export interface StoreControls {
-  delay: Delay | null;
-  faults: Fault[];
-  faultSeed: number;
-}
-
-/** A change of controls: each field given replaces the one in force (`delay: null` ends the delay). */
-export interface StoreControlsUpdate {
-  delay?: number | Delay | null;
-  faults?: readonly Fault[];
-  faultSeed?: number;
-}
+import type { Delay, Fault, StoreControlsUpdate, StoreOptions } from './store-types.js';
 
 /** The options checked, in the server's terms. */
 export interface CheckedStoreOptions {
