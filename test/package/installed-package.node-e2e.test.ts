@@ -8,37 +8,13 @@
  * (removed afterwards: nothing is cached outside it) and builds better-sqlite3 from source
  * (its prebuilt binaries live where CI cannot reach; asking first took minutes to fail).
  */
-import { type SpawnOptions, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir, projectRoot } from '../helpers/cli.js';
+import { INSTALL_MS, npmEnvIn, type PackedFile, packPackage, run } from '../helpers/npm-package.js';
 import { type ServeProcess, startServeProcess } from '../helpers/serve-process.js';
 
-interface Ran {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function run(command: string, args: readonly string[], options: SpawnOptions & { input?: string } = {}): Promise<Ran> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { ...options, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr += chunk;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin?.end(options.input ?? '');
-  });
-}
-
-const INSTALL_MS = 15 * 60_000;
 const version: string = JSON.parse(readFileSync(path.join(projectRoot, 'package.json'), 'utf8')).version;
 
 /** What a user's tarball may hold: what runs, the manifest, and README/LICENSE. */
@@ -49,6 +25,8 @@ const ALLOWED = [
   /^bin\/run\.js$/,
   /^oclif\.manifest\.json$/,
   /^dist\/.+\.js$/,
+  // plants/testing's type declarations (the build's others are left out).
+  /^dist\/testing\/[a-z-]+\.d\.ts$/,
   // The entry and the fast route's bundle (a CommonJS file each), and the route table and help
   // pages derived from the commands at build time.
   /^dist\/fast\/(entry|runner)\.cjs$/,
@@ -66,17 +44,8 @@ describe('the package as users install it (npm pack, npm install -g --prefix, np
   const plants = path.join(prefix, 'bin', 'plants');
   const configDir = path.join(temp.dir, 'config');
   let tarball = '';
-  let packed: { files: { path: string }[]; size: number; unpackedSize: number; entryCount: number };
-  /** npm's environment: PATH's Node and npm (the matrix puts each version first), a cache in temp. */
-  const npmEnv: NodeJS.ProcessEnv = {
-    ...process.env,
-    npm_config_cache: path.join(temp.dir, 'npm-cache'),
-    npm_config_build_from_source: 'true',
-    npm_config_audit: 'false',
-    npm_config_fund: 'false',
-    npm_config_update_notifier: 'false',
-    npm_config_yes: 'true',
-  };
+  let packed: { files: PackedFile[]; size: number; unpackedSize: number; entryCount: number };
+  const npmEnv = npmEnvIn(temp.dir);
   /** The installed CLI's environment: a user's, with a config folder of its own. */
   const userEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({
     PATH: `${path.join(prefix, 'bin')}:${process.env.PATH ?? ''}`,
@@ -87,13 +56,7 @@ describe('the package as users install it (npm pack, npm install -g --prefix, np
   });
 
   beforeAll(async () => {
-    const pack = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', temp.dir], {
-      cwd: projectRoot,
-      env: npmEnv,
-    });
-    expect(pack.code, pack.stderr).toBe(0);
-    [packed] = JSON.parse(pack.stdout);
-    tarball = path.join(temp.dir, `plants-${version}.tgz`);
+    ({ tarball, ...packed } = await packPackage(temp.dir));
     const install = await run('npm', ['install', '--global', '--prefix', prefix, tarball], {
       cwd: temp.dir,
       env: npmEnv,
