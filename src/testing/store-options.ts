@@ -121,5 +121,5 @@ async function checkSeed(seed: StoreOptions['seed']): Promise<Seed | undefined> 
       throw bad(`seed[${index}]: id ${plant.id} is given earlier with other fields`);
     }
   });
-  return { file: 'the seed option', plants, where };
+  return { source: 'startStore', plants, where };
 }

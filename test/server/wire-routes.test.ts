@@ -18,7 +18,7 @@ const options: PlantServerOptions = {
   database: ':memory:',
   durability: 'full',
   tokens: [TEST_TOKEN],
-  seed: { file: 'seed.ndjson', plants: [{ id: 7n, name: 'Fern' }], where: ['line 1'] },
+  seed: { source: '--seed seed.ndjson', plants: [{ id: 7n, name: 'Fern' }], where: ['line 1'] },
 };
 
 describe('the start-up steps, called one by one', () => {

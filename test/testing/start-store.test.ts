@@ -51,6 +51,23 @@ describe('startStore', () => {
     }
   });
 
+  it('keeps plants in a db file across stores, and refuses a seed that disagrees with them', async () => {
+    const temp = makeTempDir('plants-start-store-');
+    try {
+      const db = path.join(temp.dir, 'plants.db');
+      const first = await start({ db, seed: [{ id: 1, name: 'Fern' }] });
+      await first.close();
+      const again = await start({ db, seed: [{ id: 1, name: 'Fern' }] });
+      expect(await list(again)).toEqual([{ id: 1, name: 'Fern' }]);
+      await again.close();
+      await expect(startStore({ db, seed: [{ id: 1, name: 'Ivy' }] })).rejects.toThrow(
+        'startStore: seed[0]: plant 1 is stored already as {"id":1,"name":"Fern"}, the seed has {"id":1,"name":"Ivy"}; nothing was added',
+      );
+    } finally {
+      temp.remove();
+    }
+  });
+
   it('closes through await using at the end of a block', async () => {
     let url = '';
     {
