@@ -13,7 +13,7 @@
  * BENCH_CALLGRIND_RUNS=N: callgrind medians of N counts (3; 1 with BENCH_QUICK).
  * BENCH_PIN=0: do not pin the server under test and its load generator to separate cores.
  * BENCH_DEADLINE_MINUTES=N: stop after N minutes (40; 10 with BENCH_QUICK).
- * BENCH_ROWS=a,c: only these groups of rows (a start-up, b bulk, c server, d listing, e postgres, f re-run, g Node versions, h postgres failover, i the page of serve, j the single executable, which npm run build:binary makes, k the SQLite drivers on Node 24 and 26); default all.
+ * BENCH_ROWS=a,c: only these groups of rows (a start-up, b bulk, c server, d listing, e postgres, f re-run, g Node versions, h postgres failover, i the page of serve, j the single executable, which npm run build:binary makes, k the SQLite drivers on Node 24 and 26, l plants/testing's start); default all.
  */
 import { existsSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -32,6 +32,7 @@ import { rerun } from './rows/rerun.js';
 import { server } from './rows/server.js';
 import { sqliteDrivers } from './rows/sqlite-drivers.js';
 import { startup } from './rows/startup.js';
+import { testing } from './rows/testing.js';
 import { nodeVersions } from './rows/versions.js';
 
 /** The groups of rows, in the order they run and print. */
@@ -47,6 +48,7 @@ const groups: readonly RowGroup[] = [
   page,
   binary,
   sqliteDrivers,
+  testing,
 ];
 const chosen = new Set(
   (process.env.BENCH_ROWS ?? groups.map((group) => group.key).join(',')).split(',').map((key) => key.trim()),

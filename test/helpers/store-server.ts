@@ -1,5 +1,9 @@
-import { type PlantServerOptions, type RunningPlantServer, startPlantServer } from '../../src/server/start.js';
+import type { RunningPlantServer } from '../../src/server/start.js';
+import { isDatabaseServer } from '../../src/server/stores/open-store.js';
 import { Database } from '../../src/server/stores/sqlite/sqlite-driver.js';
+import { launchStore, type ServerExtras } from '../../src/testing/launch-store.js';
+import { checkStoreOptions } from '../../src/testing/store-options.js';
+import type { StoreOptions } from '../../src/testing/store-types.js';
 import { type FixtureScope, suiteFixture } from './fixture.js';
 import { type StoreBackend, type StoredRow, type StoreLocation, sqliteBackend } from './store-backends.js';
 
@@ -9,7 +13,7 @@ export interface StoreServer {
   /** Base URL, e.g. `http://127.0.0.1:40123`. */
   url: string;
   port: number;
-  /** The one accepted token (unless `tokens` was overridden). */
+  /** The one accepted token. */
   token: string;
   /** Which store it runs on. */
   backend: StoreBackend['name'];
@@ -27,28 +31,38 @@ export interface StoreServer {
 }
 
 /**
- * Starts the real plant server on 127.0.0.1, port 0, over a new store of `backend` (default: a
- * SQLite file in a temporary folder), with TEST_TOKEN accepted. Any option may be overridden.
+ * startStore's options (plants/testing) but the token, which is TEST_TOKEN, and the server's own
+ * options besides; `database` (a file path or a URL) in place of the backend's new store.
  */
-export async function startStoreServer(
-  overrides: Partial<PlantServerOptions> & { backend?: StoreBackend } = {},
-): Promise<StoreServer> {
-  const { backend = sqliteBackend, ...options } = overrides;
+export type StoreServerOptions = Omit<StoreOptions, 'token' | 'db' | 'database'> &
+  ServerExtras & { backend?: StoreBackend; database?: string };
+
+/**
+ * Starts the real plant server as plants/testing's startStore does, on 127.0.0.1, port 0, over a
+ * new store of `backend` (default: a SQLite file in a temporary folder), with TEST_TOKEN
+ * accepted, its request log and internal errors kept. Any option may be overridden.
+ */
+export async function startStoreServer(overrides: StoreServerOptions = {}): Promise<StoreServer> {
+  const { backend = sqliteBackend, seed, delay, faults, faultSeed, allowReset, database, ...extras } = overrides;
   const location: StoreLocation = await backend.create();
-  const dbPath = location.database;
+  const dbPath = database ?? location.database;
   const logLines: string[] = [];
   const internalErrors: unknown[] = [];
-  let server: RunningPlantServer;
+  let store: Awaited<ReturnType<typeof launchStore>>;
   try {
-    server = await startPlantServer({
-      host: '127.0.0.1',
-      port: 0,
-      database: dbPath,
-      tokens: [TEST_TOKEN],
-      durability: 'full',
+    const checked = await checkStoreOptions({
+      token: TEST_TOKEN,
+      ...(isDatabaseServer(dbPath) ? { database: dbPath } : { db: dbPath }),
+      seed,
+      delay,
+      faults,
+      faultSeed,
+      allowReset,
+    });
+    store = await launchStore(checked, {
       log: (line) => logLines.push(line),
       onInternalError: (error) => internalErrors.push(error),
-      ...options,
+      ...extras,
     });
   } catch (error) {
     await location.remove();
@@ -56,17 +70,17 @@ export async function startStoreServer(
   }
   let closed: Promise<void> | undefined;
   return {
-    url: server.url,
-    port: server.port,
-    token: TEST_TOKEN,
+    url: store.url,
+    port: store.server.port,
+    token: store.token,
     backend: backend.name,
     dbPath,
     readPlants: () => location.readPlants(),
     logLines,
     internalErrors,
-    server,
+    server: store.server,
     close() {
-      closed ??= server.close().finally(() => location.remove());
+      closed ??= store.close().finally(() => location.remove());
       return closed;
     },
   };
@@ -102,11 +116,10 @@ export function readStoredPlants(dbPath: string): StoredRow[] {
   return readStoreFile(dbPath, (db) => db.prepare<[], StoredRow>('SELECT id, name, tag FROM plants ORDER BY id').all());
 }
 
-export interface TestStoreOptions extends Partial<PlantServerOptions> {
-  backend?: StoreBackend;
+export type TestStoreOptions = StoreServerOptions & {
   /** 'file' (default): one store for the file or describe it is declared in; 'test': a new one for each test. */
   scope?: FixtureScope;
-}
+};
 
 /**
  * A real plant store on a loopback port for the tests of the file or describe it is declared in

@@ -7,40 +7,17 @@
  * npm fetches the dependencies from the registry into a cache inside the temporary folder
  * (removed afterwards: nothing is cached outside it). The install compiles nothing (better-sqlite3
  * 13 ships its Node-API binaries in its package): npm runs with a PATH that holds only the
- * running Node, PATH's npm and a shell — no compiler, no make, no Python — and no Node headers.
+ * running Node, PATH's npm and a shell — no compiler, no make, no Python — and no Node headers
+ * (npmEnvIn).
  */
-import { type SpawnOptions, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir, projectRoot } from '../helpers/cli.js';
 import { nodeOfLine } from '../helpers/nodes.js';
+import { INSTALL_MS, npmEnvIn, type PackedFile, packPackage, run } from '../helpers/npm-package.js';
 import { type ServeProcess, startServeProcess } from '../helpers/serve-process.js';
 
-interface Ran {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function run(command: string, args: readonly string[], options: SpawnOptions & { input?: string } = {}): Promise<Ran> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { ...options, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr += chunk;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin?.end(options.input ?? '');
-  });
-}
-
-const INSTALL_MS = 15 * 60_000;
 const version: string = JSON.parse(readFileSync(path.join(projectRoot, 'package.json'), 'utf8')).version;
 
 /** What a user's tarball may hold: what runs, the manifest, and README/LICENSE. */
@@ -51,6 +28,8 @@ const ALLOWED = [
   /^bin\/run\.js$/,
   /^oclif\.manifest\.json$/,
   /^dist\/.+\.js$/,
+  // plants/testing's type declarations (the build's others are left out).
+  /^dist\/testing\/[a-z-]+\.d\.ts$/,
   // The entry and the fast route's bundle (a CommonJS file each), and the route table and help
   // pages derived from the commands at build time.
   /^dist\/fast\/(entry|runner)\.cjs$/,
@@ -68,33 +47,8 @@ describe('the package as users install it (npm pack, npm install -g --prefix, np
   const plants = path.join(prefix, 'bin', 'plants');
   const configDir = path.join(temp.dir, 'config');
   let tarball = '';
-  let packed: { files: { path: string }[]; size: number; unpackedSize: number; entryCount: number };
-  /**
-   * npm's environment: the running Node and its npm (the matrix runs each version) alone on PATH,
-   * with a shell for npm's scripts: a compile would find no compiler, make or Python, and no
-   * headers (npm_config_nodedir names a folder that is not there). A cache in temp.
-   */
-  const tools = path.join(temp.dir, 'tools');
-  mkdirSync(tools);
-  symlinkSync(process.execPath, path.join(tools, 'node'));
-  for (const tool of ['npm', 'npx']) {
-    const found = (process.env.PATH ?? '')
-      .split(path.delimiter)
-      .map((dir) => path.join(dir, tool))
-      .find((file) => existsSync(file));
-    if (found !== undefined) symlinkSync(found, path.join(tools, tool));
-  }
-  symlinkSync('/bin/sh', path.join(tools, 'sh'));
-  const npmEnv: NodeJS.ProcessEnv = {
-    ...process.env,
-    PATH: tools,
-    npm_config_nodedir: path.join(temp.dir, 'no-node-headers'),
-    npm_config_cache: path.join(temp.dir, 'npm-cache'),
-    npm_config_audit: 'false',
-    npm_config_fund: 'false',
-    npm_config_update_notifier: 'false',
-    npm_config_yes: 'true',
-  };
+  let packed: { files: PackedFile[]; size: number; unpackedSize: number; entryCount: number };
+  const npmEnv = npmEnvIn(temp.dir);
   /** The installed CLI's environment: a user's, with a config folder of its own. */
   const userEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({
     PATH: `${path.join(prefix, 'bin')}:${process.env.PATH ?? ''}`,
@@ -105,13 +59,7 @@ describe('the package as users install it (npm pack, npm install -g --prefix, np
   });
 
   beforeAll(async () => {
-    const pack = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', temp.dir], {
-      cwd: projectRoot,
-      env: npmEnv,
-    });
-    expect(pack.code, pack.stderr).toBe(0);
-    [packed] = JSON.parse(pack.stdout);
-    tarball = path.join(temp.dir, `plants-${version}.tgz`);
+    ({ tarball, ...packed } = await packPackage(temp.dir));
     const install = await run('npm', ['install', '--global', '--prefix', prefix, tarball], {
       cwd: temp.dir,
       env: npmEnv,

@@ -3,12 +3,14 @@ import type { TestControls } from '../test-double/test-controls.js';
 import { createEventStreams } from './event-stream.js';
 import { PAGE_PREFIX } from './page-path.js';
 import { createPageRoutes, type PageServerInfo } from './page-routes.js';
-import { createRequestJournal, type RequestJournalOptions } from './request-journal.js';
+import { createRequestJournal, type RequestJournal, type RequestJournalOptions } from './request-journal.js';
 import { createRequestRates } from './request-rates.js';
 
 export interface ServePage {
   /** The routes to add to the app's table. */
   routes: ReturnType<typeof createPageRoutes>;
+  /** The requests answered (GET /_serve/journal), for a test's code to read too. */
+  journal: RequestJournal;
   /** Feeds the journal and the chart; the app calls it for every request answered. */
   observe: RequestObserver;
   /** Ends the open event streams (at a stop). */
@@ -32,6 +34,7 @@ export function createServePage(options: {
   const streams = createEventStreams(journal, () => JSON.stringify(rates.window()));
   return {
     routes: createPageRoutes({ ...options, journal, rates, streams }),
+    journal,
     observe(record) {
       journal.record(record);
       rates.record(record);

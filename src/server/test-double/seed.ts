@@ -8,9 +8,10 @@ import { type NewPlant, toNewPlant } from '../../schema/plant.js';
 import { toWire } from '../routes/plant-bodies.js';
 import type { PlantStore } from '../stores/plant-store.js';
 
-/** The plants of `plants serve --seed FILE`, each with where it is in the file, for messages. */
+/** The plants of `plants serve --seed FILE` (or startStore's seed), each with where it is, for messages. */
 export interface Seed {
-  file: string;
+  /** How messages name it: `--seed plants.ndjson`, or `startStore` (whose `where` say `seed[2]`). */
+  source: string;
   plants: NewPlant[];
   /** `line 3`, or `line 4 (array index 2)`: where plants[i] is. */
   where: string[];
@@ -36,7 +37,7 @@ export async function readSeedFile(file: string): Promise<Seed> {
     throw fail(`cannot read it: ${whyUnreadable(error)}`, error);
   }
   const reader = new JsonRecordReader(text);
-  const seed: Seed = { file, plants: [], where: [] };
+  const seed: Seed = { source: `--seed ${file}`, plants: [], where: [] };
   const byId = new Map<bigint, number>();
   let index = 0;
   try {
@@ -106,7 +107,7 @@ function checkConflicts(seed: Seed, stored: ReadonlyArray<NewPlant | undefined>,
   const others = conflicts.length - 1;
   const plant = seed.plants[first] as NewPlant;
   throw new SeedConflictError(
-    `--seed ${seed.file}: ${seed.where[first]}: plant ${plant.id} is stored already as ${brief(stored[first] as NewPlant)}, the seed has ${brief(plant)}${others > 0 ? ` (and ${others} more ${others === 1 ? 'id differs' : 'ids differ'})` : ''}; ${outcome}`,
+    `${seed.source}: ${seed.where[first]}: plant ${plant.id} is stored already as ${brief(stored[first] as NewPlant)}, the seed has ${brief(plant)}${others > 0 ? ` (and ${others} more ${others === 1 ? 'id differs' : 'ids differ'})` : ''}; ${outcome}`,
   );
 }
 

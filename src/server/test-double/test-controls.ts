@@ -77,6 +77,8 @@ export interface TestControls {
   checkEditable(): void;
   /** Validates and applies an update (400 when it is not one, 403 when not editable); returns the new state. */
   update(body: unknown): ControlsState;
+  /** Applies an update from the code that started the server (startStore), editable or not; returns the new state. */
+  apply(update: ControlsUpdate): ControlsState;
   /** Drops the stalled requests of every setting there was (at a stop). */
   dropStalled(): void;
 }
@@ -91,7 +93,10 @@ export function createTestControls(options: {
   delay?: DelayRange | undefined;
   faults?: readonly FaultRate[] | undefined;
   faultSeed: number;
+  /** Changeable over HTTP (PUT /_serve/controls). */
   editable: boolean;
+  /** Changeable by the code that started the server (apply), so always on the request path too. */
+  changeableFromCode?: boolean;
 }): TestControls {
   let delay: DelayRange | null = options.delay ?? null;
   let faults: FaultRate[] = [...(options.faults ?? [])];
@@ -110,14 +115,15 @@ export function createTestControls(options: {
     faults: faults.map((fault) => ({ ...fault })),
     faultSeed,
   });
-  // Editable: always on the path (one call), since a fault may be switched on at any time.
-  const interceptor: PlantRequestInterceptor | undefined = options.editable
-    ? (req, res, handle, fail) => {
-        if (current !== undefined) return current(req, res, handle, fail);
-        handle(req, res);
-        return undefined;
-      }
-    : current;
+  // Changeable: always on the path (one call), since a fault may be switched on at any time.
+  const interceptor: PlantRequestInterceptor | undefined =
+    options.editable || options.changeableFromCode === true
+      ? (req, res, handle, fail) => {
+          if (current !== undefined) return current(req, res, handle, fail);
+          handle(req, res);
+          return undefined;
+        }
+      : current;
   const checkEditable = () => {
     if (!options.editable) {
       throw new ForbiddenError(
@@ -125,25 +131,34 @@ export function createTestControls(options: {
       );
     }
   };
+  const apply = (update: ControlsUpdate): ControlsState => {
+    if (update.delay !== undefined) delay = update.delay;
+    if (update.faults !== undefined) faults = update.faults.filter((fault) => fault.rate > 0);
+    if (update.faultSeed !== undefined) faultSeed = update.faultSeed;
+    current = build();
+    return state();
+  };
   return {
     interceptor,
     state,
     checkEditable,
     update(body) {
       checkEditable();
-      const parsed = ControlsUpdate.safeParse(body);
-      if (!parsed.success) throw new BadRequestError(`invalid controls: ${describeIssue(parsed.error)}`);
-      const update = parsed.data;
-      if (update.delay !== undefined) delay = update.delay;
-      if (update.faults !== undefined) faults = update.faults.filter((fault) => fault.rate > 0);
-      if (update.faultSeed !== undefined) faultSeed = update.faultSeed;
-      current = build();
-      return state();
+      const parsed = parseControlsUpdate(body);
+      if ('issue' in parsed) throw new BadRequestError(`invalid controls: ${parsed.issue}`);
+      return apply(parsed.update);
     },
+    apply,
     dropStalled() {
       for (const each of made) each.dropStalled();
     },
   };
+}
+
+/** An update checked against ControlsUpdate, or its first issue, where it is (`faults[0].rate: must be…`). */
+export function parseControlsUpdate(body: unknown): { update: ControlsUpdate } | { issue: string } {
+  const parsed = ControlsUpdate.safeParse(body);
+  return parsed.success ? { update: parsed.data } : { issue: describeIssue(parsed.error) };
 }
 
 /** `faults[0].rate: must be a number from 0 to 1 (…)`: the first issue, where it is. */

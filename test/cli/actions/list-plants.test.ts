@@ -12,7 +12,7 @@ const PLANTS = [
   { id: 2n, name: 'Ivy' },
   { id: 9223372036854775807n, name: 'Max', tag: 'tree' },
 ];
-const server = useTestStore({ seed: { file: 'seed.ndjson', plants: PLANTS, where: ['line 1', 'line 2', 'line 3'] } });
+const server = useTestStore({ seed: PLANTS });
 const empty = useTestStore();
 const user = useTempUser(server);
 

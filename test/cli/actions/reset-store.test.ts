@@ -10,14 +10,10 @@ import { postPlant } from '../../server/http-client.js';
 
 const server = useTestStore({
   allowReset: true,
-  seed: {
-    file: 'seed.ndjson',
-    plants: [
-      { id: 2n, name: 'Ivy' },
-      { id: 9223372036854775807n, name: 'Max', tag: 'tree' },
-    ],
-    where: ['line 1', 'line 2'],
-  },
+  seed: [
+    { id: 2n, name: 'Ivy' },
+    { id: 9223372036854775807n, name: 'Max', tag: 'tree' },
+  ],
 });
 const user = useTempUser(server);
 beforeEach(async () => {

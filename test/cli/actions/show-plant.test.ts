@@ -8,14 +8,10 @@ import { useTempUser } from '../../helpers/user.js';
 // plants get in this process: the action over in-memory streams, against a real store on loopback.
 
 const server = useTestStore({
-  seed: {
-    file: 'seed.ndjson',
-    plants: [
-      { id: 1n, name: 'Fern', tag: 'herb' },
-      { id: 9223372036854775807n, name: 'Max' },
-    ],
-    where: ['line 1', 'line 2'],
-  },
+  seed: [
+    { id: 1n, name: 'Fern', tag: 'herb' },
+    { id: 9223372036854775807n, name: 'Max' },
+  ],
 });
 const user = useTempUser(server);
 const tokenless = useTempUser(server, { token: false });
