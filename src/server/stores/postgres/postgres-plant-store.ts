@@ -71,10 +71,10 @@ export class AddOutcomeUnknownError extends OutcomeUnknownError {
 /**
  * The plants in a PostgreSQL table, through `pg` with a pool of connections.
  *
- * Adds are batched (GroupCommitStore), the counterpart of SQLite's group commit: the adds that arrive while a
- * statement is on the wire go together in the next one (up to MAX_BATCH_SIZE), as one INSERT …
- * SELECT FROM unnest(…) ON CONFLICT DO NOTHING RETURNING id, so that a burst costs a few round
- * trips, not one each. Each add still gets its own answer, and only after the commit. No two
+ * Adds are batched (GroupCommitStore), the counterpart of SQLite's group commit: the adds that
+ * arrive while a statement is on the wire go together in the next one (up to MAX_BATCH_SIZE), as
+ * one INSERT … SELECT FROM unnest(…) ON CONFLICT DO NOTHING RETURNING id, so that a burst costs a
+ * few round trips, not one each. Each add still gets its own answer, and only after the commit. No two
  * adds of one id are in flight from this instance at once (the later waits, then finds the id
  * taken), so that a batch sent again after a failure cannot mistake another add for its own.
  *
