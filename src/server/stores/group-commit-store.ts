@@ -104,12 +104,27 @@ export abstract class GroupCommitStore implements PlantStore {
         if (batch.length === 0) break;
         this.#batchesInFlight += 1;
         if (this.#batching.distinctIdsInFlight) for (const { plant } of batch) this.#idsInFlight.add(plant.id);
-        this.commitBatch(batch, (outcome) => this.#finish(batch, outcome));
+        this.#hand(batch);
       }
     } finally {
       this.#pumping = false;
     }
     this.#notifyIfIdle();
+  }
+
+  /** Hands `batch` to the backend, once: a commit that throws is the batch's outcome; a second `done` is ignored. */
+  #hand(batch: PendingAdd[]): void {
+    let finished = false;
+    const done = (outcome: BatchOutcome) => {
+      if (finished) return;
+      finished = true;
+      this.#finish(batch, outcome);
+    };
+    try {
+      this.commitBatch(batch, done);
+    } catch (error) {
+      done({ error });
+    }
   }
 
   /** Up to maxBatchSize adds from the queue, in order (with distinctIdsInFlight, skipping ids already in this batch or one in flight). */

@@ -18,6 +18,7 @@ class MapStore extends GroupCommitStore {
   readonly batches: bigint[][] = [];
   readonly #waiting: Array<() => void> = [];
   failNext: unknown;
+  throwNext: unknown;
   refusal: unknown;
   released = 0;
 
@@ -30,6 +31,11 @@ class MapStore extends GroupCommitStore {
 
   protected override commitBatch(batch: PendingAdd[], done: (outcome: BatchOutcome) => void): void {
     this.batches.push(batch.map(({ plant }) => plant.id));
+    if (this.throwNext !== undefined) {
+      const error = this.throwNext;
+      this.throwNext = undefined;
+      throw error;
+    }
     const commit = () => {
       if (this.failNext !== undefined) {
         const error = this.failNext;
@@ -152,6 +158,20 @@ describe('GroupCommitStore', () => {
     ]);
     expect([store.commits, commits, store.plants.size]).toEqual([0, [], 0]);
     expect(await store.add(plant(1))).toEqual({ added: true, plant: plant(1) });
+  });
+
+  it('answers a batch whose commit threw with the error, and goes on', async () => {
+    const store = new MapStore({}, true);
+    const thrown = new Error('no connection');
+    store.throwNext = thrown;
+    const results = await Promise.allSettled([store.add(plant(1)), store.add(plant(2))]);
+    expect(results.map((result) => (result.status === 'rejected' ? result.reason : result.value))).toEqual([
+      thrown,
+      thrown,
+    ]);
+    expect(await store.add(plant(1))).toEqual({ added: true, plant: plant(1) });
+    await store.close();
+    expect(store.released).toBe(1);
   });
 
   it('refuses an add at once when the backend says why, and can refuse what is queued', async () => {
