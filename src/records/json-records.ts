@@ -1,51 +1,15 @@
 import { parseJsonExact } from '../schema/exact-json.js';
+import { type InputRecord, MAX_RECORD_CHARS, parseRecord, TOO_LONG } from './input-record.js';
+import { JsonValueScanner } from './json-value-scanner.js';
+
+// What a record is, for the reader's users: they read records, and need not know where the type lives.
+export { type InputRecord, MAX_RECORD_CHARS, TOO_LONG } from './input-record.js';
 
 /**
  * How the input was laid out: JSON documents one after another (one pretty-printed object, or
  * jq's default output), one value per line (NDJSON), or a JSON array.
  */
 export type InputShape = 'document' | 'lines' | 'array';
-
-/**
- * One record of the input, with the line it starts on (and its index when it is an element of
- * a JSON array, whose records may share a line): its parsed value, or why it is not one.
- */
-export type InputRecord =
-  | { line: number; index?: number; value: unknown }
-  | { line: number; index?: number; error: string };
-
-/**
- * The longest record read. A NewPlant is under 8 KB (1,024-character name and tag, each
- * character at most a 6-character escape, and an id); a pretty-printed one is not much more.
- * Anything longer is refused unread, so that no input (a 128 MiB line, /dev/zero) takes more
- * memory than this.
- */
-export const MAX_RECORD_CHARS = 64 * 1024;
-
-/** The error of a record longer than MAX_RECORD_CHARS. */
-export const TOO_LONG = 'too long: more than 64 KiB, longer than any NewPlant can be (not read)';
-
-/** The error of a record holding bytes that are not UTF-8 (see decodeUtf8Strictly). */
-export const NOT_UTF8 = 'not UTF-8 text: it holds bytes that are not UTF-8 (refused, not changed)';
-
-/** A lone low surrogate: what decodeUtf8Strictly puts for a byte that is not UTF-8. */
-const notUtf8Marker = /(?<![\uD800-\uDBFF])[\uDC80-\uDCFF]/;
-
-function parseRecord(text: string, line: number, index?: number): InputRecord {
-  if (!text.isWellFormed() && notUtf8Marker.test(text)) return failed(line, index, NOT_UTF8);
-  let value: unknown;
-  try {
-    value = parseJsonExact(text);
-  } catch (error) {
-    return failed(line, index, `not valid JSON: ${(error as Error).message}`);
-  }
-  // One object per record, built whole (every record of a long input passes here).
-  return index === undefined ? { line, value } : { line, index, value };
-}
-
-function failed(line: number, index: number | undefined, error: string): InputRecord {
-  return index === undefined ? { line, error } : { line, index, error };
-}
 
 function parses(text: string): boolean {
   try {
@@ -198,132 +162,21 @@ export class JsonRecordReader {
     this.#buffer = '';
   }
 
-  /**
-   * Splits the input into JSON values by scanning brackets and strings, so that a
-   * million-element array streams; each value is then parsed on its own. In an array
-   * (`inArray`) the values are its elements; otherwise they are the documents at the top level.
-   */
+  /** The input's JSON values, each a record: the elements of an array (`inArray`), else the documents at the top level. */
   async *#scanValues(firstLine: number, inArray: boolean): AsyncGenerator<InputRecord> {
-    /** The depth at which a record starts: inside the array, or at the top level. */
-    const recordDepth = inArray ? 1 : 0;
-    let line = firstLine;
-    let depth = 0;
-    let inString = false;
-    let escaped = false;
-    let closed = false;
-    /** Where the value being scanned starts in the buffer, and its line; -1 between values. */
-    let start = -1;
-    let startLine = line;
-    /** A scalar at the top level (not an array or object): it ends at white space or a bracket. */
-    let scalar = false;
-    /** The value being scanned was reported as too long: scan on to its end, keeping nothing. */
-    let skipping = false;
-    let index = 0;
-    let position = 0;
-    const nextIndex = () => (inArray ? index++ : undefined);
-    const finish = (end: number, buffer: string): InputRecord | undefined => {
-      const record = skipping
-        ? undefined
-        : end - start > MAX_RECORD_CHARS
-          ? failed(startLine, nextIndex(), TOO_LONG)
-          : parseRecord(buffer.slice(start, end), startLine, nextIndex());
-      if (skipping) skipping = false;
-      start = -1;
-      scalar = false;
-      return record;
-    };
+    const scanner = new JsonValueScanner(firstLine, inArray);
     for (;;) {
-      const buffer = this.#buffer;
-      for (; position < buffer.length; position++) {
-        const char = buffer.charCodeAt(position);
-        if (closed) {
-          if (char === 10) line++;
-          if (!isWhitespace(char)) {
-            yield { line, error: 'unexpected content after the end of the JSON array' };
-            return;
-          }
-          continue;
-        }
-        if (inString) {
-          if (char === 10) line++;
-          if (escaped) escaped = false;
-          else if (char === 92) escaped = true;
-          else if (char === 34) {
-            inString = false;
-            if (scalar) {
-              const record = finish(position + 1, buffer);
-              if (record !== undefined) yield record;
-            }
-          }
-          continue;
-        }
-        if (scalar) {
-          if (!isWhitespace(char) && char !== 123 && char !== 91 && char !== 44 && char !== 93) continue;
-          const record = finish(position, buffer);
-          if (record !== undefined) yield record;
-        }
-        if (char === 10) line++;
-        if (depth === recordDepth && start === -1 && !isWhitespace(char) && char !== 44 && char !== 93) {
-          start = position;
-          startLine = line;
-          if (!inArray && char !== 123 && char !== 91) {
-            // A string, number or stray character as a document of its own.
-            scalar = true;
-            if (char === 34) inString = true;
-            continue;
-          }
-        }
-        if (char === 34) inString = true;
-        else if (char === 123 || char === 91) depth++;
-        else if (char === 125 || char === 93) {
-          if (depth === 0) {
-            // A closing bracket with nothing open: a broken document.
-            yield { line, error: `not valid JSON: an unexpected "${String.fromCharCode(char)}"` };
-            continue;
-          }
-          depth--;
-          if (inArray && depth === 0) {
-            closed = true;
-            if (start !== -1) {
-              const record = finish(position, buffer);
-              if (record !== undefined) yield record;
-            }
-          } else if (!inArray && depth === 0 && start !== -1) {
-            const record = finish(position + 1, buffer);
-            if (record !== undefined) yield record;
-          }
-        } else if (char === 44 && depth === 1 && inArray) {
-          if (start === -1) {
-            yield { line, index: nextIndex() as number, error: 'an empty element in the JSON array' };
-          } else {
-            const record = finish(position, buffer);
-            if (record !== undefined) yield record;
-          }
-        }
+      for (let record = scanner.next(this.#buffer); record !== undefined; record = scanner.next(this.#buffer)) {
+        yield record;
       }
-      // Keep only the value being scanned; everything before it is done with.
-      if (start !== -1 && !skipping && position - start > MAX_RECORD_CHARS) {
-        yield failed(startLine, nextIndex(), TOO_LONG);
-        skipping = true;
-      }
-      const keepFrom = start === -1 || skipping ? buffer.length : start;
-      this.#buffer = buffer.slice(keepFrom);
-      position -= keepFrom;
-      if (start !== -1) start = skipping ? 0 : start - keepFrom;
+      if (scanner.stopped) return;
+      const { keep, record } = scanner.endOfChunk(this.#buffer);
+      if (record !== undefined) yield record;
+      this.#buffer = keep;
       if (!(await this.#read())) break;
     }
-    if (inArray && !closed) {
-      yield {
-        line: start === -1 ? line : startLine,
-        error: 'not valid JSON: the input ends inside the JSON array (missing "]")',
-      };
-    } else if (!inArray && start !== -1 && !skipping) {
-      if (scalar && !inString) {
-        yield parseRecord(this.#buffer.slice(start), startLine);
-      } else {
-        yield { line: startLine, error: 'not valid JSON: the input ends inside a JSON document' };
-      }
-    }
+    const last = scanner.endOfInput(this.#buffer);
+    if (last !== undefined) yield last;
   }
 }
 
@@ -332,10 +185,6 @@ interface LinesRead {
   start: number;
   line: number;
   skipping: boolean;
-}
-
-function isWhitespace(char: number): boolean {
-  return char === 32 || char === 10 || char === 13 || char === 9;
 }
 
 function countNewlines(text: string, to: number): number {

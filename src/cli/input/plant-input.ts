@@ -1,10 +1,8 @@
 import { isUtf8 } from 'node:buffer';
 import { readFileSync } from 'node:fs';
-import type { FileHandle } from 'node:fs/promises';
 import type { RecordSource } from '../../bulk/bulk-add.js';
 import type { Add } from '../../commands/add.js';
 import { InvalidInputError } from '../../errors.js';
-import { whyUnreadable } from '../../files/unreadable-file.js';
 import type { InputRecord, JsonRecordReader } from '../../records/json-records.js';
 import { InvalidPlantError } from '../../schema/invalid-plant-error.js';
 import { type NewPlant, parsePlantIdText, toNewPlant } from '../../schema/plant.js';
@@ -101,8 +99,9 @@ export async function readPlantInput(
       'plants: reading plants from stdin (this terminal): type or paste JSON (one NewPlant, an array, or one per line), then press Ctrl-D on a line of its own to end.',
     );
   }
-  const { JsonRecordReader, TOO_LONG } = await import('../../records/json-records.js');
-  const reader: JsonRecordReader = new JsonRecordReader(await openText(flags.file, stdin));
+  const { openRecords } = await import('../../records/open-records.js');
+  const { TOO_LONG } = await import('../../records/json-records.js');
+  const reader: JsonRecordReader = await openRecords(flags.file, stdin);
   const records = reader.records();
   const first = await records.next();
   if (first.done) return { kind: 'bulk', records: recordsOf(), toPlant };
@@ -144,58 +143,4 @@ export async function readPlantInput(
 
 async function* recordsOf(...records: InputRecord[]): AsyncGenerator<InputRecord> {
   yield* records;
-}
-
-/** The text of --file PATH (or stdin for `-`), as a stream of strings; bytes that are not UTF-8 are marked, not replaced. */
-async function openText(file: string, stdin: () => NodeJS.ReadableStream): Promise<AsyncIterable<string>> {
-  const { decodeUtf8Strictly } = await import('../../bulk/utf8-text.js');
-  if (file === '-') return decodeUtf8Strictly(await sniffed(stdin() as AsyncIterable<Buffer>, file));
-  // Open first, so that a missing or unreadable file is reported before anything else happens.
-  let handle: FileHandle;
-  try {
-    handle = await (await import('node:fs/promises')).open(file, 'r');
-    if ((await handle.stat()).isDirectory()) {
-      await handle.close();
-      throw Object.assign(new Error('is a folder'), { code: 'EISDIR' });
-    }
-  } catch (error) {
-    const why = whyUnreadable(error);
-    throw new InvalidInputError(`cannot read ${file}: ${why}`, { cause: error });
-  }
-  return decodeUtf8Strictly(await sniffed(handle.createReadStream({ highWaterMark: 256 * 1024 }), file));
-}
-
-/**
- * The input's chunks, once its first one (at most SNIFF_BYTES of it) was found to be text; else
- * InvalidInputError saying what it is. Only the first chunk: a producer writing a record at a
- * time is never waited for.
- */
-async function sniffed(chunks: AsyncIterable<Buffer>, file: string): Promise<AsyncIterable<Buffer>> {
-  const { sniffInput } = await import('../../bulk/input-sniff.js');
-  const iterator = chunks[Symbol.asyncIterator]();
-  const first = await iterator.next();
-  if (first.done !== true) {
-    const head = typeof first.value === 'string' ? Buffer.from(first.value) : first.value;
-    const notText = sniffInput(head, file);
-    if (notText !== undefined) {
-      await iterator.return?.();
-      throw new InvalidInputError(
-        `${file === '-' ? 'stdin' : file} is ${notText.what}; nothing was sent: ${notText.todo}`,
-      );
-    }
-  }
-  return {
-    async *[Symbol.asyncIterator]() {
-      if (first.done === true) return;
-      let ended = false;
-      try {
-        yield first.value;
-        for (let next = await iterator.next(); next.done !== true; next = await iterator.next()) yield next.value;
-        ended = true;
-      } finally {
-        // Left before the end: the file's stream closes its descriptor.
-        if (!ended) await iterator.return?.();
-      }
-    },
-  };
 }

@@ -3,13 +3,6 @@ import type { NewPlant } from '../../schema/plant.js';
 /** What an add came to: stored, or refused because the id is taken (the stored plant is unchanged). */
 export type AddResult = { added: true; plant: NewPlant } | { added: false; id: bigint };
 
-/** An add waiting in a store's queue for the batch that commits it. */
-export interface PendingAdd {
-  plant: NewPlant;
-  resolve(result: AddResult): void;
-  reject(error: unknown): void;
-}
-
 /**
  * Where `plants serve` keeps its plants. Two implementations, chosen at start-up by
  * `openPlantStore`: SQLite (a file, or memory) and PostgreSQL. The request handler talks to

@@ -1,21 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import pg from 'pg';
+import type pg from 'pg';
 import type { NewPlant } from '../../../schema/plant.js';
-import type { AddResult, PendingAdd, PlantStore } from '../plant-store.js';
-import {
-  DatabaseConnectError,
-  DatabaseOpenError,
-  OutcomeUnknownError,
-  StoreClosedError,
-  StoreUnavailableError,
-} from '../store-errors.js';
-import { describeConnection, describeHost, type PostgresConnection } from './connection-settings.js';
+import { type BatchOutcome, GroupCommitStore, type PendingAdd } from '../group-commit-store.js';
+import { OutcomeUnknownError, StoreClosedError, StoreUnavailableError } from '../store-errors.js';
+import { openPostgres, type PostgresOpenOptions } from './open-postgres.js';
 import { isTransientPostgresError, sqlState } from './postgres-errors.js';
-import { migratePostgres, POSTGRES_MIGRATIONS, SchemaTooNewError } from './postgres-migrations.js';
-import { isLoss, type Lease, NoPrimaryAtStartError, NoPrimaryError, PrimaryPool } from './primary-pool.js';
+import { POSTGRES_MIGRATIONS } from './postgres-migrations.js';
+import { isLoss, type Lease, NoPrimaryError, type PrimaryPool } from './primary-pool.js';
 
-export interface PostgresPlantStoreOptions {
-  connection: PostgresConnection;
+export interface PostgresPlantStoreOptions extends PostgresOpenOptions {
   /**
    * How long a batch's adds wait for its statement's answer before they are answered that they
    * may or may not be stored (AddOutcomeUnknownError) while the statement goes on: a network that
@@ -23,8 +16,6 @@ export interface PostgresPlantStoreOptions {
    * a healthy database answers a batch in milliseconds.
    */
   stallMs?: number;
-  /** Receives errors nobody waits for (an idle connection that broke). Default: nothing. */
-  onBackgroundError?: (error: unknown) => void;
   /** Told of each committed batch and how many plants it held (the metrics). */
   onCommit?: (batchSize: number) => void;
 }
@@ -80,10 +71,10 @@ export class AddOutcomeUnknownError extends OutcomeUnknownError {
 /**
  * The plants in a PostgreSQL table, through `pg` with a pool of connections.
  *
- * Adds are batched, the counterpart of SQLite's group commit: the adds that arrive while a
- * statement is on the wire go together in the next one (up to MAX_BATCH_SIZE), as one INSERT …
- * SELECT FROM unnest(…) ON CONFLICT DO NOTHING RETURNING id, so that a burst costs a few round
- * trips, not one each. Each add still gets its own answer, and only after the commit. No two
+ * Adds are batched (GroupCommitStore), the counterpart of SQLite's group commit: the adds that
+ * arrive while a statement is on the wire go together in the next one (up to MAX_BATCH_SIZE), as
+ * one INSERT … SELECT FROM unnest(…) ON CONFLICT DO NOTHING RETURNING id, so that a burst costs a
+ * few round trips, not one each. Each add still gets its own answer, and only after the commit. No two
  * adds of one id are in flight from this instance at once (the later waits, then finds the id
  * taken), so that a batch sent again after a failure cannot mistake another add for its own.
  *
@@ -101,132 +92,41 @@ export class AddOutcomeUnknownError extends OutcomeUnknownError {
  * moves to another when it is lost (see primary-pool.ts and host-selection.ts); a batch resent
  * meanwhile goes to the new primary, where ON CONFLICT makes it as safe as on the old one.
  */
-export class PostgresPlantStore implements PlantStore {
+export class PostgresPlantStore extends GroupCommitStore {
   readonly #primary: PrimaryPool;
   readonly #stallMs: number;
-  readonly #onCommit: ((batchSize: number) => void) | undefined;
-  #queue: PendingAdd[] = [];
-  /** Ids in batches on the wire: an add of one of them waits in the queue. */
-  readonly #idsInFlight = new Set<bigint>();
-  #batchesInFlight = 0;
   #unavailableUntil = 0;
   /** Batches sent again while the database is away: until they settle, adds are refused at once. */
   #batchesResending = 0;
-  #closed = false;
-  #drained: (() => void) | undefined;
-  #commits = 0;
 
   private constructor(primary: PrimaryPool, options: PostgresPlantStoreOptions) {
+    super({
+      maxBatchSize: MAX_BATCH_SIZE,
+      maxBatchesInFlight: MAX_BATCHES_IN_FLIGHT,
+      start: 'at-once',
+      distinctIdsInFlight: true,
+      onCommit: options.onCommit,
+    });
     this.#primary = primary;
     this.#stallMs = options.stallMs ?? 5000;
-    this.#onCommit = options.onCommit;
   }
 
-  /**
-   * Connects, checks the database, and migrates the schema. Throws DatabaseConnectError
-   * (`unreachable` when the server cannot be reached) or DatabaseOpenError (a schema from a newer
-   * plants), with a one-line message naming host, port and database and never the password.
-   */
+  /** Connects, checks the database, and migrates the schema (open-postgres.ts says with which errors). */
   static async open(options: PostgresPlantStoreOptions): Promise<PostgresPlantStore> {
-    const { connection } = options;
-    let primary: PrimaryPool;
-    try {
-      primary = await PrimaryPool.open({
-        connection,
-        onBackgroundError: options.onBackgroundError,
-        pool: {
-          max: 8, // reads, deletes and batches share them
-          connectionTimeoutMillis: 5000,
-          idleTimeoutMillis: 30_000,
-          // A network cut that sends nothing back would otherwise hold a statement for the OS's
-          // TCP time-outs (hours): give up on it (then resend, or 503) and notice idle losses.
-          query_timeout: 30_000,
-          keepAlive: true,
-          keepAliveInitialDelayMillis: 10_000,
-          application_name: 'plants serve',
-          // int8 as BigInt, for this pool only (pg's global setTypeParser would change every pool
-          // in the process): ids never pass through a JS number.
-          types: { getTypeParser: bigintTypeParser },
-        },
-      });
-    } catch (error) {
-      if (error instanceof NoPrimaryAtStartError) throw describeNoPrimary(error, connection);
-      throw error;
-    }
-    let lease: Lease;
-    try {
-      lease = await primary.connect();
-    } catch (error) {
-      await primary.close().catch(() => undefined);
-      throw describeConnectFailure(error, connection);
-    }
-    const where = describeConnection(connection);
-    try {
-      await migratePostgres(lease.client);
-    } catch (error) {
-      lease.release(error);
-      await primary.close().catch(() => undefined);
-      if (error instanceof SchemaTooNewError) {
-        throw new DatabaseOpenError(`PostgreSQL at ${where}: ${error.message}; refusing to use it`, {
-          database: where,
-          hints: ['Upgrade plants, or point it at another database.'],
-        });
-      }
-      throw new DatabaseConnectError(
-        `cannot set up the plants schema on PostgreSQL at ${where}: ${oneLine(error, connection)}`,
-        { database: where, unreachable: isTransientPostgresError(error), cause: error },
-      );
-    }
-    lease.release();
-    return new PostgresPlantStore(primary, options);
+    return new PostgresPlantStore(await openPostgres(options), options);
   }
 
-  add(plant: NewPlant): Promise<AddResult> {
-    if (this.#closed) return Promise.reject(new StoreClosedError());
-    if (this.#unavailableUntil > Date.now() || this.#batchesResending > 0) {
-      return Promise.reject(this.#primary.current === undefined ? this.#primary.noPrimary() : refusal());
-    }
-    return new Promise<AddResult>((resolve, reject) => {
-      this.#queue.push({ plant, resolve, reject });
-      this.#pump();
-    });
+  protected override refuseAdd(): unknown {
+    if (this.#unavailableUntil <= Date.now() && this.#batchesResending === 0) return undefined;
+    return this.#primary.current === undefined ? this.#primary.noPrimary() : refusal();
   }
 
-  /** Sends batches while there are adds waiting and room on the wire. */
-  #pump(): void {
-    while (this.#batchesInFlight < MAX_BATCHES_IN_FLIGHT && this.#queue.length > 0) {
-      const batch = this.#takeBatch();
-      if (batch.length === 0) return;
-      this.#batchesInFlight += 1;
-      for (const pending of batch) this.#idsInFlight.add(pending.plant.id);
-      void this.#commit(batch).finally(() => {
-        for (const pending of batch) this.#idsInFlight.delete(pending.plant.id);
-        this.#batchesInFlight -= 1;
-        this.#pump();
-        if (this.#batchesInFlight === 0 && this.#queue.length === 0) this.#drained?.();
-      });
-    }
+  protected override commitBatch(batch: PendingAdd[], done: (outcome: BatchOutcome) => void): void {
+    void this.#commit(batch).then(done, (error: unknown) => done({ error }));
   }
 
-  /** Up to MAX_BATCH_SIZE adds from the queue, in order, skipping ids already taken by this batch or one in flight. */
-  #takeBatch(): PendingAdd[] {
-    const batch: PendingAdd[] = [];
-    const ids = new Set<bigint>();
-    const left: PendingAdd[] = [];
-    for (const pending of this.#queue) {
-      const { id } = pending.plant;
-      if (batch.length < MAX_BATCH_SIZE && !ids.has(id) && !this.#idsInFlight.has(id)) {
-        ids.add(id);
-        batch.push(pending);
-      } else {
-        left.push(pending);
-      }
-    }
-    this.#queue = left;
-    return batch;
-  }
-
-  async #commit(batch: PendingAdd[]): Promise<void> {
+  /** Sends the batch's INSERT (again, while the database comes back), answering early when it stalls. */
+  async #commit(batch: PendingAdd[]): Promise<BatchOutcome> {
     const columns = batchColumns(batch.map((pending) => pending.plant));
     let sent = false;
     let deadline: number | undefined;
@@ -237,7 +137,7 @@ export class PostgresPlantStore implements PlantStore {
       // (never sent, so a plain 503 with Retry-After) until it settles.
       resending = true;
       this.#batchesResending += 1;
-      this.#refuseQueued(cause);
+      this.refuseQueued(() => refusal(cause));
     };
     // No answer in stallMs: answer the adds (a promise settles once: a late result is ignored),
     // and let the statement run on to its own end, success or time-out.
@@ -265,40 +165,25 @@ export class PostgresPlantStore implements PlantStore {
             ours = await this.#ownEarlierCommits(lease.client, batch, added);
           lease.release();
           lease = undefined;
-          this.#commits += 1;
-          this.#onCommit?.(batch.length);
           this.#unavailableUntil = 0;
-          for (const pending of batch) {
-            const { id } = pending.plant;
-            pending.resolve(
-              added.has(id) || ours.has(id) ? { added: true, plant: pending.plant } : { added: false, id },
-            );
-          }
-          return;
+          return { added: batch.map(({ plant }) => added.has(plant.id) || ours.has(plant.id)) };
         } catch (error) {
           // A connection that failed is not given back for reuse (and a lost server is searched for).
           lease?.release(error);
           if (!isRetryable(error)) {
             // The statement failed inside the database: it rolled back, nothing was stored by it.
             // An earlier attempt, cut off on the wire, may have committed: that outcome is unknown.
-            for (const pending of batch) pending.reject(attempt > 1 ? new AddOutcomeUnknownError(error) : error);
-            return;
+            return { error: attempt > 1 ? new AddOutcomeUnknownError(error) : error };
           }
           // Told to retry (serialization, deadlock): the database is there, only this statement lost.
           const state = sqlState(error);
           const away = state !== '40001' && state !== '40P01';
           if (away) this.#unavailableUntil = Date.now() + COOL_DOWN_MS;
-          if (!sent) {
-            // Never sent: certainly not stored, so the client may simply send it again.
-            for (const pending of batch) pending.reject(refusal(error));
-            return;
-          }
+          // Never sent: certainly not stored, so the client may simply send it again.
+          if (!sent) return { error: refusal(error) };
           if (away) refuseWhileResending(error);
           deadline ??= Date.now() + RESEND_WINDOW_MS;
-          if (Date.now() >= deadline) {
-            for (const pending of batch) pending.reject(new AddOutcomeUnknownError(error));
-            return;
-          }
+          if (Date.now() >= deadline) return { error: new AddOutcomeUnknownError(error) };
           // Short waits: a restarted PostgreSQL takes connections again within about a second.
           await sleep(Math.min(500, 50 * 2 ** Math.min(attempt, 4), deadline - Date.now()) * (0.5 + Math.random() / 2));
         }
@@ -307,13 +192,6 @@ export class PostgresPlantStore implements PlantStore {
       clearTimeout(stall);
       if (resending) this.#batchesResending -= 1;
     }
-  }
-
-  /** Answers every add not yet sent 503 with Retry-After: the database cannot be reached. */
-  #refuseQueued(cause: unknown): void {
-    const queued = this.#queue;
-    this.#queue = [];
-    for (const pending of queued) pending.reject(refusal(cause));
   }
 
   /** Of the ids a resent batch did not insert, those stored with exactly the name and tag sent. */
@@ -359,7 +237,7 @@ export class PostgresPlantStore implements PlantStore {
   }
 
   async remove(id: bigint): Promise<boolean> {
-    if (this.#closed) throw new StoreClosedError();
+    if (this.closed) throw new StoreClosedError();
     const lease = await this.#connect();
     try {
       const result = await lease.client.query('DELETE FROM plants WHERE id = $1', [id.toString()]);
@@ -381,9 +259,8 @@ export class PostgresPlantStore implements PlantStore {
    * after it. Adds this instance queued before the call are committed first.
    */
   async replaceAll(plants: readonly NewPlant[]): Promise<void> {
-    if (this.#closed) throw new StoreClosedError();
-    // Polled rather than hooked on #drained, which close() owns.
-    while (this.#batchesInFlight > 0 || this.#queue.length > 0) await sleep(5);
+    if (this.closed) throw new StoreClosedError();
+    await this.whenIdle();
     const lease = await this.#connect();
     const { client } = lease;
     try {
@@ -404,7 +281,7 @@ export class PostgresPlantStore implements PlantStore {
 
   /** Resolves when the database answers and holds the schema this plants migrated to; else StoreUnavailableError. */
   async check(): Promise<void> {
-    if (this.#closed) throw new StoreUnavailableError('the store is closed');
+    if (this.closed) throw new StoreUnavailableError('the store is closed');
     const { rows } = await this.#read<{ version: number | null }>(
       'SELECT max(version) AS version FROM plants_schema',
       [],
@@ -420,7 +297,7 @@ export class PostgresPlantStore implements PlantStore {
 
   /** Statements that change nothing: any failure to reach the database is a plain 503. */
   async #read<Row extends pg.QueryResultRow>(sql: string, values: unknown[]): Promise<pg.QueryResult<Row>> {
-    if (this.#closed) throw new StoreClosedError();
+    if (this.closed) throw new StoreClosedError();
     const lease = await this.#connect();
     try {
       const result = await lease.client.query<Row>(sql, values);
@@ -438,24 +315,8 @@ export class PostgresPlantStore implements PlantStore {
     return refusal(error);
   }
 
-  /** INSERT statements that committed so far. */
-  get commits(): number {
-    return this.#commits;
-  }
-
-  /** Lets queued and in-flight adds finish (each gets its answer), then closes the pool. Safe to call twice. */
-  #closing: Promise<void> | undefined;
-  close(): Promise<void> {
-    this.#closing ??= (async () => {
-      this.#closed = true;
-      if (this.#batchesInFlight > 0 || this.#queue.length > 0) {
-        await new Promise<void>((resolve) => {
-          this.#drained = resolve;
-        });
-      }
-      await this.#primary.close();
-    })();
-    return this.#closing;
+  protected override release(): Promise<void> {
+    return this.#primary.close();
   }
 }
 
@@ -499,103 +360,4 @@ function fromRow(row: StoredRow): NewPlant {
   // Bytes we wrote from well-formed strings (the schema refuses lone surrogates): decoding is exact.
   const name = row.name.toString('utf8');
   return row.tag === null ? { id: row.id, name } : { id: row.id, name, tag: row.tag.toString('utf8') };
-}
-
-const INT8 = 20;
-const INT8_ARRAY = 1016;
-
-/** pg's own parsers, except int8 (and int8[]) as BigInt. */
-function bigintTypeParser(oid: number, format?: 'text' | 'binary'): (value: string) => unknown {
-  if (oid === INT8) return (value: string) => BigInt(value);
-  if (oid === INT8_ARRAY) {
-    // pg's own int8[] parser yields digit strings (never numbers): each becomes a BigInt.
-    const parseArray = pg.types.getTypeParser(INT8_ARRAY as Parameters<typeof pg.types.getTypeParser>[0], 'text');
-    return (value: string) =>
-      (parseArray(value) as Array<string | null>).map((item) => (item === null ? null : BigInt(item)));
-  }
-  return pg.types.getTypeParser(oid as Parameters<typeof pg.types.getTypeParser>[0], format ?? 'text') as (
-    value: string,
-  ) => unknown;
-}
-
-/**
- * Why the first connection failed, in one line naming host, port and database: `unreachable`
- * when the server cannot be reached, else what the user fixes in the URL (password, user,
- * database name, TLS).
- */
-function describeConnectFailure(error: unknown, connection: PostgresConnection): DatabaseConnectError {
-  const where = `PostgreSQL at ${describeConnection(connection)}`;
-  const make = (why: string, unreachable: boolean, hints: readonly string[] = []) =>
-    new DatabaseConnectError(`cannot use ${where}: ${why}`, {
-      database: describeConnection(connection),
-      unreachable,
-      cause: error,
-      hints,
-    });
-  const state = sqlState(error);
-  const code = (error as { code?: unknown } | undefined)?.code;
-  switch (state ?? code) {
-    case '28P01':
-      return make(`password authentication failed for user ${connection.user}`, false, [
-        'Check the password in the URL or PGPASSWORD.',
-      ]);
-    case '28000':
-      return make(`user ${connection.user} is not allowed to connect (${oneLine(error, connection)})`, false);
-    case '3D000':
-      return make('the database does not exist', false, [
-        `Create it first, e.g. createdb -h ${connection.host} -p ${connection.port} ${connection.database}`,
-      ]);
-    case 'ECONNREFUSED':
-      return make('connection refused (is PostgreSQL running there?)', true);
-    case 'ENOTFOUND':
-    case 'EAI_AGAIN':
-      return make('the host name does not resolve', true);
-    case 'ETIMEDOUT':
-    case 'EHOSTUNREACH':
-    case 'ENETUNREACH':
-      return make('the server cannot be reached (timed out)', true);
-    default:
-      // Closed before any answer (pg's own code-less message): most often not PostgreSQL at all.
-      if (error instanceof Error && /^Connection terminated unexpectedly$/.test(error.message)) {
-        return make('the server there closed the connection before answering (is it PostgreSQL?)', true);
-      }
-      return make(oneLine(error, connection), isTransientPostgresError(error));
-  }
-}
-
-/**
- * No host takes writes at start: what the user fixes in the URL when a host refused it
- * (password, database name), else `unreachable`, naming what each host said.
- */
-function describeNoPrimary(error: NoPrimaryAtStartError, connection: PostgresConnection): DatabaseConnectError {
-  const refused = error.probes.find((probe) => probe.role === 'refused');
-  if (refused !== undefined) {
-    return describeConnectFailure(refused.error, {
-      ...connection,
-      host: refused.address.host,
-      port: refused.address.port,
-      hosts: [refused.address],
-    });
-  }
-  const where = describeConnection(connection);
-  const allDown = error.probes.every((probe) => probe.role === 'unreachable');
-  return new DatabaseConnectError(`cannot use PostgreSQL at ${where}: ${oneLine(error, connection)}`, {
-    database: where,
-    unreachable: true,
-    cause: error,
-    hints: allDown
-      ? ['Is PostgreSQL running there?']
-      : [
-          `serve writes only to a server that takes writes, and never to a former primary; found: ${error.probes.map((probe) => `${describeHost(probe.address)} ${probe.role}`).join(', ')}`,
-        ],
-  });
-}
-
-/** A driver message on one line, the password cut out should a driver ever include it. */
-function oneLine(error: unknown, connection: PostgresConnection): string {
-  let text = (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').trim();
-  if (error instanceof AggregateError && text === '') text = error.errors.map((e) => oneLine(e, connection)).join('; ');
-  if (connection.password !== undefined && connection.password !== '')
-    text = text.split(connection.password).join('***');
-  return text || 'unknown error';
 }

@@ -1,23 +1,14 @@
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
+import type { BatchOutcome } from '../group-commit-store.js';
 import { CommitInterruptedError } from '../store-errors.js';
+import {
+  type CommitWorkerData,
+  type PlantColumns,
+  runCommitWorker,
+  type WorkerMessage,
+  type WorkerRequest,
+} from './commit-worker-thread.js';
 import type { SqliteDriver } from './sqlite-driver-api.js';
-
-/**
- * Plants as the worker takes them: column by column, the ids in a typed array (moved to the
- * worker, not copied), so that a batch costs the main thread little to send.
- */
-export interface PlantColumns {
-  ids: BigInt64Array;
-  names: string[];
-  /** null: no tag. */
-  tags: Array<string | null>;
-}
-
-/**
- * What a batch came to: per plant, whether it was stored (1; 0: the id was taken); or why
- * none was (the transaction rolled back).
- */
-export type BatchOutcome = { added: ArrayLike<number> } | { error: Error };
 
 export interface CommitWorkerOptions {
   /** The database file; the caller has created and migrated it, in WAL mode. */
@@ -32,68 +23,13 @@ export interface CommitWorkerOptions {
   synchronous: 'FULL' | 'NORMAL';
 }
 
-type WorkerMessage =
-  | { type: 'ready' }
-  | { type: 'failed'; message: string }
-  | { type: 'done'; added: Uint8Array }
-  | { type: 'done'; error: { message: string; code?: string } }
-  | { type: 'closed' };
-
 /**
- * The worker, as CommonJS source for an eval worker: it works the same from dist/ and from the
- * TypeScript sources under test, where a worker file would have to be compiled first. It opens
- * its own connection, with the store's `synchronous`, and commits each batch it is sent in one
- * transaction. After each message it bumps a shared counter, so that the main thread can also
- * wait for it synchronously (at close).
+ * The thread's source, for an eval worker: the driver's prelude (which defines `Database`), then
+ * runCommitWorker's compiled code, called with it.
  */
-const WORKER_SOURCE = `const { workerData } = require('node:worker_threads');
-const { port, file, busyTimeoutMs, insertSql, synchronous } = workerData;
-const signal = new Int32Array(workerData.signal);
-function post(message) {
-  port.postMessage(message);
-  Atomics.add(signal, 0, 1);
-  Atomics.notify(signal, 0);
+function workerSource(driver: SqliteDriver): string {
+  return `'use strict';\n${driver.workerPrelude}(${runCommitWorker.toString()})(Database, require('node:worker_threads').workerData);\n`;
 }
-function describe(error) {
-  return { message: String(error && error.message || error), code: error && typeof error.code === 'string' ? error.code : undefined };
-}
-let db;
-let insertBatch;
-try {
-  db = new Database(file, { fileMustExist: true, timeout: busyTimeoutMs });
-  db.defaultSafeIntegers(true);
-  const mode = String(db.pragma('journal_mode', { simple: true }));
-  if (mode !== 'wal') throw new Error('the database is not in WAL mode (' + mode + ')');
-  db.pragma(synchronous === 'NORMAL' ? 'synchronous = NORMAL' : 'synchronous = FULL');
-  const insert = db.prepare(insertSql);
-  insertBatch = db.transaction(({ ids, names, tags }) => {
-    const added = new Uint8Array(ids.length);
-    for (let i = 0; i < ids.length; i++) added[i] = insert.run(ids[i], names[i], tags[i]).changes;
-    return added;
-  }).immediate;
-  post({ type: 'ready' });
-} catch (error) {
-  try { if (db) db.close(); } catch {}
-  db = undefined;
-  post({ type: 'failed', message: describe(error).message });
-}
-port.on('message', (message) => {
-  if (message.type === 'batch') {
-    let reply;
-    try {
-      reply = { type: 'done', added: insertBatch(message.plants) };
-    } catch (error) {
-      reply = { type: 'done', error: describe(error) };
-    }
-    post(reply);
-  } else if (message.type === 'close') {
-    try { if (db) db.close(); } catch {}
-    db = undefined;
-    post({ type: 'closed' });
-    port.close();
-  }
-});
-`;
 
 /** How long a synchronous wait for the worker may take beyond the busy timeout before it is given up. */
 const SETTLE_MARGIN_MS = 30_000;
@@ -123,18 +59,15 @@ export class CommitWorker {
     this.#signal = new Int32Array(signal);
     this.#waitLimitMs = options.busyTimeoutMs + SETTLE_MARGIN_MS;
     this.#driver = options.driver;
-    this.#worker = new Worker(`'use strict';\n${options.driver.workerPrelude}${WORKER_SOURCE}`, {
-      eval: true,
-      workerData: {
-        port: port2,
-        signal,
-        file: options.file,
-        insertSql: options.insertSql,
-        busyTimeoutMs: options.busyTimeoutMs,
-        synchronous: options.synchronous,
-      },
-      transferList: [port2],
-    });
+    const workerData: CommitWorkerData = {
+      port: port2,
+      signal,
+      file: options.file,
+      insertSql: options.insertSql,
+      busyTimeoutMs: options.busyTimeoutMs,
+      synchronous: options.synchronous,
+    };
+    this.#worker = new Worker(workerSource(options.driver), { eval: true, workerData, transferList: [port2] });
     port1.on('message', (message: WorkerMessage) => this.#receive(message));
     // Neither the thread nor its port keeps the process alive; a batch in flight does (send).
     port1.unref();
@@ -161,7 +94,7 @@ export class CommitWorker {
     if (this.#state !== 'ready' || this.#inFlight !== undefined) throw new Error('the commit worker is not free');
     this.#inFlight = done;
     this.#port.ref();
-    this.#port.postMessage({ type: 'batch', plants }, [plants.ids.buffer as ArrayBuffer]);
+    this.#post({ type: 'batch', plants }, [plants.ids.buffer as ArrayBuffer]);
   }
 
   /** Waits (blocking) until the batch in flight, if any, has been answered and its `done` called. */
@@ -180,7 +113,7 @@ export class CommitWorker {
     const open = this.#state === 'ready' || this.#state === 'starting';
     this.#state = 'closed';
     if (open) {
-      this.#port.postMessage({ type: 'close' });
+      this.#post({ type: 'close' });
       this.#waitUntil(() => this.#closeAcknowledged);
     }
     this.#port.close();
@@ -188,6 +121,10 @@ export class CommitWorker {
   }
 
   #closeAcknowledged = false;
+
+  #post(request: WorkerRequest, transfer: ArrayBuffer[] = []): void {
+    this.#port.postMessage(request, transfer);
+  }
 
   #receive(message: WorkerMessage): void {
     switch (message.type) {

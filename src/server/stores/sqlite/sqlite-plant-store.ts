@@ -1,37 +1,30 @@
-import { accessSync, constants, existsSync, statSync } from 'node:fs';
-import path from 'node:path';
+import { statSync } from 'node:fs';
 import type { NewPlant } from '../../../schema/plant.js';
-import type { AddResult, PendingAdd, PlantStore } from '../plant-store.js';
+import { type BatchOutcome, GroupCommitStore, type PendingAdd } from '../group-commit-store.js';
 import {
   CommitInterruptedError,
-  DatabaseOpenError,
   DatabaseReplacedError,
   StorageFullError,
   StoreClosedError,
   StoreUnavailableError,
 } from '../store-errors.js';
-import { sqliteDriver } from './choose-sqlite-driver.js';
-import { type BatchOutcome, CommitWorker } from './commit-worker.js';
+import { CommitWorker } from './commit-worker.js';
+import type { PlantColumns } from './commit-worker-thread.js';
+import {
+  describeOpenFailure,
+  type FileIdentity,
+  inMemory,
+  oneLine,
+  openSqlite,
+  type SqliteOpenOptions,
+} from './open-sqlite.js';
 import type { SqliteDatabase, SqliteDriver, SqliteDriverName, SqliteStatement } from './sqlite-driver-api.js';
+import { PLANT_MIGRATIONS } from './sqlite-migrations.js';
 
-/**
- * How hard a commit tries to reach the disk (SQLite `synchronous`, always in WAL mode).
- * - `full`: the WAL is fsynced at every commit, so an acknowledged plant survives power loss
- *   and an OS crash. This is the default `plants serve` should pick: a 200 is a promise.
- * - `normal`: the WAL is fsynced only at checkpoints. An acknowledged plant survives the server
- *   process dying (even `kill -9`: the write is in the OS page cache), but a power cut may lose
- *   the last commits. The database is never corrupted either way. Faster on slow disks.
- */
-export type Durability = 'full' | 'normal';
+// The schema's steps and the migration, where this store's tests have always found them.
+export { type Migration, migrate, PLANT_MIGRATIONS } from './sqlite-migrations.js';
 
-export interface SqlitePlantStoreOptions {
-  durability: Durability;
-  /**
-   * How long SQLite waits for a lock another process holds before giving up, at start and at
-   * each commit. Default 5000. better-sqlite3 is synchronous, so this wait blocks the server:
-   * it only happens when some other program writes to our database file.
-   */
-  busyTimeoutMs?: number;
+export interface SqlitePlantStoreOptions extends SqliteOpenOptions {
   /** Most plants committed in one transaction; more wait for the next one. Default 1000. */
   maxBatchSize?: number;
   /** Told of each committed transaction and how many plants it held (the metrics). */
@@ -45,38 +38,7 @@ export interface SqlitePlantStoreOptions {
    * thread. Either way, an add resolves only after its COMMIT returned.
    */
   commitThread?: 'main' | 'worker';
-  /**
-   * The SQLite driver: better-sqlite3 (the npm package's) or Node's node:sqlite (the single
-   * executable's); by default as choose-sqlite-driver.ts decides. The file is the same either way.
-   */
-  driver?: SqliteDriverName;
 }
-
-/** What a migration uses of a database (a better-sqlite3 Database is one too). */
-export type MigrationDatabase = Pick<SqliteDatabase, 'exec' | 'pragma' | 'transaction'>;
-
-/** One step of the schema. Step `version` brings a database from `version - 1` to `version`. */
-export interface Migration {
-  readonly version: number;
-  readonly description: string;
-  up(db: MigrationDatabase): void;
-}
-
-/**
- * The schema of the store, oldest first; `PRAGMA user_version` records how many have run.
- * Append new steps, never edit old ones: databases in the field have run them.
- */
-export const PLANT_MIGRATIONS: readonly Migration[] = [
-  {
-    version: 1,
-    description: 'create the plants table',
-    up(db) {
-      // INTEGER PRIMARY KEY is the 64-bit rowid: the id is stored exactly over the whole int64
-      // range. STRICT makes SQLite refuse a value of the wrong type instead of coercing it.
-      db.exec('CREATE TABLE plants (id INTEGER PRIMARY KEY, name TEXT NOT NULL, tag TEXT NULL) STRICT');
-    },
-  },
-];
 
 interface PlantRow {
   id: bigint;
@@ -91,28 +53,23 @@ const INSERT_PLANT = 'INSERT INTO plants (id, name, tag) VALUES (?, ?, ?) ON CON
 /**
  * The plants, in one SQLite file (or `:memory:`), through better-sqlite3 or node:sqlite (`driver`).
  *
- * Adds are group-committed: each `add` joins a queue that is written in one transaction on the
- * next turn of the event loop, and its promise settles only after COMMIT returned, that is, once
- * the plant is in the database file as `durability` says. So a burst of concurrent requests
- * costs one fsync, not one each. A `full` store in a file commits on a worker thread (see
- * `commitThread`): while one batch waits for its fsync, the next one gathers.
+ * Adds are group-committed (GroupCommitStore): each `add` joins a queue that is written in one
+ * transaction on the next turn of the event loop, and its promise settles only after COMMIT
+ * returned, that is, once the plant is in the database file as `durability` says. So a burst of
+ * concurrent requests costs one fsync, not one each. A `full` store in a file commits on a worker
+ * thread (see `commitThread`): while one batch waits for its fsync, the next one gathers.
  */
-export class SqlitePlantStore implements PlantStore {
+export class SqlitePlantStore extends GroupCommitStore {
   readonly #db: SqliteDatabase;
   readonly #driver: SqliteDriver;
   readonly #insert: SqliteStatement<[bigint, string, string | null]>;
   readonly #select: SqliteStatement<[bigint], PlantRow>;
   readonly #insertBatch: (plants: readonly NewPlant[]) => number[];
-  readonly #maxBatchSize: number;
-  readonly #onCommit: ((batchSize: number) => void) | undefined;
   readonly #worker: CommitWorker | undefined;
-  #queue: PendingAdd[] = [];
-  #scheduled: NodeJS.Immediate | undefined;
-  #commits = 0;
-  #closed = false;
+  /** Set while flush() runs: every batch is committed on this thread. */
   #flushing = false;
-  /** The database file and the identity (device, inode) it had when opened; none in memory. */
-  readonly #file: { path: string; dev: number; ino: number } | undefined;
+  /** The database file and the identity it had when opened; none in memory. */
+  readonly #file: FileIdentity | undefined;
   /** Set once the file is found deleted or replaced: it stays so until a restart. */
   #replaced: DatabaseReplacedError | undefined;
 
@@ -121,14 +78,20 @@ export class SqlitePlantStore implements PlantStore {
     driver: SqliteDriver,
     options: SqlitePlantStoreOptions,
     worker: CommitWorker | undefined,
-    file: { path: string; dev: number; ino: number } | undefined,
+    file: FileIdentity | undefined,
   ) {
+    // One batch at a time: a commit on this thread blocks, and the worker takes one at a time.
+    super({
+      maxBatchSize: options.maxBatchSize ?? 1000,
+      maxBatchesInFlight: 1,
+      start: 'next-turn',
+      distinctIdsInFlight: false,
+      onCommit: options.onCommit,
+    });
     this.#db = db;
     this.#driver = driver;
     this.#file = file;
     this.#worker = worker;
-    this.#maxBatchSize = options.maxBatchSize ?? 1000;
-    this.#onCommit = options.onCommit;
     this.#insert = db.prepare(INSERT_PLANT);
     this.#select = db.prepare('SELECT id, name, tag FROM plants WHERE id = ?');
     // IMMEDIATE takes the write lock at BEGIN, so a busy database fails before any work is done.
@@ -138,68 +101,16 @@ export class SqlitePlantStore implements PlantStore {
   }
 
   /**
-   * Opens (creating if needed) and migrates the database. Throws DatabaseOpenError, having
-   * changed nothing, when the file is not a SQLite database, belongs to something else, comes
-   * from a newer plants, is locked, or cannot be written.
+   * Opens (creating if needed) and migrates the database (open-sqlite.ts), and starts its commit
+   * thread. Throws DatabaseOpenError, having changed nothing, when the file is not a SQLite
+   * database, belongs to something else, comes from a newer plants, is locked, or cannot be written.
    */
   static open(file: string, options: SqlitePlantStoreOptions): SqlitePlantStore {
-    const fail = (message: string, cause?: unknown, hints?: readonly string[]) =>
-      new DatabaseOpenError(message, { database: file, cause, hints });
-    if (file !== ':memory:' && file !== '') {
-      // better-sqlite3 says only "unable to open database file" for these; name the folder instead.
-      const folder = path.dirname(path.resolve(file));
-      if (!existsSync(folder)) throw fail(`cannot open database ${file}: the folder ${folder} does not exist`);
-      if (!statSync(folder).isDirectory()) throw fail(`cannot open database ${file}: ${folder} is not a folder`);
-      // SQLite opens a file it cannot write read-only without a word, and every add would then
-      // fail; refuse it now instead (access() also sees what stops root, such as chattr +i).
-      for (const [what, target] of [
-        ['the file', file],
-        ['its folder', folder],
-      ] as const) {
-        if (what === 'the file' && !existsSync(target)) continue;
-        try {
-          accessSync(target, constants.W_OK);
-        } catch (error) {
-          throw fail(
-            `cannot open database ${file}: ${what} cannot be written (${(error as NodeJS.ErrnoException).code})`,
-            error,
-          );
-        }
-      }
-    }
-    const driver = sqliteDriver(options.driver);
-    let db: SqliteDatabase;
+    const { db, driver, identity } = openSqlite(file, options);
     try {
-      db = new driver.Database(file, { timeout: options.busyTimeoutMs ?? 5000 });
-    } catch (error) {
-      throw describeOpenFailure(error, driver, file, fail);
-    }
-    try {
-      db.defaultSafeIntegers(true);
-      // Read before writing anything: a file that is not SQLite, or another program's database,
-      // must be refused untouched (switching to WAL already rewrites the header).
-      const version = Number(db.pragma('user_version', { simple: true }));
-      const objects = Number(db.prepare('SELECT count(*) FROM sqlite_schema').pluck().get());
-      const latest = PLANT_MIGRATIONS.length;
-      if (version > latest) {
-        throw fail(
-          `database ${file} has schema version ${version}, newer than this plants knows (${latest}); refusing to use it`,
-          undefined,
-          ['Upgrade plants, or point it at another database file.'],
-        );
-      }
-      if (version === 0 && objects > 0) {
-        throw fail(`database ${file} is a SQLite database of some other program (it has tables but no plants schema)`);
-      }
-      const mode = String(db.pragma('journal_mode = WAL', { simple: true }));
-      if (mode !== 'wal' && mode !== 'memory')
-        throw fail(`database ${file} cannot use a write-ahead log (got ${mode})`);
-      db.pragma(`synchronous = ${options.durability === 'full' ? 'FULL' : 'NORMAL'}`);
-      migrate(db, PLANT_MIGRATIONS);
-      const inMemory = file === ':memory:' || file === '';
       const commitThread = options.commitThread ?? (options.durability === 'full' ? 'worker' : 'main');
       const worker =
-        commitThread === 'worker' && !inMemory
+        commitThread === 'worker' && !inMemory(file)
           ? new CommitWorker({
               file,
               driver,
@@ -208,110 +119,51 @@ export class SqlitePlantStore implements PlantStore {
               synchronous: options.durability === 'full' ? 'FULL' : 'NORMAL',
             })
           : undefined;
-      let identity: { path: string; dev: number; ino: number } | undefined;
-      if (!inMemory) {
-        const { dev, ino } = statSync(file);
-        identity = { path: path.resolve(file), dev, ino };
-      }
       return new SqlitePlantStore(db, driver, options, worker, identity);
     } catch (error) {
       db.close();
-      if (error instanceof DatabaseOpenError) throw error;
-      throw describeOpenFailure(error, driver, file, fail);
+      throw describeOpenFailure(error, driver, file);
     }
-  }
-
-  /** Adds a plant; resolves once it is committed, or with `added: false` when the id is taken. */
-  add(plant: NewPlant): Promise<AddResult> {
-    if (this.#closed) return Promise.reject(new StoreClosedError());
-    return new Promise<AddResult>((resolve, reject) => {
-      this.#queue.push({ plant, resolve, reject });
-      // On the main thread a full queue is committed at once; the worker takes it in slices.
-      if (this.#queue.length >= this.#maxBatchSize && this.#worker?.ready !== true) this.flush();
-      else this.#scheduled ??= setImmediate(this.#commitNext);
-    });
   }
 
   /**
    * Commits every queued add now, on this thread, after the batch the worker has in flight (if
    * any) is done. Blocking. The server calls it at close; tests may call it too.
    */
-  flush(): void {
-    if (this.#scheduled !== undefined) clearImmediate(this.#scheduled);
-    this.#scheduled = undefined;
+  override flush(): void {
     this.#flushing = true;
     try {
       this.#worker?.settle();
-      while (this.#queue.length > 0) this.#commitHere(this.#queue.splice(0, this.#maxBatchSize));
+      this.pump();
     } finally {
       this.#flushing = false;
     }
   }
 
-  /** The next turn of the event loop: hands the queue to the worker when it is free, or commits here. */
-  readonly #commitNext = (): void => {
-    this.#scheduled = undefined;
+  /** On the worker when it is up and free to take it, else here (blocking); a file replaced meanwhile takes nothing. */
+  protected override commitBatch(batch: PendingAdd[], done: (outcome: BatchOutcome) => void): void {
     const worker = this.#worker;
-    if (worker === undefined || !worker.ready || this.#closed) {
-      this.flush();
-      return;
-    }
-    // Busy: the queue goes when the batch in flight is done (see below), gathering meanwhile.
-    if (worker.busy || this.#queue.length === 0) return;
-    const batch = this.#queue.splice(0, this.#maxBatchSize);
     const replaced = this.#fileReplaced();
     if (replaced !== undefined) {
-      this.#settle(batch, { error: replaced });
-      if (this.#queue.length > 0) this.#scheduled ??= setImmediate(this.#commitNext);
-      return;
+      done({ error: replaced });
+    } else if (worker?.ready === true && !this.#flushing && !this.closed) {
+      worker.send(plantColumns(batch), (outcome) => done(this.#described(outcome)));
+    } else {
+      let outcome: BatchOutcome;
+      try {
+        outcome = { added: this.#insertBatch(batch.map((pending) => pending.plant)) };
+      } catch (error) {
+        outcome = { error };
+      }
+      done(this.#described(outcome));
     }
-    const ids = new BigInt64Array(batch.length);
-    const names: string[] = [];
-    const tags: Array<string | null> = [];
-    for (const [index, { plant }] of batch.entries()) {
-      ids[index] = plant.id;
-      names.push(plant.name);
-      tags.push(plant.tag ?? null);
-    }
-    worker.send({ ids, names, tags }, (outcome) => {
-      this.#settle(batch, outcome);
-      // What gathered meanwhile goes at once, unless a flush is taking it on this thread.
-      if (this.#queue.length > 0 && !this.#closed && !this.#flushing) this.#commitNext();
-    });
-  };
-
-  #commitHere(batch: PendingAdd[]): void {
-    let outcome: BatchOutcome;
-    const replaced = this.#fileReplaced();
-    try {
-      if (replaced !== undefined) throw replaced;
-      outcome = { added: this.#insertBatch(batch.map((pending) => pending.plant)) };
-    } catch (error) {
-      outcome = { error: error as Error };
-    }
-    this.#settle(batch, outcome);
   }
 
-  #settle(batch: PendingAdd[], outcome: BatchOutcome): void {
-    if ('error' in outcome) {
-      // One answer for the whole batch: it rolled back (nobody in it was stored), or its commit was
-      // cut off by the storage (anybody may be), and everybody hears so.
-      const error = describeWriteFailure(
-        outcome.error,
-        this.#driver,
-        'storing this plant, which may or may not be stored',
-      );
-      for (const pending of batch) pending.reject(error);
-      return;
-    }
-    this.#commits += 1;
-    this.#onCommit?.(batch.length);
-    const { added } = outcome;
-    batch.forEach((pending, index) => {
-      pending.resolve(
-        added[index] === 1 ? { added: true, plant: pending.plant } : { added: false, id: pending.plant.id },
-      );
-    });
+  #described(outcome: BatchOutcome): BatchOutcome {
+    if (!('error' in outcome)) return outcome;
+    return {
+      error: describeWriteFailure(outcome.error, this.#driver, 'storing this plant, which may or may not be stored'),
+    };
   }
 
   /**
@@ -321,7 +173,7 @@ export class SqlitePlantStore implements PlantStore {
    * `/readyz` asks it every time.
    */
   async check(): Promise<void> {
-    if (this.#closed) throw new StoreClosedError();
+    if (this.closed) throw new StoreClosedError();
     const replaced = this.#fileReplaced();
     if (replaced !== undefined) throw new StoreUnavailableError(replaced.message);
     let version: number;
@@ -359,7 +211,7 @@ export class SqlitePlantStore implements PlantStore {
    * returns. On this thread: deletes are rare, and SQLite serialises them with the adds.
    */
   async remove(id: bigint): Promise<boolean> {
-    if (this.#closed) throw new StoreClosedError();
+    if (this.closed) throw new StoreClosedError();
     const replaced = this.#fileReplaced();
     if (replaced !== undefined) throw replaced;
     try {
@@ -375,7 +227,7 @@ export class SqlitePlantStore implements PlantStore {
    * answered while it runs, and nothing of a half-replaced table is ever read.
    */
   async replaceAll(plants: readonly NewPlant[]): Promise<void> {
-    if (this.#closed) throw new StoreClosedError();
+    if (this.closed) throw new StoreClosedError();
     this.flush();
     const replaced = this.#fileReplaced();
     if (replaced !== undefined) throw replaced;
@@ -422,7 +274,7 @@ export class SqlitePlantStore implements PlantStore {
 
   /** Where the next batch is committed: on the worker once it is up (see `commitThread`), else here. */
   get commitThread(): 'main' | 'worker' {
-    return this.#worker?.ready === true && !this.#closed ? 'worker' : 'main';
+    return this.#worker?.ready === true && !this.closed ? 'worker' : 'main';
   }
 
   /** The SQLite driver it runs on (choose-sqlite-driver.ts). */
@@ -430,24 +282,16 @@ export class SqlitePlantStore implements PlantStore {
     return this.#driver.name;
   }
 
-  /** Transactions committed by group commit so far. */
-  get commits(): number {
-    return this.#commits;
-  }
-
   /**
-   * Commits what is queued, then closes the database (checkpointing the WAL). The work is done,
-   * blocking, before this returns, even with a batch in flight on the worker. Safe to call twice.
+   * close(), for callers that cannot wait for a promise: a SQLite store commits what is queued and
+   * closes its database (checkpointing the WAL), blocking, before close() returns its promise, even
+   * with a batch in flight on the worker.
    */
-  async close(): Promise<void> {
-    this.closeNow();
+  closeNow(): void {
+    void this.close();
   }
 
-  /** close(), for callers that cannot wait for a promise. */
-  closeNow(): void {
-    if (this.#closed) return;
-    this.#closed = true;
-    this.flush();
+  protected override release(): void {
     // The worker's connection first: the last one to close checkpoints the WAL and removes it.
     this.#worker?.close();
     this.#db.close();
@@ -458,52 +302,17 @@ function fromRow(row: PlantRow): NewPlant {
   return row.tag === null ? { id: row.id, name: row.name } : { id: row.id, name: row.name, tag: row.tag };
 }
 
-/**
- * Brings the schema up to the last step, each step and its `user_version` in one transaction.
- * BEGIN IMMEDIATE even when there is nothing to do: it proves at start that we can take the
- * write lock, so a database another process holds is refused now rather than failing every add.
- */
-export function migrate(db: MigrationDatabase, migrations: readonly Migration[]): { from: number; to: number } {
-  const begin = db.transaction(() => Number(db.pragma('user_version', { simple: true })));
-  const from = begin.immediate();
-  for (const step of migrations) {
-    if (step.version <= from) continue;
-    db.transaction(() => {
-      step.up(db);
-      // PRAGMA takes no parameters; the version is an integer of ours, not input.
-      db.pragma(`user_version = ${step.version}`);
-    }).immediate();
+/** A batch as the worker takes it: column by column, the ids in a typed array. */
+function plantColumns(batch: readonly PendingAdd[]): PlantColumns {
+  const ids = new BigInt64Array(batch.length);
+  const names: string[] = [];
+  const tags: Array<string | null> = [];
+  for (const [index, { plant }] of batch.entries()) {
+    ids[index] = plant.id;
+    names.push(plant.name);
+    tags.push(plant.tag ?? null);
   }
-  return { from, to: Math.max(from, migrations.at(-1)?.version ?? 0) };
-}
-
-function describeOpenFailure(
-  error: unknown,
-  driver: SqliteDriver,
-  file: string,
-  fail: (message: string, cause?: unknown, hints?: readonly string[]) => DatabaseOpenError,
-): DatabaseOpenError {
-  const code = error instanceof driver.SqliteError ? error.code : undefined;
-  switch (code) {
-    case 'SQLITE_NOTADB':
-      return fail(`${file} is not a SQLite database; refusing to use it (the file was left unchanged)`, error);
-    case 'SQLITE_BUSY':
-    case 'SQLITE_LOCKED':
-      return fail(`database ${file} is locked by another process`, error, [
-        'Is another `plants serve` using it? Stop it, or use another database file.',
-      ]);
-    case 'SQLITE_CORRUPT':
-      return fail(`database ${file} is damaged (SQLite reports it as corrupt)`, error);
-    case 'SQLITE_FULL':
-      return fail(`cannot write database ${file}: the disk is full`, error);
-    case 'SQLITE_CANTOPEN':
-      return fail(`cannot open database ${file}: check that it is a file in a folder you can write to`, error);
-    default:
-      if (code?.startsWith('SQLITE_READONLY') || code === 'SQLITE_PERM' || code === 'SQLITE_AUTH') {
-        return fail(`cannot write database ${file}: permission denied or read-only`, error);
-      }
-      return fail(`cannot open database ${file}: ${oneLine(error)}`, error);
-  }
+  return { ids, names, tags };
 }
 
 /**
@@ -519,8 +328,4 @@ function describeWriteFailure(error: unknown, driver: SqliteDriver, done: string
   if (error.code.startsWith('SQLITE_IOERR'))
     return new CommitInterruptedError(`the disk failed (${error.code}) while ${done}`, { cause: error });
   return error;
-}
-
-function oneLine(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').trim();
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sniffInput } from '../../src/bulk/input-sniff.js';
+import { sniffInput } from '../../src/records/input-sniff.js';
 
 const said = (text: string) => sniffInput(Buffer.from(text, 'utf8'), '-')?.what;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeUtf8Strictly } from '../../src/bulk/utf8-text.js';
+import { decodeUtf8Strictly } from '../../src/records/utf8-text.js';
 
 async function decode(bytes: Buffer, cuts: number[]): Promise<string> {
   async function* chunks(): AsyncGenerator<Buffer> {

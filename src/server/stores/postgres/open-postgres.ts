@@ -1,0 +1,177 @@
+import pg from 'pg';
+import { DatabaseConnectError, DatabaseOpenError } from '../store-errors.js';
+import { describeConnection, describeHost, type PostgresConnection } from './connection-settings.js';
+import { isTransientPostgresError, sqlState } from './postgres-errors.js';
+import { migratePostgres, SchemaTooNewError } from './postgres-migrations.js';
+import { type Lease, NoPrimaryAtStartError, PrimaryPool } from './primary-pool.js';
+
+export interface PostgresOpenOptions {
+  connection: PostgresConnection;
+  /** Receives errors nobody waits for (an idle connection that broke). Default: nothing. */
+  onBackgroundError?: (error: unknown) => void;
+}
+
+/**
+ * Connects to the server written to, checks the database, and migrates the schema. Throws
+ * DatabaseConnectError (`unreachable` when the server cannot be reached) or DatabaseOpenError (a
+ * schema from a newer plants), with a one-line message naming host, port and database and never
+ * the password.
+ */
+export async function openPostgres(options: PostgresOpenOptions): Promise<PrimaryPool> {
+  const { connection } = options;
+  let primary: PrimaryPool;
+  try {
+    primary = await PrimaryPool.open({
+      connection,
+      onBackgroundError: options.onBackgroundError,
+      pool: {
+        max: 8, // reads, deletes and batches share them
+        connectionTimeoutMillis: 5000,
+        idleTimeoutMillis: 30_000,
+        // A network cut that sends nothing back would otherwise hold a statement for the OS's
+        // TCP time-outs (hours): give up on it (then resend, or 503) and notice idle losses.
+        query_timeout: 30_000,
+        keepAlive: true,
+        keepAliveInitialDelayMillis: 10_000,
+        application_name: 'plants serve',
+        // int8 as BigInt, for this pool only (pg's global setTypeParser would change every pool
+        // in the process): ids never pass through a JS number.
+        types: { getTypeParser: bigintTypeParser },
+      },
+    });
+  } catch (error) {
+    if (error instanceof NoPrimaryAtStartError) throw describeNoPrimary(error, connection);
+    throw error;
+  }
+  await migrateOn(primary, connection);
+  return primary;
+}
+
+/** Migrates the schema on a connection of `primary`, closing it on failure. */
+async function migrateOn(primary: PrimaryPool, connection: PostgresConnection): Promise<void> {
+  let lease: Lease;
+  try {
+    lease = await primary.connect();
+  } catch (error) {
+    await primary.close().catch(() => undefined);
+    throw describeConnectFailure(error, connection);
+  }
+  const where = describeConnection(connection);
+  try {
+    await migratePostgres(lease.client);
+  } catch (error) {
+    lease.release(error);
+    await primary.close().catch(() => undefined);
+    if (error instanceof SchemaTooNewError) {
+      throw new DatabaseOpenError(`PostgreSQL at ${where}: ${error.message}; refusing to use it`, {
+        database: where,
+        hints: ['Upgrade plants, or point it at another database.'],
+      });
+    }
+    throw new DatabaseConnectError(
+      `cannot set up the plants schema on PostgreSQL at ${where}: ${oneLine(error, connection)}`,
+      { database: where, unreachable: isTransientPostgresError(error), cause: error },
+    );
+  }
+  lease.release();
+}
+
+/** pg's type id of int8, and of int8[]. */
+const INT8 = 20;
+const INT8_ARRAY = 1016;
+
+/** pg's own parsers, except int8 (and int8[]) as BigInt. */
+function bigintTypeParser(oid: number, format?: 'text' | 'binary'): (value: string) => unknown {
+  if (oid === INT8) return (value: string) => BigInt(value);
+  if (oid === INT8_ARRAY) {
+    // pg's own int8[] parser yields digit strings (never numbers): each becomes a BigInt.
+    const parseArray = pg.types.getTypeParser(INT8_ARRAY as Parameters<typeof pg.types.getTypeParser>[0], 'text');
+    return (value: string) =>
+      (parseArray(value) as Array<string | null>).map((item) => (item === null ? null : BigInt(item)));
+  }
+  return pg.types.getTypeParser(oid as Parameters<typeof pg.types.getTypeParser>[0], format ?? 'text') as (
+    value: string,
+  ) => unknown;
+}
+
+/**
+ * Why the first connection failed, in one line naming host, port and database: `unreachable`
+ * when the server cannot be reached, else what the user fixes in the URL (password, user,
+ * database name, TLS).
+ */
+function describeConnectFailure(error: unknown, connection: PostgresConnection): DatabaseConnectError {
+  const where = `PostgreSQL at ${describeConnection(connection)}`;
+  const make = (why: string, unreachable: boolean, hints: readonly string[] = []) =>
+    new DatabaseConnectError(`cannot use ${where}: ${why}`, {
+      database: describeConnection(connection),
+      unreachable,
+      cause: error,
+      hints,
+    });
+  const state = sqlState(error);
+  const code = (error as { code?: unknown } | undefined)?.code;
+  switch (state ?? code) {
+    case '28P01':
+      return make(`password authentication failed for user ${connection.user}`, false, [
+        'Check the password in the URL or PGPASSWORD.',
+      ]);
+    case '28000':
+      return make(`user ${connection.user} is not allowed to connect (${oneLine(error, connection)})`, false);
+    case '3D000':
+      return make('the database does not exist', false, [
+        `Create it first, e.g. createdb -h ${connection.host} -p ${connection.port} ${connection.database}`,
+      ]);
+    case 'ECONNREFUSED':
+      return make('connection refused (is PostgreSQL running there?)', true);
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return make('the host name does not resolve', true);
+    case 'ETIMEDOUT':
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return make('the server cannot be reached (timed out)', true);
+    default:
+      // Closed before any answer (pg's own code-less message): most often not PostgreSQL at all.
+      if (error instanceof Error && /^Connection terminated unexpectedly$/.test(error.message)) {
+        return make('the server there closed the connection before answering (is it PostgreSQL?)', true);
+      }
+      return make(oneLine(error, connection), isTransientPostgresError(error));
+  }
+}
+
+/**
+ * No host takes writes at start: what the user fixes in the URL when a host refused it
+ * (password, database name), else `unreachable`, naming what each host said.
+ */
+function describeNoPrimary(error: NoPrimaryAtStartError, connection: PostgresConnection): DatabaseConnectError {
+  const refused = error.probes.find((probe) => probe.role === 'refused');
+  if (refused !== undefined) {
+    return describeConnectFailure(refused.error, {
+      ...connection,
+      host: refused.address.host,
+      port: refused.address.port,
+      hosts: [refused.address],
+    });
+  }
+  const where = describeConnection(connection);
+  const allDown = error.probes.every((probe) => probe.role === 'unreachable');
+  return new DatabaseConnectError(`cannot use PostgreSQL at ${where}: ${oneLine(error, connection)}`, {
+    database: where,
+    unreachable: true,
+    cause: error,
+    hints: allDown
+      ? ['Is PostgreSQL running there?']
+      : [
+          `serve writes only to a server that takes writes, and never to a former primary; found: ${error.probes.map((probe) => `${describeHost(probe.address)} ${probe.role}`).join(', ')}`,
+        ],
+  });
+}
+
+/** A driver message on one line, the password cut out should a driver ever include it. */
+function oneLine(error: unknown, connection: PostgresConnection): string {
+  let text = (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').trim();
+  if (error instanceof AggregateError && text === '') text = error.errors.map((e) => oneLine(e, connection)).join('; ');
+  if (connection.password !== undefined && connection.password !== '')
+    text = text.split(connection.password).join('***');
+  return text || 'unknown error';
+}

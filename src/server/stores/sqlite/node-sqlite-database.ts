@@ -1,0 +1,212 @@
+import type { SqliteDatabaseClass, SqliteErrorClass } from './sqlite-driver-api.js';
+
+// better-sqlite3's API (the part sqlite-driver-api.ts names) over Node's built-in `node:sqlite`,
+// for where no native addon can be loaded: the single executable (docs/binary.md). The file format
+// is SQLite's own, so a store either driver wrote opens with the other.
+//
+// Each function below is self-contained on purpose (it uses nothing from outside its body but its
+// parameters, and only types from imports): the commit worker, an eval worker, runs their source
+// (node-sqlite-driver.ts's workerPrelude), as it must in a single executable, where a worker cannot
+// load a file of ours.
+
+/** The part of `node:sqlite` used here (Node 22.13+, 24, 26; not in @types/node 20). */
+export interface NodeSqlite {
+  DatabaseSync: new (
+    file: string,
+  ) => {
+    prepare(sql: string): NodeStatement;
+    exec(sql: string): void;
+    close(): void;
+  };
+}
+interface NodeStatement {
+  setReadBigInts(on: boolean): void;
+  run(...params: unknown[]): { changes: number | bigint };
+  get(...params: unknown[]): unknown;
+  all(...params: unknown[]): unknown[];
+}
+
+/** Runs `work`, turning node:sqlite's errors into better-sqlite3's SqliteError. */
+type Guarded = <T>(work: () => T) => T;
+
+/** A Statement class over node:sqlite's, as statementClass makes it. */
+interface StatementClass {
+  new (statement: NodeStatement, safeIntegers: boolean): unknown;
+}
+
+/** The parts defineNodeSqliteDatabase puts together, passed in so that the worker's source can pass their source. */
+export interface NodeSqliteParts {
+  sqliteErrors: typeof sqliteErrors;
+  statementClass: typeof statementClass;
+  databaseClass: typeof databaseClass;
+}
+
+/** `Database` and `SqliteError` as better-sqlite3 exports them, over `sqlite`. */
+export function defineNodeSqliteDatabase(
+  sqlite: NodeSqlite,
+  fileExists: (file: string) => boolean,
+  parts: NodeSqliteParts,
+): { Database: SqliteDatabaseClass; SqliteError: SqliteErrorClass } {
+  const { SqliteError, guarded } = parts.sqliteErrors();
+  const Statement = parts.statementClass(guarded);
+  const Database = parts.databaseClass(sqlite, fileExists, { SqliteError, Statement, guarded });
+  return { Database, SqliteError };
+}
+
+/** better-sqlite3's SqliteError (a result code's name), and `guarded`, which turns node:sqlite's errors into it. */
+export function sqliteErrors(): { SqliteError: SqliteErrorClass; guarded: Guarded } {
+  // SQLite's primary result codes (sqlite3.h), by number: node:sqlite gives the number (errcode).
+  const CODES = [
+    'OK',
+    'ERROR',
+    'INTERNAL',
+    'PERM',
+    'ABORT',
+    'BUSY',
+    'LOCKED',
+    'NOMEM',
+    'READONLY',
+    'INTERRUPT',
+    'IOERR',
+    'CORRUPT',
+    'NOTFOUND',
+    'FULL',
+    'CANTOPEN',
+    'PROTOCOL',
+    'EMPTY',
+    'SCHEMA',
+    'TOOBIG',
+    'CONSTRAINT',
+    'MISMATCH',
+    'MISUSE',
+    'NOLFS',
+    'AUTH',
+    'FORMAT',
+    'RANGE',
+    'NOTADB',
+  ];
+  class SqliteError extends Error {
+    readonly code: string;
+    constructor(message: string, code: string) {
+      super(message);
+      this.name = 'SqliteError';
+      this.code = code;
+    }
+  }
+  /** node:sqlite's ERR_SQLITE_ERROR (errcode, errstr) as better-sqlite3's SqliteError (code). */
+  const translate = (error: unknown): unknown => {
+    const { errcode } = (error ?? {}) as { errcode?: unknown };
+    if (typeof errcode !== 'number') return error;
+    const name = CODES[errcode & 0xff];
+    const translated = new SqliteError(
+      (error as Error).message,
+      name === undefined ? `SQLITE_${errcode}` : `SQLITE_${name}`,
+    );
+    translated.cause = error;
+    return translated;
+  };
+  const guarded: Guarded = (work) => {
+    try {
+      return work();
+    } catch (error) {
+      throw translate(error);
+    }
+  };
+  return { SqliteError, guarded };
+}
+
+/** better-sqlite3's Statement over node:sqlite's: changes as a number, pluck(). */
+export function statementClass(guarded: Guarded) {
+  return class Statement {
+    readonly #statement: NodeStatement;
+    readonly #pluck: boolean;
+    constructor(statement: NodeStatement, safeIntegers: boolean, pluck = false) {
+      this.#statement = statement;
+      this.#pluck = pluck;
+      statement.setReadBigInts(safeIntegers);
+    }
+    run(...params: unknown[]): { changes: number } {
+      return guarded(() => ({ changes: Number(this.#statement.run(...params).changes) }));
+    }
+    get(...params: unknown[]): unknown {
+      const row = guarded(() => this.#statement.get(...params));
+      return this.#pluck && row !== undefined ? Object.values(row as object)[0] : row;
+    }
+    all(...params: unknown[]): unknown[] {
+      const rows = guarded(() => this.#statement.all(...params));
+      return this.#pluck ? rows.map((row) => Object.values(row as object)[0]) : rows;
+    }
+    pluck(): Statement {
+      return new Statement(this.#statement, true, true);
+    }
+  };
+}
+
+/** better-sqlite3's Database over node:sqlite's DatabaseSync: options, pragma(), transaction(). */
+export function databaseClass(
+  sqlite: NodeSqlite,
+  fileExists: (file: string) => boolean,
+  { SqliteError, Statement, guarded }: { SqliteError: SqliteErrorClass; Statement: StatementClass; guarded: Guarded },
+): SqliteDatabaseClass {
+  class Database {
+    readonly #db: InstanceType<NodeSqlite['DatabaseSync']>;
+    #safeIntegers = false;
+    #depth = 0;
+    constructor(file: string, options: { timeout?: number; fileMustExist?: boolean } = {}) {
+      if (options.fileMustExist && file !== ':memory:' && !fileExists(file)) {
+        throw new SqliteError('unable to open database file', 'SQLITE_CANTOPEN');
+      }
+      this.#db = guarded(() => new sqlite.DatabaseSync(file));
+      // busy_timeout as a pragma: DatabaseSync's own `timeout` option is not in every Node 22.
+      const timeout = Math.max(0, Math.trunc(options.timeout ?? 5000));
+      guarded(() => this.#db.exec(`PRAGMA busy_timeout = ${timeout}`));
+    }
+    defaultSafeIntegers(on = true): this {
+      this.#safeIntegers = on;
+      return this;
+    }
+    prepare(sql: string) {
+      return new Statement(
+        guarded(() => this.#db.prepare(sql)),
+        this.#safeIntegers,
+      );
+    }
+    exec(sql: string): this {
+      guarded(() => this.#db.exec(sql));
+      return this;
+    }
+    pragma(sql: string, options: { simple?: boolean } = {}): unknown {
+      const statement = this.prepare(`PRAGMA ${sql}`) as { pluck(): { get(): unknown }; all(): unknown[] };
+      return options.simple ? statement.pluck().get() : statement.all();
+    }
+    /** As better-sqlite3's: BEGIN (or a savepoint inside another), COMMIT on return, ROLLBACK on a throw. */
+    transaction<Args extends unknown[], Result>(fn: (...args: Args) => Result) {
+      const inMode =
+        (begin: string) =>
+        (...args: Args): Result => {
+          const nested = this.#depth > 0;
+          this.exec(nested ? 'SAVEPOINT plants_nested' : begin);
+          this.#depth += 1;
+          try {
+            const result = fn(...args);
+            this.exec(nested ? 'RELEASE plants_nested' : 'COMMIT');
+            return result;
+          } catch (error) {
+            try {
+              this.exec(nested ? 'ROLLBACK TO plants_nested; RELEASE plants_nested' : 'ROLLBACK');
+            } catch {
+              // SQLite rolled it back itself (a full disk, say): nothing is left to undo.
+            }
+            throw error;
+          } finally {
+            this.#depth -= 1;
+          }
+        };
+      return Object.assign(inMode('BEGIN'), { immediate: inMode('BEGIN IMMEDIATE') });
+    }
+    close(): void {
+      guarded(() => this.#db.close());
+    }
+  }
+  return Database as unknown as SqliteDatabaseClass;
+}
