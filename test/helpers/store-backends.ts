@@ -86,8 +86,8 @@ export function readPlantsWithNodeSqlite(file: string): StoredRow[] {
 }
 
 /**
- * Whether plants' node:sqlite driver runs on this Node: 24 and newer. Node 20 has no node:sqlite;
- * Node 22's (22.13+) reads text only up to its first U+0000, and the driver refuses it
+ * Whether plants' node:sqlite driver runs on this Node: 24 and newer. Node 22's reads text only
+ * up to its first U+0000, and the driver refuses it
  * (node-sqlite-driver.test.ts proves the refusal there). Decided by the version alone, so that a
  * node:sqlite that fails on a Node where it should run fails the tests rather than skipping them.
  */

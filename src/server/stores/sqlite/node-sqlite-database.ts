@@ -9,7 +9,7 @@ import type { SqliteDatabaseClass, SqliteErrorClass } from './sqlite-driver-api.
 // (node-sqlite-driver.ts's workerPrelude), as it must in a single executable, where a worker cannot
 // load a file of ours.
 
-/** The part of `node:sqlite` used here (Node 22.13+, 24, 26; not in @types/node 20). */
+/** The part of `node:sqlite` used here, as the worker's self-contained source sees it. */
 export interface NodeSqlite {
   DatabaseSync: new (
     file: string,

@@ -27,12 +27,8 @@ let textChecked = false;
  * contract allows in a name or tag: there it is refused, said so, rather than losing characters.
  */
 export function nodeSqliteDriver(): SqliteDriver {
-  const sqlite = process.getBuiltinModule('node:sqlite') as NodeSqlite | undefined;
-  if (sqlite === undefined) {
-    throw new Error(
-      `this Node (${process.version}) has no node:sqlite: plants' node:sqlite driver needs Node 24 or newer`,
-    );
-  }
+  // Every Node plants runs on (22.19+) has node:sqlite.
+  const sqlite = process.getBuiltinModule('node:sqlite') as NodeSqlite;
   if (!textChecked) {
     const db = new sqlite.DatabaseSync(':memory:');
     try {
