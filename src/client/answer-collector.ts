@@ -35,12 +35,13 @@ export interface CollectedAnswer {
  * connection dropped and it sent the request again on a new one (`sends`).
  *
  * `deadline` is when the client gives up on the request: `timeoutMs` after it was handed to
- * undici, while undici has not written it; once written, twice that after its last write. The
- * answer's start is undici's headers time-out to bound, which counts from the moment the
- * request is at the head of its connection: so one answer that never comes costs the requests
- * pipelined behind it no time-out of their own (when its time is up, undici writes them again
- * on another connection at once), and the deadline is only the backstop for a slow head's
- * followers and for a server that keeps the answer coming (1xx, a trickling body).
+ * undici, while undici has not written it; once written, the start of its answer is undici's
+ * headers time-out to bound, which counts from the moment the request is at the head of its
+ * connection: so one answer that never comes costs the requests pipelined behind it no time-out
+ * of their own (when its time is up, undici writes them again on another connection at once).
+ * Meanwhile the deadline is only a backstop (twice `timeoutMs` after the last write: a server
+ * that sends 1xx for ever); once the answer has started, the whole of it must come within
+ * `timeoutMs` of the last write (a body that drips), or at once when its head came later.
  *
  * `answer` settles exactly once, whatever undici does, and once it has, undici is never left
  * holding the request: a request given up before undici wrote it is aborted the moment undici
@@ -56,6 +57,7 @@ export class AnswerCollector implements Dispatcher.DispatchHandler {
   /** When the client gives up on the request (monotonicMs; see above). */
   deadline: number;
   readonly #timeoutMs: number;
+  #writtenAt = 0;
   #status = 0;
   #contentType = '';
   #retryAfter: string | undefined;
@@ -100,13 +102,15 @@ export class AnswerCollector implements Dispatcher.DispatchHandler {
       return;
     }
     this.sends++;
-    this.deadline = monotonicMs() + 2 * this.#timeoutMs;
+    this.#writtenAt = monotonicMs();
+    this.deadline = this.#writtenAt + 2 * this.#timeoutMs;
   }
 
   onResponseStart(_controller: Dispatcher.DispatchController, status: number, headers: IncomingHttpHeaders): void {
     // 1xx (103 Early Hints): informational, the answer is still to come.
     if (status < 200) return;
     this.answered = true;
+    this.deadline = Math.max(this.#writtenAt + this.#timeoutMs, monotonicMs());
     this.#status = status;
     // As the client read them before: a repeated content-type joined, a repeated retry-after or link not taken.
     const contentType = headers['content-type'];
