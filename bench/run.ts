@@ -13,7 +13,7 @@
  * BENCH_CALLGRIND_RUNS=N: callgrind medians of N counts (3; 1 with BENCH_QUICK).
  * BENCH_PIN=0: do not pin the server under test and its load generator to separate cores.
  * BENCH_DEADLINE_MINUTES=N: stop after N minutes (40; 10 with BENCH_QUICK).
- * BENCH_ROWS=a,c: only these groups of rows (a start-up, b bulk, c server, d listing, e postgres, f re-run, g Node versions, h postgres failover, i the page of serve, j the single executable, which npm run build:binary makes, k the SQLite drivers on Node 24 and 26, l plants/testing's start); default all.
+ * BENCH_ROWS=a,c: only these groups of rows (a start-up, b bulk, c server, d listing, e postgres, f re-run, g Node versions, h postgres failover, i the page of serve, j the single executable, which npm run build:binary makes, k the SQLite drivers on Node 24 and 26, l a bulk add through faults against c5b5327's client, m plants/testing's start); default all.
  */
 import { existsSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -25,6 +25,7 @@ import { stopAll } from './lib/processes.js';
 import { binary } from './rows/binary.js';
 import { bulk } from './rows/bulk.js';
 import { failover } from './rows/failover.js';
+import { faults } from './rows/faults.js';
 import { listing } from './rows/listing.js';
 import { page } from './rows/page.js';
 import { postgres } from './rows/postgres.js';
@@ -48,6 +49,7 @@ const groups: readonly RowGroup[] = [
   page,
   binary,
   sqliteDrivers,
+  faults,
   testing,
 ];
 const chosen = new Set(

@@ -24,7 +24,7 @@ async function testingRows(): Promise<Row[]> {
   const ms = (value: number) => `${value.toFixed(1)} ms`;
   return [
     {
-      id: 'l1',
+      id: 'm1',
       what: 'node:http listen on a free loopback port (floor)',
       median: ms(floor),
       spread: format.spread(times.floor, ms),
@@ -33,7 +33,7 @@ async function testingRows(): Promise<Row[]> {
       result: '',
     },
     {
-      id: 'l2',
+      id: 'm2',
       what: 'startStore() until it listens, in memory',
       median: ms(store),
       spread: format.spread(times.store, ms),
@@ -43,7 +43,7 @@ async function testingRows(): Promise<Row[]> {
       result: verdict(store <= GOAL_MS),
     },
     {
-      id: 'l3',
+      id: 'm3',
       what: "the process's first startStore(), its modules loaded on the way",
       median: ms(times.first),
       spread: '',
@@ -54,4 +54,4 @@ async function testingRows(): Promise<Row[]> {
   ];
 }
 
-export const testing: RowGroup = { key: 'l', title: 'plants/testing', rows: testingRows };
+export const testing: RowGroup = { key: 'm', title: 'plants/testing', rows: testingRows };

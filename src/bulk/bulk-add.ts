@@ -105,14 +105,31 @@ export interface BulkAddOptions {
 }
 
 /**
+ * Outcomes that may wait for an earlier record's, per request in flight. A stalled record holds
+ * every later outcome until its time-out: at 4, a bulk add through the README's fault mix spent
+ * most of its time stopped so; 16 (1,024 at the default concurrency, under a MB) keeps it going.
+ */
+const WINDOW_PER_REQUEST = 16;
+
+/**
  * Sends every record with at most `concurrency` requests in flight, reporting each outcome in
  * input order. Records are read only as fast as they are sent, and at most a window of
- * 4 × concurrency outcomes wait for an earlier one, so memory stays flat however long the input.
+ * WINDOW_PER_REQUEST × concurrency outcomes wait for an earlier one, so memory stays flat however
+ * long the input.
  */
 export async function bulkAdd(options: BulkAddOptions): Promise<BulkSummary> {
-  const started = performance.now();
-  const window = options.concurrency * 4;
-  const summary: BulkSummary = {
+  const run = new BulkRun(options);
+  for (;;) {
+    const record = await run.nextRecord();
+    if (record === undefined) break;
+    run.send(record);
+  }
+  await run.drain();
+  return run.finish();
+}
+
+function emptySummary(): BulkSummary {
+  return {
     records: 0,
     added: 0,
     confirmed: 0,
@@ -129,150 +146,206 @@ export async function bulkAdd(options: BulkAddOptions): Promise<BulkSummary> {
     firstFailures: [],
     elapsedMs: 0,
   };
-  const waiting = new Map<number, RecordOutcome>();
+}
+
+/** One bulk add under way: its steps (read, send, settle in order, drain, finish) and what they share. */
+class BulkRun {
+  readonly #options: BulkAddOptions;
+  readonly #started = performance.now();
+  readonly #window: number;
+  readonly #summary = emptySummary();
+  /** Outcomes that wait for an earlier record's, by input index. */
+  readonly #waiting = new Map<number, RecordOutcome>();
   /** Records sent and not yet settled, by input index. */
-  const sent = new Map<number, { record: InputRecord; id: bigint }>();
-  let nextToReport = 0;
-  const live = options.live ?? { inFlight: 0 };
-  let wake: (() => void) | undefined;
-  const wakeUp = () => {
-    wake?.();
-    wake = undefined;
-  };
-  const woken = () =>
-    new Promise<void>((resolve) => {
-      wake = resolve;
-    });
-  options.signal?.addEventListener('abort', wakeUp, { once: true });
-  options.signalNow?.addEventListener('abort', wakeUp, { once: true });
-
-  const stop = (reason: NonNullable<BulkSummary['stopped']>) => {
-    summary.stopped ??= reason;
-  };
+  readonly #sent = new Map<number, { record: InputRecord; id: bigint }>();
+  #nextToReport = 0;
+  #index = 0;
+  readonly #live: { inFlight: number };
+  #wake: (() => void) | undefined;
   /** When the store last answered a record (the start, until one is). */
-  let lastAnswer = started;
-  let anyAnswered = false;
+  #lastAnswer: number;
+  #anyAnswered = false;
   /** The first record sent with no answer that did not stop the run. */
-  let firstSilence: PlantsError | undefined;
-  const settle = (index: number, outcome: RecordOutcome) => {
-    if (answered(outcome)) {
-      lastAnswer = performance.now();
-      anyAnswered = true;
-    }
-    waiting.set(index, outcome);
-    for (let ready = waiting.get(nextToReport); ready !== undefined; ready = waiting.get(nextToReport)) {
-      waiting.delete(nextToReport);
-      nextToReport++;
-      count(summary, ready);
-      options.onOutcome(ready);
-    }
-    if (!succeeded(outcome)) {
-      if (options.failFast) stop('fail-fast');
-      const fatal = fatalError(outcome);
-      const silentForMs = performance.now() - lastAnswer;
-      if (fatal !== undefined && (outcome.kind !== 'unknown' || silentForMs >= (options.silenceMs ?? 0))) {
-        if (outcome.kind === 'unknown' && summary.stopped === undefined) summary.silentForMs = silentForMs;
-        summary.fatal ??= fatal;
-        stop('fatal');
-      } else if (fatal !== undefined) {
-        firstSilence ??= fatal;
-      }
-    }
-    wakeUp();
-  };
+  #firstSilence: PlantsError | undefined;
+  readonly #iterator: AsyncIterator<InputRecord>;
+  /** Ends a wait for input (a producer that stalls) on Ctrl-C: the read is then abandoned. */
+  #stopReading: ((value: 'interrupted') => void) | undefined;
+  #abandonedRead = false;
 
-  const iterator = options.records[Symbol.asyncIterator]();
-  // Ctrl-C also ends a wait for input (a producer that stalls): the read is then abandoned.
-  // One listener for the run, told about the read in progress (a race per record against one
-  // long-lived promise would keep a reaction per record: memory growing with the input).
-  let stopReading: ((value: 'interrupted') => void) | undefined;
-  options.signal?.addEventListener('abort', () => stopReading?.('interrupted'), { once: true });
-  let abandonedRead = false;
-  let index = 0;
-  for (;;) {
-    while (
-      summary.stopped === undefined &&
-      !options.signal?.aborted &&
-      (live.inFlight >= options.concurrency || index - nextToReport >= window)
-    ) {
-      await woken();
+  constructor(options: BulkAddOptions) {
+    this.#options = options;
+    this.#window = options.concurrency * WINDOW_PER_REQUEST;
+    this.#live = options.live ?? { inFlight: 0 };
+    this.#lastAnswer = this.#started;
+    this.#iterator = options.records[Symbol.asyncIterator]();
+    const wakeUp = () => this.#wakeUp();
+    options.signal?.addEventListener('abort', wakeUp, { once: true });
+    options.signalNow?.addEventListener('abort', wakeUp, { once: true });
+    // One listener for the run, told about the read in progress (a race per record against one
+    // long-lived promise would keep a reaction per record: memory growing with the input).
+    options.signal?.addEventListener('abort', () => this.#stopReading?.('interrupted'), { once: true });
+  }
+
+  /**
+   * The next record to send, once there is room for it, with its input index; records that are
+   * not NewPlants are settled on the way. Undefined at the end of the input, or when the run stops.
+   */
+  async nextRecord(): Promise<{ index: number; record: InputRecord; plant: NewPlant } | undefined> {
+    for (;;) {
+      await this.#room();
+      if (this.#options.signal?.aborted) this.#stop('interrupted');
+      if (this.#summary.stopped !== undefined) return undefined;
+      const next = await this.#read();
+      if (next === 'interrupted') {
+        this.#abandonedRead = true;
+        this.#stop('interrupted');
+        return undefined;
+      }
+      if (next.done === true) {
+        this.#summary.inputEnded = true;
+        this.#options.onInputEnd?.(this.#summary.records);
+        return undefined;
+      }
+      const record = next.value;
+      const index = this.#index++;
+      this.#summary.records++;
+      const plant = checkRecord(record, this.#options.toPlant);
+      if (!('kind' in plant)) return { index, record, plant };
+      this.#settle(index, plant);
     }
-    if (options.signal?.aborted) stop('interrupted');
-    if (summary.stopped !== undefined) break;
-    const buffered = options.records.takeBuffered?.();
-    let next: IteratorResult<InputRecord> | 'interrupted';
-    if (buffered !== undefined) next = { done: false, value: buffered };
-    else {
-      const reading = iterator.next();
-      next =
-        options.signal === undefined
-          ? await reading
-          : await new Promise<IteratorResult<InputRecord> | 'interrupted'>((resolve, reject) => {
-              stopReading = resolve;
-              reading.then(resolve, reject);
-            });
-      stopReading = undefined;
-    }
-    if (next === 'interrupted') {
-      abandonedRead = true;
-      stop('interrupted');
-      break;
-    }
-    if (next.done === true) {
-      summary.inputEnded = true;
-      options.onInputEnd?.(summary.records);
-      break;
-    }
-    const record = next.value;
-    const current = index++;
-    summary.records++;
-    const plant = checkRecord(record, options.toPlant);
-    if ('kind' in plant) {
-      settle(current, plant);
-      continue;
-    }
-    live.inFlight++;
-    sent.set(current, { record, id: plant.id });
-    options.send(plant).then(
+  }
+
+  /** Sends one plant; its outcome is settled when the send settles. */
+  send({ index, record, plant }: { index: number; record: InputRecord; plant: NewPlant }): void {
+    this.#live.inFlight++;
+    this.#sent.set(index, { record, id: plant.id });
+    this.#options.send(plant).then(
       (settled) => {
-        if (!sent.delete(current)) return;
-        live.inFlight--;
-        settle(current, success(record, plant.id, settled));
+        if (!this.#sent.delete(index)) return;
+        this.#live.inFlight--;
+        this.#settle(index, success(record, plant.id, settled));
       },
       (error: unknown) => {
-        if (!sent.delete(current)) return;
-        live.inFlight--;
+        if (!this.#sent.delete(index)) return;
+        this.#live.inFlight--;
         const outcome = failure(positionOf(record), plant.id, error);
         if (outcome.kind === 'rejected' && outcome.error.status === 409) {
           const stored = storedPlantOfConflict(outcome.error.rawBody);
-          if (stored !== undefined && sameNewPlant(plant, stored.plant)) summary.storedAsSent++;
+          if (stored !== undefined && sameNewPlant(plant, stored.plant)) this.#summary.storedAsSent++;
         }
-        settle(current, outcome);
+        this.#settle(index, outcome);
       },
     );
   }
-  // (An iterator still busy with an abandoned read would make return() wait for it.)
-  if (!options.signalNow?.aborted && !abandonedRead) await iterator.return?.(undefined);
-  while (live.inFlight > 0 && !options.signalNow?.aborted) await woken();
-  if (options.signalNow?.aborted) {
+
+  /**
+   * Waits for every request in flight to settle; after a second Ctrl-C (signalNow), no longer:
+   * what is in flight is reported as unknown, and what waits for it as it is.
+   */
+  async drain(): Promise<void> {
+    const { signalNow } = this.#options;
+    // (An iterator still busy with an abandoned read would make return() wait for it.)
+    if (!signalNow?.aborted && !this.#abandonedRead) await this.#iterator.return?.(undefined);
+    while (this.#live.inFlight > 0 && !signalNow?.aborted) await this.#woken();
+    if (!signalNow?.aborted) return;
     // No more waiting: what is still in flight was sent and has no answer yet.
-    for (const [current, { record, id }] of [...sent].sort(([a], [b]) => a - b)) {
-      sent.delete(current);
+    for (const [index, { record, id }] of [...this.#sent].sort(([a], [b]) => a - b)) {
+      this.#sent.delete(index);
       const cause = new UnreachableError('interrupted before its answer arrived', { failure: { kind: 'interrupted' } });
-      settle(current, { kind: 'unknown', ...positionOf(record), id, error: new NoAnswerError(id, cause) });
+      this.#settle(index, { kind: 'unknown', ...positionOf(record), id, error: new NoAnswerError(id, cause) });
     }
     // Whatever still waits for an earlier record (never read) is reported as it is.
-    for (const current of [...waiting.keys()].sort((a, b) => a - b)) {
-      const ready = waiting.get(current) as RecordOutcome;
-      waiting.delete(current);
-      count(summary, ready);
-      options.onOutcome(ready);
+    for (const index of [...this.#waiting.keys()].sort((a, b) => a - b)) {
+      this.#report(this.#waiting.get(index) as RecordOutcome);
+      this.#waiting.delete(index);
     }
   }
-  // A store that never answered a record whole is what ended every one: its exit code is the run's.
-  if (summary.fatal === undefined && !anyAnswered) summary.fatal = firstSilence;
-  summary.elapsedMs = performance.now() - started;
-  return summary;
+
+  finish(): BulkSummary {
+    const summary = this.#summary;
+    // A store that never answered a record whole is what ended every one: its exit code is the run's.
+    if (summary.fatal === undefined && !this.#anyAnswered) summary.fatal = this.#firstSilence;
+    summary.elapsedMs = performance.now() - this.#started;
+    return summary;
+  }
+
+  /** Waits while the run goes on and there is no room: requests in flight, or outcomes waiting, at their most. */
+  async #room(): Promise<void> {
+    const { concurrency, signal } = this.#options;
+    while (
+      this.#summary.stopped === undefined &&
+      !signal?.aborted &&
+      (this.#live.inFlight >= concurrency || this.#index - this.#nextToReport >= this.#window)
+    ) {
+      await this.#woken();
+    }
+  }
+
+  /** The next record of the input: one the reader holds already, else waited for (Ctrl-C ends the wait). */
+  async #read(): Promise<IteratorResult<InputRecord> | 'interrupted'> {
+    const buffered = this.#options.records.takeBuffered?.();
+    if (buffered !== undefined) return { done: false, value: buffered };
+    const reading = this.#iterator.next();
+    if (this.#options.signal === undefined) return reading;
+    const next = await new Promise<IteratorResult<InputRecord> | 'interrupted'>((resolve, reject) => {
+      this.#stopReading = resolve;
+      reading.then(resolve, reject);
+    });
+    this.#stopReading = undefined;
+    return next;
+  }
+
+  /** A record's outcome: reported with those it waited for, in input order; and whether the run stops. */
+  #settle(index: number, outcome: RecordOutcome): void {
+    if (answered(outcome)) {
+      this.#lastAnswer = performance.now();
+      this.#anyAnswered = true;
+    }
+    this.#waiting.set(index, outcome);
+    for (let ready = this.#waiting.get(this.#nextToReport); ready !== undefined; ) {
+      this.#waiting.delete(this.#nextToReport);
+      this.#nextToReport++;
+      this.#report(ready);
+      ready = this.#waiting.get(this.#nextToReport);
+    }
+    if (!succeeded(outcome)) this.#afterFailure(outcome);
+    this.#wakeUp();
+  }
+
+  /** Whether a failure stops the run: --fail-fast, or one no later record can escape. */
+  #afterFailure(outcome: RecordOutcome): void {
+    if (this.#options.failFast) this.#stop('fail-fast');
+    const fatal = fatalError(outcome);
+    if (fatal === undefined) return;
+    const silentForMs = performance.now() - this.#lastAnswer;
+    if (outcome.kind !== 'unknown' || silentForMs >= (this.#options.silenceMs ?? 0)) {
+      if (outcome.kind === 'unknown' && this.#summary.stopped === undefined) this.#summary.silentForMs = silentForMs;
+      this.#summary.fatal ??= fatal;
+      this.#stop('fatal');
+    } else {
+      this.#firstSilence ??= fatal;
+    }
+  }
+
+  #report(outcome: RecordOutcome): void {
+    count(this.#summary, outcome);
+    this.#options.onOutcome(outcome);
+  }
+
+  #stop(reason: NonNullable<BulkSummary['stopped']>): void {
+    this.#summary.stopped ??= reason;
+  }
+
+  #wakeUp(): void {
+    this.#wake?.();
+    this.#wake = undefined;
+  }
+
+  #woken(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.#wake = resolve;
+    });
+  }
 }
 
 /** The outcome of a record that is not a NewPlant: not JSON, too long, not UTF-8, or refused by the schema. */

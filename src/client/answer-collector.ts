@@ -1,6 +1,15 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
 
+/**
+ * Milliseconds on a monotonic clock. process.hrtime is there from the start, where the
+ * `performance` global loads node:perf_hooks and its ten modules on first use: a one-record add
+ * had them loaded for two readings of the clock.
+ */
+export function monotonicMs(): number {
+  return Number(process.hrtime.bigint()) / 1e6;
+}
+
 /** What came back for one request: the status, the few headers the client reads, and the body. */
 export interface CollectedAnswer {
   status: number;
@@ -25,6 +34,15 @@ export interface CollectedAnswer {
  * undici calls onRequestStart each time it writes the request: more than once when a pipelined
  * connection dropped and it sent the request again on a new one (`sends`).
  *
+ * `deadline` is when the client gives up on the request: `timeoutMs` after it was handed to
+ * undici, while undici has not written it; once written, the start of its answer is undici's
+ * headers time-out to bound, which counts from the moment the request is at the head of its
+ * connection: so one answer that never comes costs the requests pipelined behind it no time-out
+ * of their own (when its time is up, undici writes them again on another connection at once).
+ * Meanwhile the deadline is only a backstop (twice `timeoutMs` after the last write: a server
+ * that sends 1xx for ever); once the answer has started, the whole of it must come within
+ * `timeoutMs` of the last write (a body that drips), or at once when its head came later.
+ *
  * `answer` settles exactly once, whatever undici does, and once it has, undici is never left
  * holding the request: a request given up before undici wrote it is aborted the moment undici
  * starts it, and an answer is never paused (a paused answer that nobody resumes holds its
@@ -36,8 +54,10 @@ export class AnswerCollector implements Dispatcher.DispatchHandler {
   answered = false;
   /** Set by the client when the whole answer did not arrive within its time-out. */
   deadlinePassed = false;
-  /** When the client gives up on the whole answer (Transport's monotonic milliseconds). */
-  readonly deadline: number;
+  /** When the client gives up on the request (monotonicMs; see above). */
+  deadline: number;
+  readonly #timeoutMs: number;
+  #writtenAt = 0;
   #status = 0;
   #contentType = '';
   #retryAfter: string | undefined;
@@ -59,9 +79,10 @@ export class AnswerCollector implements Dispatcher.DispatchHandler {
     this.#reject = reject;
   });
 
-  constructor(limit: number, deadline: number) {
+  constructor(limit: number, timeoutMs: number) {
     this.#limit = limit;
-    this.deadline = deadline;
+    this.#timeoutMs = timeoutMs;
+    this.deadline = monotonicMs() + timeoutMs;
   }
 
   /**
@@ -81,12 +102,15 @@ export class AnswerCollector implements Dispatcher.DispatchHandler {
       return;
     }
     this.sends++;
+    this.#writtenAt = monotonicMs();
+    this.deadline = this.#writtenAt + 2 * this.#timeoutMs;
   }
 
   onResponseStart(_controller: Dispatcher.DispatchController, status: number, headers: IncomingHttpHeaders): void {
     // 1xx (103 Early Hints): informational, the answer is still to come.
     if (status < 200) return;
     this.answered = true;
+    this.deadline = Math.max(this.#writtenAt + this.#timeoutMs, monotonicMs());
     this.#status = status;
     // As the client read them before: a repeated content-type joined, a repeated retry-after or link not taken.
     const contentType = headers['content-type'];

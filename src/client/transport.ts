@@ -1,17 +1,8 @@
 import type { Dispatcher } from 'undici';
-import { AnswerCollector, type CollectedAnswer } from './answer-collector.js';
+import { AnswerCollector, type CollectedAnswer, monotonicMs } from './answer-collector.js';
 import { UnreachableError } from './errors.js';
 import { classifyNetworkFailure, errorCode, isClosedConnection, unreachableMessage } from './network-errors.js';
 import { type Retryable, retryableFailure } from './retry-policy.js';
-
-/**
- * Milliseconds on a monotonic clock. process.hrtime is there from the start, where the
- * `performance` global loads node:perf_hooks and its ten modules on first use: a one-record add
- * had them loaded for two readings of the clock.
- */
-function monotonicMs(): number {
-  return Number(process.hrtime.bigint()) / 1e6;
-}
 
 /** The most of a response body we read; a Plant or an Error is a few hundred bytes. */
 export const MAX_RESPONSE_BYTES = 1024 * 1024;
@@ -57,7 +48,7 @@ export class Transport {
   readonly #options: TransportOptions;
   readonly #plantsOrigin: string;
   readonly #plantsPath: string;
-  /** The requests waiting for an answer, oldest first, for the one timer that ends those past the time-out. */
+  /** The requests waiting for an answer, for the one timer that ends those past their deadline. */
   readonly #pending = new Set<AnswerCollector>();
   #sweep: NodeJS.Timeout | undefined;
   /** Whether the base URL's port speaks TLS, asked once (see tlsPortInstead). */
@@ -81,10 +72,11 @@ export class Transport {
    */
   send(method: string, url: URL, body: string | undefined, pipelined: boolean): Promise<Answer> {
     // undici's own time-outs for the headers and between body chunks, rather than an AbortSignal
-    // per request: with thousands in flight those cost more than the request itself. The whole
-    // answer must also arrive within the time-out: one timer for all requests ends those past it.
+    // per request: with thousands in flight those cost more than the request itself. A request
+    // undici has not written yet, and a whole answer once it has started, must also come within
+    // the time-out (AnswerCollector's deadline): one timer for all requests ends those past it.
     const timeoutMs = this.#options.timeoutMs;
-    const handler = new AnswerCollector(MAX_RESPONSE_BYTES, monotonicMs() + timeoutMs);
+    const handler = new AnswerCollector(MAX_RESPONSE_BYTES, timeoutMs);
     this.#watch(handler);
     const plants = url === this.#options.plantsUrl;
     try {
@@ -177,9 +169,8 @@ export class Transport {
     const every = Math.min(250, this.#options.timeoutMs);
     this.#sweep = setInterval(() => {
       const now = monotonicMs();
-      // Oldest first: the first one still within its time is the end of those past theirs.
       for (const pending of this.#pending) {
-        if (pending.deadline > now) break;
+        if (pending.deadline > now) continue;
         this.#pending.delete(pending);
         pending.deadlinePassed = true;
         pending.abort(new Error('the whole answer did not arrive in time'));

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { resultLines, runCli } from '../helpers/cli.js';
+import { startFixtureServer } from '../helpers/fixture-server.js';
 import { type ServeProcess, startServeProcess } from '../helpers/serve-process.js';
 import { type StoreLocation, sqliteBackend } from '../helpers/store-backends.js';
 
@@ -65,6 +66,43 @@ describe('plants add --file through plants serve --fault stall', () => {
     expect(result.code, result.stderr).toBe(0);
     expect((await location.readPlants()).length).toBe(200);
   }, 120_000);
+
+  it('costs only the stalled request its time-out: those pipelined behind it are sent again at once', async () => {
+    // A scripted store that never answers the first add of plant 1 and answers every other
+    // request: the seven adds pipelined behind it on the one connection wait for it. When its
+    // time is up they are written again on a new connection and answered, none of them timed
+    // out itself: with no retries, only plant 1 is read back (then sent once more).
+    const ids = Array.from({ length: 8 }, (_, index) => index + 1);
+    let stalled = false;
+    const store = await startFixtureServer((request, response) => {
+      const plant = request.method === 'POST' ? (JSON.parse(request.body) as { id: number }) : undefined;
+      if (plant?.id === 1 && !stalled) {
+        stalled = true;
+        return;
+      }
+      if (request.method === 'GET') {
+        response.writeHead(404, { 'content-type': 'application/json' }).end('{"error":404,"message":"no plant"}');
+        return;
+      }
+      response.writeHead(201, { 'content-type': 'application/json' }).end(request.body);
+    });
+    try {
+      const result = await runCli(['add', '--file', '-', '--concurrency', '8', '--timeout', '2', '--retries', '0'], {
+        env: { PLANTS_BASE_URL: store.url, PLANTS_TOKEN: TOKEN },
+        input: `${ids.map((id) => `{"id":${id},"name":"plant ${id}"}`).join('\n')}\n`,
+        timeoutMs: 60_000,
+      });
+      expect(result.code, result.stderr).toBe(0);
+      expect(resultLines(result.stdout).map((line) => [line.line, line.outcome])).toEqual(
+        ids.map((id) => [id, 'added']),
+      );
+      expect(store.requests.filter((request) => request.method === 'GET').map((request) => request.url)).toEqual([
+        '/plants/1',
+      ]);
+    } finally {
+      await store.close();
+    }
+  }, 60_000);
 
   it('stops only a store that answers nothing, and says for how long', async () => {
     const { url } = await stallingStore(['stall=1']);
