@@ -46,22 +46,19 @@ export function createDirectAgent(options: AgentOptions): Dispatcher {
 }
 
 /**
- * Closes the run's dispatcher. With no request in flight or queued, it destroys it with an error
- * whose stack is already text: `close()` would destroy it with undici's own ClientDestroyedError,
+ * Closes the run's dispatcher once its command is done, when every request the command awaited
+ * has settled: what undici may still hold then are requests the client gave up on (their time
+ * ran out while queued or in flight), which must not be written now, nor keep the process
+ * waiting for a connection undici is still trying. So it is destroyed, not closed, and with an
+ * error whose stack is already text: `close()` destroys with undici's own ClientDestroyedError,
  * whose stack Node's streams read at the socket's destroy, and formatting that stack counts the
- * line ends of the whole bundle the frames are in (about 5M instructions of a one-request
- * command, bench a). Anything still under way (a proxy agent has no stats) is waited for by
- * `close()`, as before.
+ * line ends of the whole bundle its frames are in (about 5M instructions of a one-request
+ * command, bench a).
  */
 export async function closeDispatcher(dispatcher: Dispatcher): Promise<void> {
-  const stats = (dispatcher as Partial<Agent>).stats;
-  if (stats !== undefined && Object.values(stats).every((origin) => origin.size === 0)) {
-    await dispatcher.destroy(IDLE);
-    return;
-  }
-  await dispatcher.close();
+  await dispatcher.destroy(DONE);
 }
 
-const IDLE = Object.assign(new Error('plants closed its idle connections'), {
-  stack: 'plants closed its idle connections',
+const DONE = Object.assign(new Error('plants is done with its connections'), {
+  stack: 'plants is done with its connections',
 });
