@@ -94,10 +94,11 @@ const common = {
   logLevel: 'warning',
 };
 const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
+// Each a JSON text in the script, parsed only where it is read (help pages for help alone).
 const entry = {
-  version: pkg.version,
-  routes: JSON.parse(readFileSync('dist/entry/routes.json', 'utf8')),
-  help: JSON.parse(readFileSync('dist/entry/help.json', 'utf8')),
+  PLANTS_VERSION: JSON.stringify(pkg.version),
+  PLANTS_ROUTES: JSON.stringify(readFileSync('dist/entry/routes.json', 'utf8').trim()),
+  PLANTS_HELP: JSON.stringify(readFileSync('dist/entry/help.json', 'utf8').trim()),
 };
 await checkLeanUndici();
 const script = path.join(work, 'plants.cjs');
@@ -105,7 +106,7 @@ await esbuild.build({
   ...common,
   entryPoints: ['dist/entry/binary.js'],
   outfile: script,
-  define: { PLANTS_BINARY_ENTRY: JSON.stringify(JSON.stringify(entry)) },
+  define: entry,
 });
 // Whatever the script requires must be one of Node's own modules: nothing else is there to load.
 const { builtinModules } = await import('node:module');
