@@ -2,6 +2,18 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { type Command, Config } from '@oclif/core';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { OclifContext, Parsed, PlantsCommand } from '../../src/cli/base-command.js';
+import { Add } from '../../src/commands/add.js';
+import { Autocomplete } from '../../src/commands/autocomplete/index.js';
+import { AutocompleteScript } from '../../src/commands/autocomplete/script.js';
+import { Delete } from '../../src/commands/delete.js';
+import { Get } from '../../src/commands/get.js';
+import { List } from '../../src/commands/list.js';
+import { Login } from '../../src/commands/login.js';
+import { Logout } from '../../src/commands/logout.js';
+import { Reset } from '../../src/commands/reset.js';
+import { Serve } from '../../src/commands/serve.js';
+import { Status } from '../../src/commands/status.js';
 import { commandRoute } from '../../src/entry/command-route.js';
 import { findRoute, type Misuse, parseArgv } from '../../src/entry/parse-argv.js';
 import type { CommandRoute, FlagRoute, RouteTable } from '../../src/entry/route-table.js';
@@ -81,6 +93,37 @@ function misuseOf(id: string, argv: readonly string[]): Misuse | undefined {
   const parsed = parse(id, argv);
   return 'misuse' in parsed ? parsed.misuse : undefined;
 }
+
+/**
+ * Each action owns the type of its options; the type checker holds it to its command's
+ * declaration here (`npm run typecheck`): what the declaration parses must be what the action takes.
+ */
+type ActionOf<C extends typeof PlantsCommand> = (parsed: Parsed<C>, context: OclifContext) => unknown;
+export const actionsTakeTheirDeclarations: [
+  ActionOf<typeof Add>,
+  ActionOf<typeof Autocomplete>,
+  ActionOf<typeof AutocompleteScript>,
+  ActionOf<typeof Delete>,
+  ActionOf<typeof Get>,
+  ActionOf<typeof List>,
+  ActionOf<typeof Login>,
+  ActionOf<typeof Logout>,
+  ActionOf<typeof Reset>,
+  ActionOf<typeof Serve>,
+  ActionOf<typeof Status>,
+] = [
+  Add.action,
+  Autocomplete.action,
+  AutocompleteScript.action,
+  Delete.action,
+  Get.action,
+  List.action,
+  Login.action,
+  Logout.action,
+  Reset.action,
+  Serve.action,
+  Status.action,
+];
 
 describe('the route table', () => {
   it('is the declarations of every command, under its id and every alias', () => {
