@@ -99,7 +99,7 @@ function misuseOf(id: string, argv: readonly string[]): Misuse | undefined {
  * declaration here (`npm run typecheck`): what the declaration parses must be what the action takes.
  */
 type ActionOf<C extends typeof PlantsCommand> = (parsed: Parsed<C>, context: OclifContext) => unknown;
-export const actionsTakeTheirDeclarations: [
+const actionsTakeTheirDeclarations: [
   ActionOf<typeof Add>,
   ActionOf<typeof Autocomplete>,
   ActionOf<typeof AutocompleteScript>,
@@ -126,6 +126,14 @@ export const actionsTakeTheirDeclarations: [
 ];
 
 describe('the route table', () => {
+  it('names the action of every command that runs one, which takes what its declaration parses', () => {
+    const named = actionsTakeTheirDeclarations.map((action) => action.name);
+    const inTable = new Set(Object.values(table.commands).flatMap((route) => route.action ?? []));
+    expect(named.filter((name) => !['setUpCompletion', 'printCompletionScript'].includes(name)).sort()).toEqual(
+      [...inTable].map((module) => module.replace(/-(\w)/g, (_, letter: string) => letter.toUpperCase())).sort(),
+    );
+  });
+
   it('is the declarations of every command, under its id and every alias', () => {
     for (const id of commandIds) {
       const declared = classes.get(id) as Command.Class;
