@@ -1,3 +1,5 @@
+import type { runCommandLine } from '../cli/runner.js';
+import { enableCompileCache, loadBundle } from './compile-cache.js';
 import type { HelpPages } from './help-pages.js';
 import type { RouteTable } from './route-table.js';
 import { startPlants } from './start.js';
@@ -10,9 +12,10 @@ declare const PLANTS_VERSION: string;
 declare const PLANTS_ROUTES: string;
 declare const PLANTS_HELP: string;
 
-// The single executable's main script (scripts/build-binary.mjs bundles it as CommonJS, every
-// command with it): start.ts's steps, with no oclif. In a single executable, process.argv is
-// [executable, executable, ...arguments].
+// The single executable's main script (scripts/build-binary.mjs bundles it as CommonJS): start.ts's
+// steps, with no oclif, and the runner with every command (serve too) from the binary's asset
+// runner.cjs, compiled with V8's code cache as the npm package's is (compile-cache.ts). In a
+// single executable, process.argv is [executable, executable, ...arguments].
 startPlants(process.argv.slice(2), {
   version: PLANTS_VERSION,
   async helpPage(subjects) {
@@ -21,12 +24,32 @@ startPlants(process.argv.slice(2), {
   },
   routes: async () => JSON.parse(PLANTS_ROUTES) as RouteTable,
   async runner() {
-    const { runCommandLine } = await import('../cli/runner.js');
-    // The command is over and what it wrote is out (stdout and stderr are synchronous on Linux,
-    // and an error of theirs is told by then: exitOnStdoutErrors); a connection left open is the
-    // exit's to close. Exiting here spares tearing down a heap and an environment that the
-    // process is about to lose (docs/binary.md).
-    return { runCommandLine, ran: () => setImmediate(() => process.exit()) };
+    const text = process.getBuiltinModule('node:sea').getAsset('runner.cjs', 'utf8');
+    // The executable's size and time: a rebuilt binary never meets the cache of another.
+    const { size, mtimeMs } = process.getBuiltinModule('node:fs').statSync(process.execPath);
+    const require = (id: string) => {
+      const found = process.getBuiltinModule(id);
+      if (found === undefined) throw new Error(`${id} is not in the single executable`);
+      return found;
+    };
+    const source = { file: process.execPath, text, stamp: `${size}-${Math.trunc(mtimeMs)}`, require };
+    const argv = process.argv.slice(2);
+    const bundle = await loadBundle<{ runCommandLine: typeof runCommandLine }>(
+      source,
+      await enableCompileCache(),
+      argv,
+    );
+    return {
+      runCommandLine: bundle.exports.runCommandLine,
+      ran(succeeded) {
+        bundle.saveCodeCache(succeeded);
+        // The command is over and what it wrote is out (stdout and stderr are synchronous on Linux,
+        // and an error of theirs is told by then: exitOnStdoutErrors); a connection left open is
+        // the exit's to close. Exiting here spares tearing down a heap and an environment that the
+        // process is about to lose (docs/binary.md).
+        setImmediate(() => process.exit());
+      },
+    };
   },
 }).catch((error: unknown) => {
   process.stderr.write(`plants: ${error instanceof Error ? error.message : String(error)}\n`);

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { runCommandLine } from '../cli/runner.js';
-import { enableCompileCache, loadBundle } from './compile-cache.js';
+import { bundleFile, enableCompileCache, loadBundle } from './compile-cache.js';
 import type { RouteTable } from './route-table.js';
 import { type Distribution, startPlants } from './start.js';
 import { unbundledCommands } from './unbundled-commands.js';
@@ -55,11 +55,8 @@ export async function main(argv: readonly string[], options: EntryOptions): Prom
       // The bundle's one import() of a package (ora, for a spinner: scripts/bundle.mjs), done here.
       (globalThis as Record<symbol, unknown>)[Symbol.for('plants.importModule')] = (specifier: string) =>
         import(specifier);
-      const bundle = await loadBundle<Runner>(
-        fileURLToPath(new URL('dist/fast/runner.cjs', packageRoot)),
-        cacheFolder,
-        argv,
-      );
+      const file = fileURLToPath(new URL('dist/fast/runner.cjs', packageRoot));
+      const bundle = await loadBundle<Runner>(bundleFile(file), cacheFolder, argv);
       return { runCommandLine: bundle.exports.runCommandLine, ran: bundle.saveCodeCache };
     },
     async oclif(words) {
