@@ -1,10 +1,7 @@
 import { Command, type Config, Flags, type Interfaces } from '@oclif/core';
-import { parseArgv } from '../entry/parse-argv.js';
 import { DEFAULT_TIMEOUT_SECONDS } from './defaults.js';
 import { readerFlag } from './flag-kinds.js';
-import { usageError } from './help/usage-error.js';
-import { type ActionContext, type AnyAction, runAction, runParsed } from './runner.js';
-import { knownWordsOf } from './secrets.js';
+import { type ActionContext, type AnyAction, runCommandLine, runParsed } from './runner.js';
 
 /** Flags every command that talks to a store shares. */
 export const connectionFlags = {
@@ -78,22 +75,15 @@ export abstract class PlantsCommand extends Command {
   async run(): Promise<void> {
     const { commandRoute } = await import('../entry/command-route.js');
     const ctor = this.ctor as typeof PlantsCommand;
-    const route = commandRoute(this.id ?? '', ctor, undefined);
-    const end = this.argv.indexOf('--');
-    const json =
-      route.flags.json !== undefined && (end === -1 ? this.argv : this.argv.slice(0, end)).includes('--json');
-    const exitCode = await runAction(
-      async (context) => {
-        const parsed = parseArgv(route, this.argv);
-        if ('misuse' in parsed) {
-          const known = knownWordsOf(this.config.commands.map((command) => [command.id, command]));
-          throw usageError(parsed.misuse, route, this.argv, known);
-        }
-        const oclifContext: OclifContext = { ...context, oclif: this.config, argv: this.argv };
-        return runParsed(ctor.action as AnyAction, parsed, oclifContext);
+    const oclif = { oclif: this.config, argv: this.argv };
+    await runCommandLine(
+      this.config.commands.map((command) => [command.id, command]),
+      commandRoute(this.id ?? '', ctor, undefined),
+      this.argv,
+      {
+        version: this.config.version,
+        action: (parsed, context) => runParsed(ctor.action as AnyAction, parsed, { ...context, ...oclif }),
       },
-      { version: this.config.version, json },
     );
-    if (exitCode !== 0) process.exitCode = exitCode;
   }
 }

@@ -63,7 +63,7 @@ export async function startPlants(argv: readonly string[], distribution: Distrib
   exitOnStdoutErrors();
   const runner = await distribution.runner(found.route);
   const { oclif } = distribution;
-  await runner.runCommandLine(table, found.route, found.rest, {
+  await runner.runCommandLine(Object.entries(table.commands), found.route, found.rest, {
     version,
     ...(oclif === undefined ? {} : { oclif: () => oclif(argv) }),
   });
