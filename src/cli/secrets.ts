@@ -35,7 +35,7 @@ export function secretWords(
   return [...words].sort((a, b) => b.length - a.length);
 }
 
-/** A command as secretWords needs it: oclif's Config or its manifest. */
+/** A command as secretWords needs it: oclif's Config, its manifest or the route table. */
 interface KnownCommand {
   aliases?: string[];
   flags?: Record<string, { char?: string; type?: string }>;
@@ -46,7 +46,7 @@ export function knownWordsOf(commands: [string, KnownCommand][]): { words: Set<s
   const words = new Set<string>();
   const flags = new Set<string>();
   for (const [id, command] of commands) {
-    for (const name of [id, ...(command.aliases ?? [])]) for (const word of name.split(':')) words.add(word);
+    for (const name of [id, ...(command.aliases ?? [])]) for (const word of name.split(/[: ]/)) words.add(word);
     for (const [flag, { char, type }] of Object.entries(command.flags ?? {})) {
       // Only flags that take a value: a word after a boolean flag is a stray word.
       if (type !== 'option') continue;

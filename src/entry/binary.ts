@@ -1,8 +1,57 @@
-import { binaryMain } from './binary-main.js';
+import type { runCommandLine } from '../cli/runner.js';
+import { enableCompileCache, loadBundle } from './compile-cache.js';
+import type { HelpPages } from './help-pages.js';
+import type { RouteTable } from './route-table.js';
+import { startPlants } from './start.js';
 
-// The single executable's main script (scripts/build-binary.mjs bundles it as CommonJS): in a
+/**
+ * plants' version, the route table and the help pages oclif rendered (dist/entry/*.json), each a
+ * JSON text the build writes into the script (scripts/build-binary.mjs, esbuild's `define`).
+ */
+declare const PLANTS_VERSION: string;
+declare const PLANTS_ROUTES: string;
+declare const PLANTS_HELP: string;
+
+// The single executable's main script (scripts/build-binary.mjs bundles it as CommonJS): start.ts's
+// steps, with no oclif, and the runner with every command (serve too) from the binary's asset
+// runner.cjs, compiled with V8's code cache as the npm package's is (compile-cache.ts). In a
 // single executable, process.argv is [executable, executable, ...arguments].
-binaryMain(process.argv.slice(2)).catch((error: unknown) => {
+startPlants(process.argv.slice(2), {
+  version: PLANTS_VERSION,
+  async helpPage(subjects) {
+    const { pageFrom } = await import('./help-pages.js');
+    return pageFrom(JSON.parse(PLANTS_HELP) as HelpPages, subjects, PLANTS_VERSION, async () => true);
+  },
+  routes: async () => JSON.parse(PLANTS_ROUTES) as RouteTable,
+  async runner() {
+    const text = process.getBuiltinModule('node:sea').getAsset('runner.cjs', 'utf8');
+    // The executable's size and time: a rebuilt binary never meets the cache of another.
+    const { size, mtimeMs } = process.getBuiltinModule('node:fs').statSync(process.execPath);
+    const require = (id: string) => {
+      const found = process.getBuiltinModule(id);
+      if (found === undefined) throw new Error(`${id} is not in the single executable`);
+      return found;
+    };
+    const source = { file: process.execPath, text, stamp: `${size}-${Math.trunc(mtimeMs)}`, require };
+    const argv = process.argv.slice(2);
+    const bundle = await loadBundle<{ runCommandLine: typeof runCommandLine }>(
+      source,
+      await enableCompileCache(),
+      argv,
+    );
+    return {
+      runCommandLine: bundle.exports.runCommandLine,
+      ran(succeeded) {
+        bundle.saveCodeCache(succeeded);
+        // The command is over and what it wrote is out (stdout and stderr are synchronous on Linux,
+        // and an error of theirs is told by then: exitOnStdoutErrors); a connection left open is
+        // the exit's to close. Exiting here spares tearing down a heap and an environment that the
+        // process is about to lose (docs/binary.md).
+        setImmediate(() => process.exit());
+      },
+    };
+  },
+}).catch((error: unknown) => {
   process.stderr.write(`plants: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exitCode = 1;
 });

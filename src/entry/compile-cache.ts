@@ -27,42 +27,59 @@ export interface LoadedBundle<T> {
   saveCodeCache(succeeded: boolean): void;
 }
 
+/** A CommonJS bundle to run: its text, where it is (a file, or the single executable), what it may require. */
+export interface BundleSource {
+  file: string;
+  text: string;
+  /** Changes whenever the text does (its size and time, its version): a cache of another never meets it. */
+  stamp: string;
+  require: (id: string) => unknown;
+}
+
+/** A bundle the npm package keeps as a file. */
+export function bundleFile(file: string): BundleSource {
+  const { readFileSync, statSync } = process.getBuiltinModule('node:fs');
+  const { size, mtimeMs } = statSync(file);
+  return {
+    file,
+    text: readFileSync(file, 'utf8'),
+    stamp: `${size}-${Math.trunc(mtimeMs)}`,
+    require: module.createRequire(file),
+  };
+}
+
 /**
- * A CommonJS bundle. With a cache folder, it is compiled as a vm.Script with the code V8 produced
- * the last time (`cachedData`), one file per command (V8 reads a whole cache, and one command's
- * code would cost another to read): the file name holds the bundle's size and time, so a
+ * A CommonJS bundle, compiled as a vm.Script with the code V8 produced the last time
+ * (`cachedData`) when there is a cache folder, one file per command (V8 reads a whole cache, and
+ * one command's code would cost another to read): the file name holds the bundle's stamp, so a
  * reinstalled bundle never meets an old cache, and V8 refuses one of another V8 or other flags.
- * Node's own module cache is written when a module is compiled, before it runs, so it lacks
- * every function compiled lazily on first call; this one is written after the command ran. It is
- * written once a command: making it again costs more than the compiling it would spare. A cache
- * written by a run that failed (a first `login` with a mistyped token) lacks the code of the
- * command's success, so it is kept under a name of its own and replaced by the first run that
- * succeeds.
+ * Node's own module cache, and the single executable's, are written when a script is
+ * compiled, before it runs, so they lack every function compiled lazily on first call; this one
+ * is written after the command ran. It is written once a command: making it again costs more than
+ * the compiling it would spare. A cache written by a run that failed (a first `login` with a
+ * mistyped token) lacks the code of the command's success, so it is kept under a name of its own
+ * and replaced by the first run that succeeds.
  */
 export async function loadBundle<T>(
-  file: string,
+  bundle: BundleSource,
   cacheFolder: string | undefined,
   argv: readonly string[],
 ): Promise<LoadedBundle<T>> {
-  const require = module.createRequire(file);
-  if (cacheFolder === undefined) {
-    return { exports: require(file) as T, saveCodeCache() {} };
-  }
-  const { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } =
+  const { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } =
     process.getBuiltinModule('node:fs');
   const vm = process.getBuiltinModule('node:vm');
   const path = process.getBuiltinModule('node:path');
-  const source = readFileSync(file, 'utf8');
-  const { size, mtimeMs } = statSync(file);
+  const { file } = bundle;
   // A bulk add runs with other V8 flags (bulk-heap.ts), whose cache V8 would refuse here.
   const command = isBulkAdd(argv) ? 'add-file' : (argv[0] === 'plant' ? argv[1] : argv[0])?.replace(/[^a-z-]/g, '');
   // The install (the bundle's path) and the V8 in the name: what a later build of the same install
   // on the same Node replaces, while other installs and other Nodes sharing the folder keep theirs.
   const prefix = `bundle-${command}-${pathTag(file)}-${process.versions.v8}-`;
-  const cacheName = `${prefix}${process.arch}-${size}-${Math.trunc(mtimeMs)}.v8cache`;
+  const cacheName = `${prefix}${process.arch}-${bundle.stamp}.v8cache`;
   const failedName = cacheName.replace(/\.v8cache$/, '.failed.v8cache');
   // None yet (or unreadable): compiled from source, and written after the run.
   const read = (name: string): Buffer | undefined => {
+    if (cacheFolder === undefined) return undefined;
     try {
       return readFileSync(path.join(cacheFolder, name));
     } catch {
@@ -72,18 +89,18 @@ export async function loadBundle<T>(
   const ownCache = read(cacheName);
   const failedRunCache = ownCache === undefined ? read(failedName) : undefined;
   const cachedData = ownCache ?? failedRunCache;
-  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${bundle.text}\n})`, {
     filename: file,
     cachedData,
   });
-  const bundle = { exports: {} as T };
-  script.runInThisContext()(bundle.exports, require, bundle, file, path.dirname(file));
+  const loaded = { exports: {} as T };
+  script.runInThisContext()(loaded.exports, bundle.require, loaded, file, path.dirname(file));
   const accepted = cachedData !== undefined && !script.cachedDataRejected;
   return {
-    exports: bundle.exports,
+    exports: loaded.exports,
     // After the command ran, so that the code of the functions it ran is in the cache too.
     saveCodeCache(succeeded) {
-      if (accepted && !(failedRunCache !== undefined && succeeded)) return;
+      if (cacheFolder === undefined || (accepted && !(failedRunCache !== undefined && succeeded))) return;
       const written = succeeded ? cacheName : failedName;
       try {
         mkdirSync(cacheFolder, { recursive: true, mode: 0o700 });

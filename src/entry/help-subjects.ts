@@ -6,7 +6,8 @@
 export function helpSubjects(argv: readonly string[]): string[] | undefined {
   if (argv.length === 0) return [''];
   if (argv[0] === 'help') {
-    const words = argv.slice(1);
+    // `help add --help` asks for the same page as `help add`.
+    const words = argv.slice(1).filter((word) => word !== '--help' && word !== '-h');
     if (words.some((word) => word.startsWith('-'))) return undefined;
     return words.length === 0 ? [''] : [['help', ...words].join(' '), words.join(' ')];
   }

@@ -1,135 +1,239 @@
 import { flagValueReaders } from '../cli/flag-values.js';
 import type { CommandRoute, FlagRoute, RouteTable } from './route-table.js';
 
-/** A command line as oclif's parser gives it to a command, with the name of its action. */
+/** A command line as its command's declaration reads it, with the name of its action. */
 export interface ParsedCommand {
   id: string;
-  action: string;
+  action?: string;
   flags: Record<string, unknown>;
   args: Record<string, string | undefined>;
+  /** Every argument, in order: what a command that is not strict (`help`) reads. */
+  argv: string[];
 }
 
-/** The route of a command line's first words (`plant add` before `plant`), and the words after them. */
+/** Why a command line does not fit its command's declaration: what a usage error words (usage-error.ts). */
+export type Misuse =
+  | { kind: 'unknown-flags'; flags: string[] }
+  | { kind: 'repeated-flag'; flag: string }
+  | { kind: 'needs-value'; flag: string }
+  | { kind: 'not-an-option'; flag: string; input: string }
+  | { kind: 'bad-value'; flag: string; input: string }
+  | { kind: 'arg-not-an-option'; arg: string; input: string }
+  | { kind: 'unexpected-args'; args: string[] }
+  | { kind: 'missing-args'; args: string[] }
+  | { kind: 'flag-relations'; relations: FlagRelation[] };
+
+/** A flag missing, given with one it excludes, or without those it needs. */
+export type FlagRelation =
+  | { kind: 'required'; flag: string }
+  | { kind: 'exclusive'; flag: string; other: string }
+  | { kind: 'depends'; flag: string; on: string[] };
+
+/**
+ * The route of a command line's first words (`plant add` before `plant`; oclif's id,
+ * `autocomplete:script`, too), and the words after them.
+ */
 export function findRoute(
   table: RouteTable,
-  argv: readonly string[],
+  line: readonly string[],
 ): { route: CommandRoute; rest: string[] } | undefined {
+  const argv = line[0]?.includes(':') ? [...line[0].split(':'), ...line.slice(1)] : line;
   for (const words of [2, 1]) {
-    const route = argv.length >= words ? table.commands[argv.slice(0, words).join(' ')] : undefined;
+    const key = argv.slice(0, words).join(' ');
+    const route = argv.length >= words && Object.hasOwn(table.commands, key) ? table.commands[key] : undefined;
     if (route !== undefined) return { route, rest: argv.slice(words) };
   }
   return undefined;
 }
 
 /**
- * The command line parsed as oclif parses it, or undefined for anything oclif should see and
- * answer itself: an unknown, repeated or malformed flag, a value oclif would refuse, `--`, a
- * missing or extra argument, flags that exclude or need one another. Only what is sure to parse
- * the same is taken here; a test runs every flag of every command through both.
+ * The one parser: a command line read as its command's oclif declaration says (the route), in
+ * oclif's own order, so that what it refuses, and which fault it names first, are oclif's: a flag
+ * repeated or without its value as met; then values (a value not among a flag's options, before
+ * one its kind refuses); then unknown flags, stray words, missing arguments; then flags that
+ * exclude or need one another, all of them, in oclif's order.
  */
-export function parseArgv(route: CommandRoute, argv: readonly string[]): ParsedCommand | undefined {
-  const given = new Map<string, unknown>();
-  const positionals: string[] = [];
-  const findFlag = (word: string) => flagNamed(route, word);
-  let current: { name: string; flag: FlagRoute } | undefined;
-  for (let index = 0; index < argv.length; index++) {
-    const word = argv[index] as string;
-    if (word === '--') return undefined;
-    if (word.startsWith('-') && word !== '-') {
-      const found = findFlag(word) ?? (word.includes('=') ? findFlag(word.slice(0, word.indexOf('='))) : undefined);
-      if (found === undefined) {
-        if (/^-\d/.test(word)) {
-          positionals.push(word);
-          continue;
-        }
-        return undefined;
-      }
-      const { name, flag, negated } = found;
-      if (given.has(name) && !(flag.multiple && flag.type === 'option')) return undefined;
-      if (flag.type === 'boolean') {
-        // `--json=true` and bundled short flags (`-yq`): oclif reads these its own way.
-        if (word.includes('=') || (!word.startsWith('--') && word.length > 2)) return undefined;
-        given.set(name, !negated);
-        continue;
-      }
-      current = found;
-      let input: string | undefined;
-      if (word.startsWith('--')) {
-        const equals = word.indexOf('=');
-        input = equals === -1 ? argv[++index] : word.slice(equals + 1);
-      } else {
-        input = word.length < 3 ? argv[++index] : word.slice(word[2] === '=' ? 3 : 2);
-      }
-      if (input === undefined || findFlag(input) !== undefined) return undefined;
-      const value = readValue(flag, input);
-      if (value === undefined) return undefined;
-      given.set(name, flag.multiple ? [...((given.get(name) as unknown[] | undefined) ?? []), value] : value);
-      continue;
-    }
-    if (current?.flag.multiple && current.flag.greedy) {
-      const value = readValue(current.flag, word);
-      if (value === undefined) return undefined;
-      given.set(current.name, [...((given.get(current.name) as unknown[] | undefined) ?? []), value]);
-      continue;
-    }
-    positionals.push(word);
-  }
-  if (positionals.length > route.args.length) return undefined;
+export function parseArgv(route: CommandRoute, argv: readonly string[]): ParsedCommand | { misuse: Misuse } {
+  const lexed = lex(route, argv);
+  if ('misuse' in lexed) return lexed;
+  const { tokens, words, unknown } = lexed;
   const args: Record<string, string | undefined> = {};
   for (const [index, arg] of route.args.entries()) {
-    if (arg.required && positionals[index] === undefined) return undefined;
-    args[arg.name] = positionals[index];
+    const input = words[index];
+    if (input === undefined) continue;
+    if (arg.options !== undefined && !arg.options.includes(input)) {
+      return { misuse: { kind: 'arg-not-an-option', arg: arg.name, input } };
+    }
+    args[arg.name] = input;
   }
-  const flags: Record<string, unknown> = {};
-  for (const [name, flag] of Object.entries(route.flags)) {
-    const value = given.has(name) ? given.get(name) : flag.default;
-    if (flag.required && value === undefined) return undefined;
-    if (value !== undefined) flags[name] = value;
+  const read = readFlags(route, tokens);
+  if ('misuse' in read) return read;
+  if (unknown.length > 0) return { misuse: { kind: 'unknown-flags', flags: unknown } };
+  if (route.strict && words.length > route.args.length) {
+    return { misuse: { kind: 'unexpected-args', args: words.slice(route.args.length) } };
   }
-  for (const [name, flag] of Object.entries(route.flags)) {
-    if (given.has(name) && flag.exclusive?.some((other) => given.has(other))) return undefined;
-    if (flags[name] !== undefined && flag.dependsOn?.some((other) => flags[other] === undefined)) return undefined;
+  const missing = route.args.filter((arg) => arg.required && args[arg.name] === undefined).map((arg) => arg.name);
+  if (missing.length > 0) return { misuse: { kind: 'missing-args', args: missing } };
+  const relations = flagRelations(route, read.flags, new Set(tokens.map((token) => token.flag)));
+  if (relations.length > 0) return { misuse: { kind: 'flag-relations', relations } };
+  const action = route.action === undefined ? {} : { action: route.action };
+  return { id: route.id, ...action, flags: read.flags, args, argv: words };
+}
+
+interface Lexed {
+  /** Each flag given, in order, with its word (a boolean) or its value. */
+  tokens: { flag: string; input: string }[];
+  /** Arguments, in order. */
+  words: string[];
+  unknown: string[];
+}
+
+/** The words of a command line as flags (with their values), arguments and unknown flags, as oclif's lexer tells them. */
+function lex(route: CommandRoute, argv: readonly string[]): Lexed | { misuse: Misuse } {
+  const queue = [...argv];
+  const lexed: Lexed = { tokens: [], words: [], unknown: [] };
+  let current: { name: string; flag: FlagRoute } | undefined;
+  let parsingFlags = true;
+  // true: a flag (and its value) taken; false: no flag by that name.
+  const takeFlag = (word: string): boolean | { misuse: Misuse } => {
+    const found = flagNamed(route, word);
+    if (found === undefined) {
+      const equals = word.indexOf('=');
+      if (equals === -1) return false;
+      queue.unshift(word.slice(equals + 1));
+      const taken = takeFlag(word.slice(0, equals));
+      if (taken === false) queue.shift();
+      return taken;
+    }
+    const { name, flag, long } = found;
+    if (flag.type === 'boolean') {
+      lexed.tokens.push({ flag: name, input: word });
+      // Short flags given together (`-yq`): the rest are read as flags of their own.
+      if (!long && word.length > 2) queue.unshift(`-${word.slice(2)}`);
+      return true;
+    }
+    if (!flag.multiple && lexed.tokens.some((token) => token.flag === name)) {
+      return { misuse: { kind: 'repeated-flag', flag: name } };
+    }
+    current = { name, flag };
+    const input = long || word.length < 3 ? queue.shift() : word.slice(word[2] === '=' ? 3 : 2);
+    if (input === undefined || flagNamed(route, input) !== undefined) {
+      return { misuse: { kind: 'needs-value', flag: name } };
+    }
+    lexed.tokens.push({ flag: name, input });
+    return true;
+  };
+  while (queue.length > 0) {
+    const word = queue.shift() as string;
+    if (parsingFlags && word.startsWith('-') && word !== '-') {
+      if (word === '--') {
+        parsingFlags = false;
+        continue;
+      }
+      const taken = takeFlag(word);
+      if (taken !== false && taken !== true) return taken;
+      if (taken) continue;
+      if (!/^-\d/.test(word)) {
+        lexed.unknown.push(word);
+        continue;
+      }
+    }
+    if (parsingFlags && current?.flag.greedy) lexed.tokens.push({ flag: current.name, input: word });
+    else lexed.words.push(word);
   }
-  return { id: route.id, action: route.action, flags, args };
+  return lexed;
 }
 
 /** The flag a word names, as oclif finds it (`--name`, `--no-name` when allowed, `-c`). */
-function flagNamed(route: CommandRoute, word: string): { name: string; flag: FlagRoute; negated: boolean } | undefined {
+function flagNamed(route: CommandRoute, word: string): { name: string; flag: FlagRoute; long: boolean } | undefined {
   if (word.startsWith('--')) {
     const long = word.slice(2);
-    const flag = Object.hasOwn(route.flags, long) ? route.flags[long] : undefined;
-    if (flag !== undefined) return { name: long, flag, negated: false };
-    if (word.startsWith('--no-')) {
-      const name = word.slice(5);
-      const negatable = Object.hasOwn(route.flags, name) ? route.flags[name] : undefined;
-      if (negatable?.allowNo) return { name, flag: negatable, negated: true };
-    }
-    return undefined;
+    if (Object.hasOwn(route.flags, long)) return { name: long, flag: route.flags[long] as FlagRoute, long: true };
+    const negated = word.startsWith('--no-') ? word.slice(5) : undefined;
+    const flag = negated !== undefined && Object.hasOwn(route.flags, negated) ? route.flags[negated] : undefined;
+    return flag?.type === 'boolean' && flag.allowNo ? { name: negated as string, flag, long: true } : undefined;
   }
-  if (!word.startsWith('-')) return undefined;
-  const char = word[1];
+  if (!word.startsWith('-') || word.length < 2) return undefined;
   for (const [name, flag] of Object.entries(route.flags)) {
-    if (flag.char !== undefined && flag.char === char) return { name, flag, negated: false };
+    if (flag.char === word[1]) return { name, flag, long: false };
   }
   return undefined;
 }
 
-/** A flag's value as oclif's parse of it would give it; undefined where oclif would refuse it (or only oclif can read it). */
+/** Each flag's value (the last word of a boolean, every value of a multiple), or its default; the first value refused. */
+function readFlags(
+  route: CommandRoute,
+  tokens: Lexed['tokens'],
+): { flags: Record<string, unknown> } | { misuse: Misuse } {
+  const flags: Record<string, unknown> = {};
+  let refused: Misuse | undefined;
+  for (const [name, flag] of Object.entries(route.flags)) {
+    const inputs = tokens.filter((token) => token.flag === name).map((token) => token.input);
+    if (inputs.length === 0) {
+      if (flag.default !== undefined) flags[name] = flag.default;
+      continue;
+    }
+    if (flag.type === 'boolean') {
+      flags[name] = inputs.at(-1) !== `--no-${name}`;
+      continue;
+    }
+    const values: unknown[] = [];
+    for (const input of inputs) {
+      // oclif checks options before it reads a value: a value not among them is named first.
+      if (flag.options !== undefined && !flag.options.includes(input)) {
+        return { misuse: { kind: 'not-an-option', flag: name, input } };
+      }
+      const value = readValue(flag, input);
+      if (value === undefined) refused ??= { kind: 'bad-value', flag: name, input };
+      values.push(value);
+    }
+    flags[name] = flag.multiple ? values : values[0];
+  }
+  return refused === undefined ? { flags } : { misuse: refused };
+}
+
+/** A flag's value by its kind, or undefined for one it refuses. */
 function readValue(flag: FlagRoute, input: string): unknown {
-  if (flag.options !== undefined && !flag.options.includes(input)) return undefined;
   switch (flag.read) {
     case undefined:
-      return undefined;
     case 'string':
       return input;
     case 'integer': {
       if (!/^-?\d+$/.test(input)) return undefined;
       const number = Number.parseInt(input, 10);
-      if ((flag.min !== undefined && number < flag.min) || (flag.max !== undefined && number > flag.max))
-        return undefined;
-      return number;
+      const within = (flag.min === undefined || number >= flag.min) && (flag.max === undefined || number <= flag.max);
+      return within ? number : undefined;
     }
     default:
-      return flagValueReaders[flag.read](input);
+      return flagValueReaders[flag.read].read(input);
   }
+}
+
+/**
+ * Flags missing, excluded or needing others, ordered as oclif lists them: by the text of its own
+ * reason (`--db=x cannot also be provided when using --memory`, `All of the following…`,
+ * `Missing required flag…`), which plants never shows. A default counts as given for a flag
+ * another needs, not for one another excludes.
+ */
+function flagRelations(route: CommandRoute, flags: Record<string, unknown>, given: Set<string>): FlagRelation[] {
+  const found: { reason: string; relation: FlagRelation }[] = [];
+  for (const [name, flag] of Object.entries(route.flags)) {
+    if (flags[name] === undefined) {
+      if (flag.required)
+        found.push({ reason: `Missing required flag ${name}`, relation: { kind: 'required', flag: name } });
+      continue;
+    }
+    const on = flag.dependsOn ?? [];
+    if (on.some((other) => flags[other] === undefined)) {
+      const reason = `All of the following must be provided when using --${name}: ${on.map((o) => `--${o}`).join(', ')}`;
+      found.push({ reason, relation: { kind: 'depends', flag: name, on } });
+    }
+    const other = given.has(name) ? flag.exclusive?.find((candidate) => given.has(candidate)) : undefined;
+    if (other !== undefined) {
+      const reason = `--${other}=${String(flags[other])} cannot also be provided when using --${name}`;
+      found.push({ reason, relation: { kind: 'exclusive', flag: name, other } });
+    }
+  }
+  const reasons = [...new Map(found.map((entry) => [entry.reason, entry.relation])).entries()];
+  return reasons.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, relation]) => relation);
 }

@@ -1,20 +1,29 @@
 import type { FlagValueReader } from '../cli/flag-values.js';
 
 /**
- * What the fast route knows of the commands: generated from their oclif declarations
- * (build/route-table-from-oclif.ts) at build time, read as JSON at run time. A command is here
- * only when its action (`static action`) is one of src/cli/actions/.
+ * Every command as the one parser (parse-argv.ts) reads it: derived from the commands' oclif
+ * declarations (command-route.ts) at build time, read as JSON at run time by the npm package and
+ * built into the single executable.
  */
 export interface RouteTable {
   /** Command by its words on the command line (`add`, `plant add`). */
   commands: Record<string, CommandRoute>;
+  /** Topics that are not commands (`plant`): alone on a command line, they ask for their help. */
+  topics: string[];
 }
 
 export interface CommandRoute {
-  /** oclif's id (`add`). */
+  /** oclif's id (`add`, `autocomplete:script`). */
   id: string;
-  /** The module of its action in src/cli/actions/ (`add-plants`), which exports it as `addPlants`. */
-  action: string;
+  /**
+   * The module of its action in src/cli/actions/ (`add-plants`), which exports it as `addPlants`;
+   * absent for an action of src/cli/help/ (help, autocomplete), which needs oclif's Config.
+   */
+  action?: string;
+  /** Left out of suggestions for a mistyped command. */
+  hidden?: boolean;
+  /** false: words after its arguments are passed on (`help`), not refused. */
+  strict: boolean;
   flags: Record<string, FlagRoute>;
   args: ArgRoute[];
 }
@@ -22,6 +31,8 @@ export interface CommandRoute {
 export interface ArgRoute {
   name: string;
   required: boolean;
+  description?: string;
+  options?: string[];
 }
 
 export interface FlagRoute {
@@ -32,11 +43,7 @@ export interface FlagRoute {
   multiple?: boolean;
   greedy?: boolean;
   options?: string[];
-  /**
-   * How its value is read: as it is, as oclif's integer (within min and max), or by one of
-   * flagValueReaders. Absent: by a parse function of the declaration's own, which only oclif
-   * runs, so a command line that gives this flag goes to oclif.
-   */
+  /** How its value is read: as it is, as a whole number within min and max, or by one of flagValueReaders. */
   read?: 'string' | 'integer' | FlagValueReader;
   min?: number;
   max?: number;
@@ -44,4 +51,6 @@ export interface FlagRoute {
   required?: boolean;
   exclusive?: string[];
   dependsOn?: string[];
+  /** What a usage error calls its value (`--token needs a value: TOKEN`). */
+  helpValue?: string;
 }

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { usageLines } from '../entry/usage-lines.js';
 import { makeTempDir, projectRoot } from '../helpers/cli.js';
 import { type ServeProcess, startServeProcess } from '../helpers/serve-process.js';
 import { readStoredPlants } from '../helpers/store-server.js';
@@ -166,6 +167,14 @@ describe.runIf(built)('plants-linux-x64, alone on PATH', () => {
     expect(refused.code).toBe(4);
     for (const result of [bad, unreachable, refused]) expect(result.stderr).not.toMatch(/\n\s+at /);
   });
+
+  it.each(usageLines.map((line) => [line.argv, line] as const))(
+    '%j: the same words and exit code as the npm package',
+    async (_, line) => {
+      const result = await run(line.argv, '', { PLANTS_BASE_URL: 'http://127.0.0.1:9' });
+      expect([result.code, result.stderr, result.stdout]).toEqual([line.code, line.stderr, line.stdout]);
+    },
+  );
 
   it('exits 74 with one line when its output cannot be written (stdout on a full disk)', () => {
     const full = openSync('/dev/full', 'w');

@@ -2,9 +2,12 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import type { Interfaces } from '@oclif/core';
+import type { Parsed } from '../../src/cli/base-command.js';
 import { readEnv } from '../../src/cli/env.js';
+import { usageError } from '../../src/cli/help/usage-error.js';
 import { IOStreams } from '../../src/cli/io-streams.js';
-import { type AnyAction, actionExport, type Parsed, runAction, runParsed } from '../../src/cli/runner.js';
+import { type AnyAction, actionExport, runAction, runParsed } from '../../src/cli/runner.js';
+import { knownWordsOf } from '../../src/cli/secrets.js';
 import { findRoute, parseArgv } from '../../src/entry/parse-argv.js';
 import type { RouteTable } from '../../src/entry/route-table.js';
 import { projectRoot } from './cli.js';
@@ -134,25 +137,32 @@ export function parsedFor<C extends Declared>(
 let routes: RouteTable | undefined;
 
 /**
- * Runs a command line in this process as bin/run.js's fast route runs it: parsed with the
- * build's route table, then the command's action by runInProcess (`--json` as the line says).
- * A command line the fast route leaves to oclif (a usage error, help) is an error here: those
- * run as processes (test/cli/usage-errors.e2e.test.ts, test/entry/main.node-e2e.test.ts).
+ * Runs a command line in this process as bin/run.js runs it: parsed by the one parser with the
+ * build's route table, then the command's action by runInProcess (`--json` as the line says); a
+ * line the parser refuses is the usage error it reports. Help, autocomplete and words that are
+ * no command run as processes (test/entry/main.node-e2e.test.ts).
  */
 export async function runCommandLine(
   argv: readonly string[],
   options: Omit<InProcessOptions, 'json'>,
 ): Promise<InProcessResult> {
   routes ??= JSON.parse(readFileSync(path.join(projectRoot, 'dist', 'entry', 'routes.json'), 'utf8')) as RouteTable;
-  const found = findRoute(routes, argv);
-  const parsed = found === undefined ? undefined : parseArgv(found.route, found.rest);
-  if (parsed === undefined) throw new Error(`the fast route does not take \`plants ${argv.join(' ')}\``);
+  const table = routes;
+  const found = findRoute(table, argv);
+  const action = found?.route.action;
+  if (found === undefined || action === undefined)
+    throw new Error(`\`plants ${argv.join(' ')}\` is not run in-process`);
+  const { route, rest } = found;
+  const parsed = parseArgv(route, rest);
+  if ('misuse' in parsed) {
+    const error = usageError(parsed.misuse, route, rest, knownWordsOf(Object.entries(table.commands)));
+    return runInProcess(() => Promise.reject(error), { ...options, json: rest.includes('--json') });
+  }
   // The action's module from src/ as actionNamed (src/cli/runner.ts) names it; vite cannot follow
   // its import of a name it does not know until run time.
-  const file = path.join(projectRoot, 'src', 'cli', 'actions', `${parsed.action}.ts`);
+  const file = path.join(projectRoot, 'src', 'cli', 'actions', `${action}.ts`);
   const module: Record<string, AnyAction> = await import(/* @vite-ignore */ file);
-  const action = module[actionExport(parsed.action)] as AnyAction;
-  return runInProcess((context) => runParsed(action, parsed, context), {
+  return runInProcess((context) => runParsed(module[actionExport(action)] as AnyAction, parsed, context), {
     ...options,
     json: parsed.flags.json === true,
   });

@@ -1,13 +1,18 @@
-import type { Add } from '../../commands/add.js';
 import type { ExitCode } from '../../errors.js';
-import type { ActionContext, Parsed } from '../runner.js';
+import type { PlantFlags } from '../input/plant-input.js';
+import type { ActionContext } from '../runner.js';
+import type { AddSingleFlags } from './add-single.js';
+import type { BulkFlags } from './bulk-session.js';
+
+/** `plants add`'s flags: the plants' (PlantFlags), and how to send one or many. */
+export type AddFlags = PlantFlags & AddSingleFlags & BulkFlags & { 'dry-run': boolean };
 
 /**
  * `plants add`: one plant (from the flags, or a file of one record), or a bulk add of many.
  * Resolves with a bulk add's exit code.
  */
 export async function addPlants(
-  { flags }: Parsed<typeof Add>,
+  { flags }: { flags: AddFlags },
   { factory, output }: ActionContext,
 ): Promise<ExitCode | undefined> {
   const { readPlantInput } = await import('../input/plant-input.js');

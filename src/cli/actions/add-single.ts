@@ -1,8 +1,14 @@
 import type { AddSettled } from '../../client/confirming-adder.js';
-import type { Add } from '../../commands/add.js';
 import type { NewPlant } from '../../schema/plant.js';
 import { clientRequest } from '../factory.js';
-import type { ActionContext, Parsed } from '../runner.js';
+import type { JsonOptions, RequestOptions } from '../options.js';
+import type { ActionContext } from '../runner.js';
+
+/** What a one-plant add reads of `plants add`'s flags. */
+export interface AddSingleFlags extends RequestOptions, JsonOptions {
+  retries: number;
+  'skip-existing': boolean;
+}
 
 /**
  * Sends one plant and prints the answer: a human line, or with --json the body exactly. A 409
@@ -12,7 +18,7 @@ import type { ActionContext, Parsed } from '../runner.js';
  */
 export async function addSinglePlant(
   plant: NewPlant,
-  flags: Parsed<typeof Add>['flags'],
+  flags: AddSingleFlags,
   { factory, output }: ActionContext,
 ): Promise<void> {
   const client = await factory.plantClient(clientRequest(flags));

@@ -1,11 +1,19 @@
 import { bulkAdd, bulkExitCode, type RecordOutcome, type RecordSource } from '../../bulk/bulk-add.js';
 import { ConfirmingAdder } from '../../client/confirming-adder.js';
-import type { Add } from '../../commands/add.js';
 import { ExitCode } from '../../errors.js';
 import type { NewPlant } from '../../schema/plant.js';
 import { clientRequest } from '../factory.js';
+import type { JsonOptions, RequestOptions } from '../options.js';
 import { outcomeLine, progressText, renderBulkSummary } from '../render/render-bulk.js';
-import type { ActionContext, Parsed } from '../runner.js';
+import type { ActionContext } from '../runner.js';
+
+/** What a bulk add reads of `plants add`'s flags. */
+export interface BulkFlags extends RequestOptions, JsonOptions {
+  concurrency: number;
+  retries: number;
+  'fail-fast': boolean;
+  'skip-existing': boolean;
+}
 
 /**
  * A bulk add as the user sees it: NDJSON results on stdout, a progress line and a summary on
@@ -15,7 +23,7 @@ import type { ActionContext, Parsed } from '../runner.js';
  */
 export async function addPlantsInBulk(
   { records, toPlant }: { records: RecordSource; toPlant: (value: unknown) => NewPlant },
-  flags: Parsed<typeof Add>['flags'],
+  flags: BulkFlags,
   { factory, output }: ActionContext,
 ): Promise<ExitCode> {
   const client = await factory.plantClient({ ...clientRequest(flags), connections: flags.concurrency });

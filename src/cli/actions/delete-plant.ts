@@ -1,6 +1,6 @@
-import type { Delete } from '../../commands/delete.js';
 import { clientRequest } from '../factory.js';
-import type { ActionContext, Parsed } from '../runner.js';
+import type { JsonOptions, RequestOptions } from '../options.js';
+import type { ActionContext } from '../runner.js';
 
 /**
  * `plants delete ID`: asks first on a terminal unless `yes`; never asks when piped or scripted.
@@ -8,7 +8,7 @@ import type { ActionContext, Parsed } from '../runner.js';
  * A delete that may have been applied is settled by reading the plant back (deleteConfirmed).
  */
 export async function deletePlant(
-  { args, flags }: Parsed<typeof Delete>,
+  { args, flags }: { args: { id: string }; flags: RequestOptions & JsonOptions & { yes: boolean } },
   { factory, output }: ActionContext,
 ): Promise<void> {
   const { parsePlantIdText } = await import('../../schema/plant.js');

@@ -1,10 +1,10 @@
 import { ResponseError } from '../../client/errors.js';
 import type { PlantClient, PlantPage } from '../../client/plant-client.js';
-import type { List } from '../../commands/list.js';
 import { clientRequest } from '../factory.js';
+import type { JsonOptions, RequestOptions } from '../options.js';
 import type { Output } from '../render/output.js';
 import { plantJsonLine, renderPlantRows } from '../render/render-plant.js';
-import type { ActionContext, Parsed } from '../runner.js';
+import type { ActionContext } from '../runner.js';
 
 export interface ListOptions {
   limit: number;
@@ -80,7 +80,10 @@ class PagingCheck {
 }
 
 /** `plants list`: the request flags and the `--after` cursor as typed, then printPlantList. */
-export async function listPlants({ flags }: Parsed<typeof List>, { factory, output }: ActionContext): Promise<void> {
+export async function listPlants(
+  { flags }: { flags: RequestOptions & JsonOptions & { limit: number; after?: string | undefined; all: boolean } },
+  { factory, output }: ActionContext,
+): Promise<void> {
   const { parsePlantIdText } = await import('../../schema/plant.js');
   const after = flags.after === undefined ? undefined : parsePlantIdText(flags.after);
   const client = await factory.plantClient(clientRequest(flags));

@@ -1,9 +1,16 @@
-import type { Login } from '../../commands/login.js';
 import { ExitCode, InvalidInputError, PlantsError } from '../../errors.js';
 import { clientRequest } from '../factory.js';
-import type { ActionContext, Parsed } from '../runner.js';
+import type { RequestOptions } from '../options.js';
+import type { ActionContext } from '../runner.js';
 
-type LoginFlags = Parsed<typeof Login>['flags'];
+/** `plants login`'s flags. */
+export interface LoginFlags extends RequestOptions {
+  token?: string | undefined;
+  'with-token': boolean;
+  default: boolean;
+  'insecure-storage': boolean;
+  offline: boolean;
+}
 
 /** What the store said of a new token. */
 type Check = { checked: true; how: string } | { checked: false; why: string };
@@ -17,7 +24,7 @@ type Check = { checked: true; how: string } | { checked: false; why: string };
  * and every login says which store is the default. A plain-http URL of another machine is
  * refused here (exit 2), as every later command would.
  */
-export async function logIn({ flags }: Parsed<typeof Login>, context: ActionContext): Promise<void> {
+export async function logIn({ flags }: { flags: LoginFlags }, context: ActionContext): Promise<void> {
   const { factory, output } = context;
   const config = await factory.config({ create: true });
   const baseUrl = await factory.baseUrl(flags['base-url']);

@@ -1,11 +1,14 @@
-import type { Logout } from '../../commands/logout.js';
-import type { ActionContext, Parsed } from '../runner.js';
+import type { ConnectionOptions } from '../options.js';
+import type { ActionContext } from '../runner.js';
 
 /**
  * `plants logout`: forgets the token of the origin of the base URL; other origins keep theirs.
  * Logged out of the default origin, the default is the local store again, and that is said.
  */
-export async function logOut({ flags }: Parsed<typeof Logout>, { factory, output }: ActionContext): Promise<void> {
+export async function logOut(
+  { flags }: { flags: ConnectionOptions },
+  { factory, output }: ActionContext,
+): Promise<void> {
   const { logout } = await import('../../config/session.js');
   const config = await factory.config();
   const baseUrl = await factory.baseUrl(flags['base-url']);

@@ -1,7 +1,7 @@
-import type { Reset } from '../../commands/reset.js';
 import { InvalidInputError } from '../../errors.js';
 import { clientRequest } from '../factory.js';
-import type { ActionContext, Parsed } from '../runner.js';
+import type { JsonOptions, RequestOptions } from '../options.js';
+import type { ActionContext } from '../runner.js';
 import { printPlantList } from './list-plants.js';
 
 /**
@@ -10,7 +10,10 @@ import { printPlantList } from './list-plants.js';
  * store). Then prints what the store holds, as `plants list --all` does: a table on a terminal,
  * NDJSON when piped or with --json; the first page is the server's answer to the reset itself.
  */
-export async function resetStore({ flags }: Parsed<typeof Reset>, { factory, output }: ActionContext): Promise<void> {
+export async function resetStore(
+  { flags }: { flags: RequestOptions & JsonOptions & { yes: boolean } },
+  { factory, output }: ActionContext,
+): Promise<void> {
   const client = await factory.plantClient(clientRequest(flags));
   const { io } = factory;
   if (!flags.yes) {

@@ -4,7 +4,6 @@ import { isIP } from 'node:net';
 import path from 'node:path';
 import { rootCertificates } from 'node:tls';
 import { isLoopbackHost } from '../../client/base-url.js';
-import type { Serve } from '../../commands/serve.js';
 import { InvalidInputError } from '../../errors.js';
 import { whyUnreadable } from '../../files/unreadable-file.js';
 import type { LogFormat, LogLevel } from '../../server/observability/server-log.js';
@@ -12,7 +11,6 @@ import { isDatabaseServer } from '../../server/stores/open-store.js';
 import { MAX_FAULT_SEED } from '../../server/test-double/prng.js';
 import { describeDelay, describeFaults, parseDelay, parseFaults } from '../../server/test-double/testing-options.js';
 import type { PlantsEnv } from '../env.js';
-import type { Parsed } from '../runner.js';
 import type { DetachedServePlan } from './serve-detach.js';
 import { keptTokenFile, readKeptToken } from './serve-token.js';
 
@@ -44,7 +42,7 @@ export async function defaultDatabasePath(env: PlantsEnv): Promise<string> {
  * or a SQLite file (`file:` URL, or a plain path).
  */
 export async function serveDatabase(
-  flags: { memory: boolean; db: string | undefined; database: string | undefined },
+  flags: Pick<ServeFlags, 'memory' | 'db' | 'database'>,
   env: PlantsEnv,
 ): Promise<string> {
   if (flags.memory) return ':memory:';
@@ -109,7 +107,33 @@ export interface KeptToken {
   warning: string | undefined;
 }
 
-type ServeFlags = Parsed<typeof Serve>['flags'];
+/** `plants serve`'s flags. */
+export interface ServeFlags {
+  port: number;
+  host: string;
+  db?: string | undefined;
+  memory: boolean;
+  database?: string | undefined;
+  token?: string[] | undefined;
+  durability?: string | undefined;
+  quiet: boolean;
+  'log-format': string;
+  'log-level': string;
+  metrics?: boolean | undefined;
+  'metrics-token'?: string | undefined;
+  cors?: string[] | undefined;
+  'tls-cert'?: string | undefined;
+  'tls-key'?: string | undefined;
+  detach?: boolean | undefined;
+  'pid-file'?: string | undefined;
+  seed?: string | undefined;
+  'allow-reset': boolean;
+  delay?: string | undefined;
+  fault?: string[] | undefined;
+  'fault-seed'?: number | undefined;
+  open: boolean;
+  'detached-child': boolean;
+}
 
 /** Everything `plants serve` decides from its flags and the environment before it starts. */
 export async function servePlan(

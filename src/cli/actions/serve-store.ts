@@ -1,9 +1,9 @@
-import type { Serve } from '../../commands/serve.js';
 import { MIN_SERVE_TOKEN_LENGTH } from '../../schema/token.js';
 import { PAGE_PREFIX } from '../../server/page/page-path.js';
 import { isDatabaseServer, shownDatabase } from '../../server/stores/open-store.js';
 import { inSingleExecutable } from '../../single-executable.js';
-import type { ActionContext, Parsed } from '../runner.js';
+import type { ActionContext } from '../runner.js';
+import type { ServeFlags } from './serve-setup.js';
 
 /**
  * `plants serve`: plans the store from the flags and the environment (serve-setup.ts), then runs
@@ -11,7 +11,7 @@ import type { ActionContext, Parsed } from '../runner.js';
  * (serve-detach.ts). Resolves with an exit code when the background server could not start.
  */
 export async function serveStore(
-  { flags }: Parsed<typeof Serve>,
+  { flags }: { flags: ServeFlags },
   { factory, output }: ActionContext,
 ): Promise<number | undefined> {
   const setup = await import('./serve-setup.js');

@@ -1,10 +1,10 @@
-import type { Get } from '../../commands/get.js';
 import { clientRequest } from '../factory.js';
-import type { ActionContext, Parsed } from '../runner.js';
+import type { JsonOptions, RequestOptions } from '../options.js';
+import type { ActionContext } from '../runner.js';
 
 /** `plants get ID`: the plant as a human line, or with --json the body exactly as the server sent it. */
 export async function showPlant(
-  { args, flags }: Parsed<typeof Get>,
+  { args, flags }: { args: { id: string }; flags: RequestOptions & JsonOptions },
   { factory, output }: ActionContext,
 ): Promise<void> {
   const { parsePlantIdText } = await import('../../schema/plant.js');

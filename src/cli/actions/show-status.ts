@@ -1,11 +1,11 @@
 import { AuthRejectedError, ResponseError } from '../../client/errors.js';
-import type { Status } from '../../commands/status.js';
 import { ExitCode } from '../../errors.js';
 import { clientRequest } from '../factory.js';
+import type { JsonOptions, RequestOptions } from '../options.js';
 import { loginCommand } from '../render/failure-hints.js';
 import { errorDocument, type Output } from '../render/output.js';
 import { asPlantsError } from '../render/report-error.js';
-import type { ActionContext, Parsed } from '../runner.js';
+import type { ActionContext } from '../runner.js';
 
 /**
  * `plants status`: the settings and stored tokens (masked), then whether the default store
@@ -15,7 +15,7 @@ import type { ActionContext, Parsed } from '../runner.js';
  * has no token. Resolves with the exit code.
  */
 export async function showStatus(
-  { flags }: Parsed<typeof Status>,
+  { flags }: { flags: RequestOptions & JsonOptions },
   { factory, output }: ActionContext,
 ): Promise<ExitCode> {
   const { describeStatus } = await import('../../config/session.js');

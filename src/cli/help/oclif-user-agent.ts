@@ -7,7 +7,11 @@ import os from 'node:os';
  * WSL, where its platform is `wsl` and the answer is left to oclif.
  */
 export function oclifUserAgent(version: string): string | undefined {
-  if (mayBeWsl()) return undefined;
+  return mayBeWsl() ? undefined : userAgent(version);
+}
+
+/** The same, WSL taken as Linux: where there is no oclif to say it (the single executable). */
+export function userAgent(version: string): string {
   return `plants/${version} ${process.platform}-${process.arch === 'ia32' ? 'x86' : process.arch} node-${process.version}`;
 }
 

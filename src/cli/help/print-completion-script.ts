@@ -1,11 +1,9 @@
-import type { AutocompleteScript } from '../../commands/autocomplete/script.js';
 import type { OclifContext } from '../base-command.js';
-import type { Parsed } from '../runner.js';
 import { ourShell } from './autocomplete.js';
 
 /** `plants autocomplete script SHELL`: our completion script for bash or fish, from oclif's description of the commands. */
 export async function printCompletionScript(
-  { args }: Parsed<typeof AutocompleteScript>,
+  { args }: { args: { shell?: string | undefined } },
   context: OclifContext,
 ): Promise<void> {
   const shell = await ourShell(args.shell, context, 'autocomplete:script');

@@ -1,11 +1,9 @@
-import type { Autocomplete } from '../../commands/autocomplete/index.js';
 import type { OclifContext } from '../base-command.js';
-import type { Parsed } from '../runner.js';
 import { ourShell } from './autocomplete.js';
 
 /** `plants autocomplete [SHELL]`: how to install our script for bash or fish. */
 export async function setUpCompletion(
-  { args, flags }: Parsed<typeof Autocomplete>,
+  { args, flags }: { args: { shell?: string | undefined }; flags: { 'refresh-cache': boolean } },
   context: OclifContext,
 ): Promise<void> {
   const shell = await ourShell(args.shell, context, 'autocomplete');

@@ -63,19 +63,28 @@ function closestByPrefix(word: string, candidates: readonly string[]): string | 
 }
 
 /**
- * "Did you mean" for the flags oclif found no such flag for (`--nmae` → `--name`), as a
- * mistyped command gets. Only a flag's own name is repeated, never a value.
+ * What a command line whose first words are no command gets on stderr (exit 127, as shells say it
+ * for an unknown command): the closest command, never run (as gh does not). Only the first word
+ * is repeated (the rest may be a value typed without its flag, a token even), and the second when
+ * the first is a topic (`plant ad` is a mistyped `plant add`); a word that resembles no command
+ * is not repeated at all: it may be a token typed as the command.
  */
-export function flagSuggestions(error: unknown, known: readonly string[]): string[] {
-  const unknown = (error as { flags?: unknown }).flags;
-  if (!Array.isArray(unknown)) return [];
-  return unknown.flatMap((flag) => {
-    if (typeof flag !== 'string' || !flag.startsWith('--')) return [];
-    const name = flag.slice(2).split('=')[0] ?? '';
-    const guess = closestCommand(name, known);
-    if (guess === undefined) return [];
-    return [
-      unknown.length === 1 ? `Did you mean \`--${guess}\`?` : `Did you mean \`--${guess}\` for --${name.slice(0, 40)}?`,
-    ];
-  });
+export function unknownCommand(argv: readonly string[], commands: readonly string[], topics: readonly string[]) {
+  const [first = '', second] = argv;
+  const inTopic = topics.includes(first) && second !== undefined;
+  const guess = inTopic
+    ? closestCommand(
+        second,
+        commands.flatMap((words) => (words.startsWith(`${first} `) ? [words.slice(first.length + 1)] : [])),
+      )
+    : closestCommand(first, commands);
+  const typed = inTopic ? `${first} ${second}` : first;
+  const lines =
+    guess === undefined
+      ? ['plants: that is not a plants command (the word is not repeated here).']
+      : [
+          `plants: '${typed.slice(0, 40)}' is not a plants command.`,
+          `  Did you mean \`plants ${inTopic ? `${first} ` : ''}${guess}\`?`,
+        ];
+  return `${[...lines, '  Run `plants help` for a list of commands.'].join('\n')}\n`;
 }

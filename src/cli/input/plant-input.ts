@@ -1,15 +1,18 @@
 import { isUtf8 } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import type { RecordSource } from '../../bulk/bulk-add.js';
-import type { Add } from '../../commands/add.js';
 import { InvalidInputError } from '../../errors.js';
 import type { InputRecord, JsonRecordReader } from '../../records/json-records.js';
 import { InvalidPlantError } from '../../schema/invalid-plant-error.js';
 import { type NewPlant, parsePlantIdText, toNewPlant } from '../../schema/plant.js';
-import type { Parsed } from '../runner.js';
 
-/** The flags of `plants add`: --id, --name and --tag make up a NewPlant, --file holds records. */
-type PlantFlags = Parsed<typeof Add>['flags'];
+/** The flags of `plants add` that make its plants: --id, --name and --tag a NewPlant; --file holds records. */
+export interface PlantFlags {
+  id?: string | undefined;
+  name?: string | undefined;
+  tag?: string | undefined;
+  file?: string | undefined;
+}
 
 /** What `plants add` was given: one plant (from flags or a one-record file), or many records to stream. */
 export type PlantInput =

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { addPlants } from '../../../src/cli/actions/add-plants.js';
-import type { Parsed } from '../../../src/cli/runner.js';
+import type { Parsed } from '../../../src/cli/base-command.js';
 import { Add } from '../../../src/commands/add.js';
 import { reply, useFixtureServer } from '../../helpers/fixture-server.js';
 import { parsedFor, runInProcess, testStreams } from '../../helpers/in-process.js';

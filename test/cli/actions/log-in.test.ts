@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { logIn } from '../../../src/cli/actions/log-in.js';
-import type { Parsed } from '../../../src/cli/runner.js';
+import type { Parsed } from '../../../src/cli/base-command.js';
 import { Login } from '../../../src/commands/login.js';
 import { parsedFor, runInProcess, type TestStreams, testStreams } from '../../helpers/in-process.js';
 import { freePort } from '../../helpers/ports.js';

@@ -1,0 +1,90 @@
+import type { runCommandLine } from '../cli/runner.js';
+import { sizeHeapForBulkAdd } from './bulk-heap.js';
+import { helpSubjects } from './help-subjects.js';
+import { findRoute } from './parse-argv.js';
+import type { CommandRoute, RouteTable } from './route-table.js';
+import { exitOnStdoutErrors } from './stdout-errors.js';
+
+/** What differs between the npm package (main.ts) and the single executable (binary.ts): where things come from. */
+export interface Distribution {
+  version: string;
+  /** The script to start again with a bulk add's heap flags (bulk-heap.ts); none in the single executable. */
+  script?: URL;
+  /** Help oclif rendered at build time for the first of `subjects`, or undefined where there is none to give. */
+  helpPage(subjects: readonly string[]): Promise<string | undefined>;
+  routes(): Promise<RouteTable>;
+  /** The runner for a command, and what to do once it ran (`succeeded`: exit 0). */
+  runner(route: CommandRoute): Promise<{ runCommandLine: typeof runCommandLine; ran(succeeded: boolean): void }>;
+  /** oclif, for what only it renders (help at another width, autocomplete); none in the single executable. */
+  oclif?: (argv: readonly string[]) => Promise<void>;
+}
+
+/**
+ * `plants ARGV`, in both distributions, in this order: `--version`; help oclif rendered at build
+ * time; a word that is no command (exit 127); then the command line, read by the one parser from
+ * the route table and run by the runner (a line it refuses is a usage error, exit 2). Only what
+ * oclif renders is left to it: help the build did not render, and autocomplete's scripts.
+ */
+export async function startPlants(argv: readonly string[], distribution: Distribution): Promise<void> {
+  await sizeHeapForBulkAdd(argv, distribution.script);
+  const { version } = distribution;
+  if (argv[0] === '--version') {
+    const { oclifUserAgent, userAgent } = await import('../cli/help/oclif-user-agent.js');
+    // Under what oclif may take for WSL, its own words where there is an oclif.
+    const agent = oclifUserAgent(version) ?? (distribution.oclif === undefined ? userAgent(version) : undefined);
+    if (agent !== undefined) return writeOut(`${agent}\n`);
+  }
+  const help = argv[0] === '--version' ? undefined : helpSubjects(argv);
+  let page = help === undefined ? undefined : await distribution.helpPage(help);
+  if (page !== undefined) return writeOut(page);
+  const table = help === undefined && argv[0] !== '--version' ? await distribution.routes() : undefined;
+  const found = table === undefined ? undefined : findRoute(table, argv);
+  if (table !== undefined && found === undefined) {
+    // A topic alone (`plants plant`) asks for its help.
+    const topic = argv.length === 1 && table.topics.includes(argv[0] as string);
+    page = topic ? await distribution.helpPage(argv) : undefined;
+    if (page !== undefined) return writeOut(page);
+    if (!topic) {
+      const { unknownCommand } = await import('../cli/help/suggest.js');
+      const commands = Object.entries(table.commands).flatMap(([words, route]) => (route.hidden ? [] : [words]));
+      process.stderr.write(unknownCommand(argv, commands, table.topics));
+      process.exitCode = 127;
+      return;
+    }
+  }
+  if (table === undefined || found === undefined) {
+    if (distribution.oclif !== undefined) return distribution.oclif(argv);
+    process.stderr.write(
+      `plants: the single executable has no help page for \`plants ${argv.join(' ').slice(0, 60)}\`.\n  Run \`plants --help\` for its commands.\n`,
+    );
+    process.exitCode = 2;
+    return;
+  }
+  exitOnStdoutErrors();
+  const runner = await distribution.runner(found.route);
+  const { oclif } = distribution;
+  await runner.runCommandLine(Object.entries(table.commands), found.route, found.rest, {
+    version,
+    ...(oclif === undefined ? {} : { oclif: () => oclif(argv) }),
+  });
+  runner.ran(process.exitCode === undefined || process.exitCode === 0);
+}
+
+/**
+ * A quick answer, written to fd 1 at once: process.stdout is a stream Node sets up on first use,
+ * which costs more than the rest of `--version` (bench l). Where the write fails as a stream's
+ * would, it ends as exitOnStdoutErrors says (141 for a reader gone, 74 otherwise); a pipe that
+ * is full (EAGAIN) gets the rest through the stream.
+ */
+function writeOut(text: string): void {
+  const { writeSync } = process.getBuiltinModule('node:fs');
+  const bytes = Buffer.from(text);
+  let written = 0;
+  try {
+    while (written < bytes.length) written += writeSync(1, bytes, written);
+  } catch (error) {
+    exitOnStdoutErrors();
+    if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') process.stdout.emit('error', error);
+    else process.stdout.write(bytes.subarray(written));
+  }
+}
