@@ -6,7 +6,7 @@ import { describeBadToken, isBearerToken } from '../schema/token.js';
 import { createPlantApp } from './app.js';
 import { createCors } from './cors.js';
 import { ListenError, ServerOptionsError } from './errors.js';
-import { answerClientError, closeAfterAnswer } from './http/connection.js';
+import { admitRequest, answerClientError, closeAfterAnswer, closeIfIdle } from './http/connection.js';
 import type { RequestObserver } from './observability/request-record.js';
 import {
   createServerLog,
@@ -159,8 +159,9 @@ export async function startPlantServer(options: PlantServerOptions): Promise<Run
     connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(headersTimeout / 4))),
   };
   const listener: http.RequestListener = (req, res) => {
-    // Once closing, finish this request and let its connection go instead of keeping it alive.
-    if (closing) res.setHeader('connection', 'close');
+    // Once closing, finish this request and let its connection go instead of keeping it alive;
+    // a request read behind a connection's last answer is not carried out.
+    if (!admitRequest(req, res, closing)) return;
     if (app !== undefined) app(req, res);
     else
       void storeOpened?.then(
@@ -202,6 +203,10 @@ export async function startPlantServer(options: PlantServerOptions): Promise<Run
       const atAccept = unused.get(socket);
       if (atAccept !== undefined && (socket as Socket).bytesRead === atAccept) socket.destroy();
     }
+  };
+  // server.close() calls this once, the sweep below again: a connection is idle once it owes no answer.
+  server.closeIdleConnections = () => {
+    for (const socket of connections) closeIfIdle(socket);
   };
   server.on('clientError', (error: Error & { code?: string }, socket: Duplex) => {
     // node:https reports a failed or timed-out handshake as a clientError too. There is no
