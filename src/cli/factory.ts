@@ -61,6 +61,11 @@ export class Factory {
     readonly output: Output,
   ) {}
 
+  /** `--profile NAME` when the flag chose the profile, for a command line printed to carry on with. */
+  get profileArgs(): string[] {
+    return this.profileFlag === undefined ? [] : ['--profile', this.profileFlag];
+  }
+
   /** What chose the profile: `--profile`, then PLANTS_PROFILE, else the default profile. */
   get profileSource(): 'flag' | 'environment' | 'default' {
     return this.profileFlag !== undefined ? 'flag' : this.env.profile !== undefined ? 'environment' : 'default';
@@ -114,6 +119,7 @@ export class Factory {
       userAgent: `plants/${this.version} node/${process.version} ${process.platform}`,
       timeoutMs: (request.timeoutSeconds ?? 30) * 1000,
       storeArgs: [
+        ...this.profileArgs,
         ...(request.flagBaseUrl === undefined ? [] : ['--base-url', request.flagBaseUrl]),
         ...(request.caCert === undefined ? [] : ['--ca-cert', request.caCert]),
         ...(request.insecure === true ? ['--insecure'] : []),

@@ -28,7 +28,9 @@ export function failureHints(error: PlantsError): readonly string[] {
 function factHints(error: PlantsError): readonly string[] {
   if (error instanceof NoAnswerError) return noAnswerHints(error);
   if (error instanceof UnreachableError) return unreachableHints(error.failure, error.baseUrl);
-  if (error instanceof AuthRejectedError) return [refusedTokenHint(error.baseUrl, error.tokenSource, error.status)];
+  if (error instanceof AuthRejectedError) {
+    return [refusedTokenHint(error.baseUrl, error.tokenSource, error.status, error.storeArgs)];
+  }
   if (error instanceof ClearTextTokenError) {
     return ['Pass --insecure to send it over plain http anyway (anyone on the network can read it).'];
   }
@@ -120,8 +122,9 @@ export function refusedTokenHint(
   baseUrl: URL,
   source: 'environment' | 'config' | undefined,
   status: 401 | 403 = 401,
+  storeArgs: readonly string[] = [],
 ): string {
-  const login = loginCommand(baseUrl);
+  const login = loginCommand(baseUrl, storeArgs);
   if (source === 'environment') {
     return `The token sent was PLANTS_TOKEN's (it comes before any stored token): set it to a valid token, or unset it to use the one \`${login}\` stores.`;
   }
@@ -133,10 +136,20 @@ export function refusedTokenHint(
   return `Check the token: \`${login}\` stores a new one.`;
 }
 
-/** `plants login`, with `--base-url` when the store is not the default one. */
-export function loginCommand(baseUrl: URL): string {
+/**
+ * `plants login`, with `--base-url` when the store is not the default one, and the rest of the
+ * command's store arguments (`--profile`, `--ca-cert`, `--insecure`), so that it logs in where
+ * the command went.
+ */
+export function loginCommand(baseUrl: URL, storeArgs: readonly string[] = []): string {
   const base = formatBaseUrl(baseUrl);
-  return base === DEFAULT_BASE_URL ? 'plants login' : `plants login --base-url ${base}`;
+  const rest: string[] = [];
+  for (let at = 0; at < storeArgs.length; at++) {
+    const arg = storeArgs[at] as string;
+    if (arg === '--base-url') at++;
+    else rest.push(shellWord(arg));
+  }
+  return ['plants login', ...(base === DEFAULT_BASE_URL ? [] : [`--base-url ${shellWord(base)}`]), ...rest].join(' ');
 }
 
 /**
