@@ -4,7 +4,7 @@ import type { Add } from '../../commands/add.js';
 import { ExitCode } from '../../errors.js';
 import type { NewPlant } from '../../schema/plant.js';
 import { clientRequest } from '../factory.js';
-import { outcomeLine, progressText, renderBulkSummary } from '../render/render-bulk.js';
+import { type CarryOn, carryOnLine, outcomeLine, progressText, renderBulkSummary } from '../render/render-bulk.js';
 import type { ActionContext, Parsed } from '../runner.js';
 
 /**
@@ -19,6 +19,7 @@ export async function addPlantsInBulk(
   { factory, output }: ActionContext,
 ): Promise<ExitCode> {
   const client = await factory.plantClient({ ...clientRequest(flags), connections: flags.concurrency });
+  const carryOn: CarryOn = { file: flags.file ?? '-', storeArgs: client.storeArgs };
   const interrupt = new AbortController();
   const interruptNow = new AbortController();
   const live = { inFlight: 0 };
@@ -59,6 +60,7 @@ export async function addPlantsInBulk(
         ? `${inFlight === 0 ? '' : `${inFlight} in flight (may have been added), `}the rest of the input not sent`
         : `${total - done - inFlight} not sent${inFlight === 0 ? '' : `, ${inFlight} in flight (may have been added)`}`;
     output.info(`plants: stopped: stdout was closed after ${added} added; ${rest}`);
+    output.info(`  ${carryOnLine(carryOn)}`);
   };
   output.stdout.prependListener('error', onStdoutError);
   const adder = new ConfirmingAdder({
@@ -103,7 +105,7 @@ export async function addPlantsInBulk(
     if (closed) return ExitCode.brokenPipe;
     const exitCode = bulkExitCode(summary);
     // Whatever ended it, a bulk add ends with its summary on stderr: a script's log says what was done.
-    output.info(renderBulkSummary(summary, output.errorColor));
+    output.info(renderBulkSummary(summary, output.errorColor, carryOn));
     // Requests still in flight would hold the process (and closing the agent waits for them).
     if (interruptNow.signal.aborted) process.exit(exitCode);
     return exitCode;

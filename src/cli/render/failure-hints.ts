@@ -44,12 +44,21 @@ function factHints(error: PlantsError): readonly string[] {
 
 /** How to look for a plant sent with no answer (at the same store), then why no answer came. */
 function noAnswerHints(error: NoAnswerError): string[] {
+  return [...lookUpHints(error), ...factHints(error.cause)];
+}
+
+/** How to look for a plant sent with no answer, at the same store: one per plant. */
+export function lookUpHints(error: NoAnswerError): string[] {
   const lookUp = ['plants', 'get', String(error.id), ...error.storeArgs.map(shellWord)].join(' ');
   return [
     `\`${lookUp}\` shows whether it is in the store.`,
     ...(error.noReadBack ? ['The store cannot be read back (no GET /plants/{id}).'] : []),
-    ...factHints(error.cause),
   ];
+}
+
+/** Why a plant sent got no answer: the same for every plant of a run, so said once. */
+export function noAnswerCauseHints(error: NoAnswerError): readonly string[] {
+  return failureHints(error.cause);
 }
 
 /** What to try when a store at `baseUrl` gave no answer. */
