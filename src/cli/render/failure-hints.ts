@@ -14,6 +14,7 @@ import {
 } from '../../client/errors.js';
 import type { NetworkFailure } from '../../client/network-errors.js';
 import { parseRetryAfter } from '../../client/retry-policy.js';
+import { KeyringTokenMissingError } from '../../config/settings.js';
 import type { PlantsError } from '../../errors.js';
 
 // What a failure means to the person running plants, and what to try: the CLI's words (its
@@ -33,6 +34,9 @@ function factHints(error: PlantsError): readonly string[] {
   }
   if (error instanceof ClearTextTokenError) {
     return ['Pass --insecure to send it over plain http anyway (anyone on the network can read it).'];
+  }
+  if (error instanceof KeyringTokenMissingError) {
+    return [`\`${loginCommand(error.baseUrl, error.storeArgs)}\` stores it again.`];
   }
   if (error instanceof CredentialsInUrlError) return ['Keep the token with `plants login` (or PLANTS_TOKEN) instead.'];
   if (error instanceof ConflictError) return [`stored: ${error.storedPlant}`, `sent:   ${error.sentPlant}`];
