@@ -61,6 +61,11 @@ export class Factory {
     readonly output: Output,
   ) {}
 
+  /** `--profile NAME` when the flag chose the profile, for a command line printed to carry on with. */
+  get profileArgs(): string[] {
+    return this.profileFlag === undefined ? [] : ['--profile', this.profileFlag];
+  }
+
   /** What chose the profile: `--profile`, then PLANTS_PROFILE, else the default profile. */
   get profileSource(): 'flag' | 'environment' | 'default' {
     return this.profileFlag !== undefined ? 'flag' : this.env.profile !== undefined ? 'environment' : 'default';
@@ -98,7 +103,13 @@ export class Factory {
     if (request.token === undefined && inputs.envToken === undefined) {
       await config.readKeyring([resolveBaseUrl(inputs, config).value.origin]);
     }
-    const store = resolveStore(inputs, config, request);
+    const storeArgs = [
+      ...this.profileArgs,
+      ...(request.flagBaseUrl === undefined ? [] : ['--base-url', request.flagBaseUrl]),
+      ...(request.caCert === undefined ? [] : ['--ca-cert', request.caCert]),
+      ...(request.insecure === true ? ['--insecure'] : []),
+    ];
+    const store = resolveStore(inputs, config, { ...request, storeArgs });
     const { PlantClient } = await import('../client/plant-client.js');
     const ca =
       store.caCert === undefined
@@ -113,11 +124,7 @@ export class Factory {
       dispatcher: await this.dispatcher(store.baseUrl, request.connections ?? 1, ca),
       userAgent: `plants/${this.version} node/${process.version} ${process.platform}`,
       timeoutMs: (request.timeoutSeconds ?? 30) * 1000,
-      storeArgs: [
-        ...(request.flagBaseUrl === undefined ? [] : ['--base-url', request.flagBaseUrl]),
-        ...(request.caCert === undefined ? [] : ['--ca-cert', request.caCert]),
-        ...(request.insecure === true ? ['--insecure'] : []),
-      ],
+      storeArgs,
     });
   }
 

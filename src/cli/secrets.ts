@@ -4,10 +4,18 @@ import { readEnv } from './env.js';
 const SHORTEST_SECRET = 8;
 
 /**
+ * A word shaped as words are (lower-case letters, hyphens between): a typo of a command, a topic
+ * or a flag (`environmen`, `exit-code`), not a token, whose random letters come in both cases,
+ * with digits or signs. Echoed, so that the typo can be seen; a suggestion made from it is a
+ * known word of the same shape, which no masked word can be part of.
+ */
+const WORD_SHAPE = /^[a-z]+(?:-[a-z]+)*$/;
+
+/**
  * The words of a command line that may be a secret: any `--token` value, the value of a flag
- * that does not exist (`--tokne=T`), and any word that is neither a known command or topic
- * word nor the value of a known flag. PLANTS_TOKEN too. A known flag's value (`--durability
- * sometimes`) is not one: usage errors quote it so that the typo can be seen.
+ * that does not exist (`--tokne=T`), and any other word of a token's shape (long, not shaped as
+ * a word: see WORD_SHAPE) that is not a known command or topic word. PLANTS_TOKEN too. A known flag's value (`--durability sometimes`) is not one: usage
+ * errors quote it so that the typo can be seen.
  */
 export function secretWords(
   argv: readonly string[],
@@ -19,16 +27,21 @@ export function secretWords(
   const keep = (flag: string) => known.flags.has(flag) && flag !== 'token';
   argv.forEach((arg, index) => {
     let value = arg;
+    let flag: string | undefined;
     if (arg.startsWith('-')) {
       const equals = arg.indexOf('=');
       if (equals === -1) return;
-      if (keep(arg.slice(0, equals).replace(/^-+/, ''))) return;
+      flag = arg.slice(0, equals).replace(/^-+/, '');
       value = arg.slice(equals + 1);
     } else {
       const previous = argv[index - 1];
-      if (previous?.startsWith('-') === true && !previous.includes('=') && keep(previous.replace(/^-+/, ''))) return;
+      if (previous?.startsWith('-') === true && !previous.includes('=')) flag = previous.replace(/^-+/, '');
     }
-    if (value.length >= SHORTEST_SECRET && !known.words.has(value)) words.add(value);
+    if (flag !== undefined && keep(flag)) return;
+    if (value.length < SHORTEST_SECRET || known.words.has(value)) return;
+    // A flag's value may be a token whatever its shape: --token's, or a mistyped flag's (`--tokne T`).
+    if (flag === undefined && WORD_SHAPE.test(value)) return;
+    words.add(value);
   });
   if (envToken !== undefined && envToken.length > 0) words.add(envToken);
   // Longest first, so that a word containing another is masked whole.

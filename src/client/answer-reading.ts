@@ -11,6 +11,8 @@ export interface AnswerSource {
   baseUrl: URL;
   /** Where the token sent came from; undefined when none was sent. */
   tokenSource: 'environment' | 'config' | undefined;
+  /** PlantClientOptions.storeArgs. */
+  storeArgs?: readonly string[] | undefined;
 }
 
 /** A page of plants, and where the next one is. */
@@ -76,6 +78,7 @@ export function errorOf(answer: Answer, source: AnswerSource): ResponseError {
       rawBody,
       baseUrl: source.baseUrl,
       tokenSource: source.tokenSource,
+      storeArgs: source.storeArgs,
     });
   }
   const error = new ResponseError(message, {

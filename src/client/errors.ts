@@ -63,11 +63,15 @@ export class AuthRejectedError extends ResponseError {
       rawBody?: string | undefined;
       baseUrl: URL;
       tokenSource: 'environment' | 'config' | undefined;
+      storeArgs?: readonly string[] | undefined;
     },
   ) {
     super(message, { ...options, exitCode: ExitCode.auth });
     this.tokenSource = options.tokenSource;
+    this.storeArgs = options.storeArgs ?? [];
   }
+  /** PlantClientOptions.storeArgs, carried for the caller (the client never reads them). */
+  readonly storeArgs: readonly string[];
   declare readonly status: 401 | 403;
   declare readonly baseUrl: URL;
 }

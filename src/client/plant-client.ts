@@ -82,6 +82,7 @@ export class PlantClient {
     this.#source = {
       baseUrl: options.baseUrl,
       tokenSource: options.token === undefined ? undefined : (options.tokenSource ?? 'config'),
+      storeArgs: options.storeArgs,
     };
   }
 

@@ -15,7 +15,7 @@ The token goes to the OS keyring where one answers (the macOS Keychain, Windows 
 Give the token with --with-token on stdin to keep it out of shell history and the process list. With neither --token nor --with-token, plants asks for it on the terminal (input hidden).`;
   static override examples = [
     '<%= config.bin %> login --token "$TOKEN"',
-    'printf %s "$TOKEN" | <%= config.bin %> login --with-token',
+    '$ printf %s "$TOKEN" | <%= config.bin %> login --with-token',
     '<%= config.bin %> login --base-url https://plants.example.com --with-token < token.txt',
     '<%= config.bin %> login --base-url https://plants.example.com --default   # make a store logged in to the default',
     '<%= config.bin %> login --profile work --base-url https://plants.example.com --with-token < token.txt',

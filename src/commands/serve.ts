@@ -20,7 +20,7 @@ A browser gets a page at /_serve/ (the banner prints its address; --open opens i
 With --detach it runs in the background instead: the command prints the URL once the server listens and exits 0 (or exits 2 with the reason when it cannot start), so URL=$(plants serve --detach …) returns. The background server keeps no log; stop it with kill and its process id (--pid-file, or the banner).`;
   static override examples = [
     '<%= config.bin %> serve',
-    'URL=$(<%= config.bin %> serve --port 0 --memory --token "$TOKEN" --detach --pid-file plants.pid)',
+    '$ URL=$(<%= config.bin %> serve --port 0 --memory --token "$TOKEN" --detach --pid-file plants.pid)',
     '<%= config.bin %> serve --db ./plants.db --durability normal --quiet',
     '<%= config.bin %> serve --database postgres://plants@db.example:5432/plants --port 8080',
     '<%= config.bin %> serve --cors http://localhost:5173',

@@ -1,5 +1,5 @@
 import { assertTokenTransportSafe, DEFAULT_BASE_URL, parseBaseUrl } from '../client/base-url.js';
-import { InvalidInputError } from '../errors.js';
+import { ExitCode, InvalidInputError, PlantsError } from '../errors.js';
 import { describeBadToken, isBearerToken } from '../schema/token.js';
 import type { ConfigStore } from './config-store.js';
 
@@ -62,6 +62,25 @@ export function resolveToken(
   return stored === undefined ? undefined : { value: stored, source: 'config' };
 }
 
+/**
+ * The config says the origin's token is in the OS keyring, and the keyring holds no entry for it
+ * (removed by another program, or a keyring wiped). Exit 4, as with no token, before anything is
+ * sent: a request without the token it should carry would only meet a 401.
+ */
+export class KeyringTokenMissingError extends PlantsError {
+  readonly baseUrl: URL;
+  /** The command's store arguments (PlantClientOptions.storeArgs), for the login line of its hint. */
+  readonly storeArgs: readonly string[];
+  constructor(baseUrl: URL, storeArgs: readonly string[]) {
+    super(
+      `the token for ${baseUrl.origin} is kept in the OS keyring, but the keyring holds no entry for it (removed outside plants?)`,
+      { exitCode: ExitCode.auth },
+    );
+    this.baseUrl = baseUrl;
+    this.storeArgs = storeArgs;
+  }
+}
+
 /** The store a command talks to, as its inputs and the config give it. */
 export interface StoreSettings {
   baseUrl: URL;
@@ -73,23 +92,27 @@ export interface StoreSettings {
 
 /**
  * The store of a request: its base URL (resolveBaseUrl), its token and its CA file. Refuses
- * (exit 2) to send a token in clear text to a host that is not this machine unless `insecure`
+ * (exit 2) to send a token, when there is one, in clear text to a host that is not this machine unless `insecure`
  * (ClearTextTokenError), and a token of PLANTS_TOKEN or the config that cannot be a bearer token
  * (caught here, not by undici's header check, which would pass for a network failure). The CA
  * file is `--ca-cert`, else the one `login --ca-cert` kept for the origin.
  */
 export function resolveStore(
   inputs: SettingInputs,
-  config: Pick<ConfigStore, 'defaultBaseUrl' | 'tokenFor' | 'caCertFor'>,
-  request: { insecure?: boolean; token?: string; caCert?: string | undefined },
+  config: Pick<ConfigStore, 'defaultBaseUrl' | 'tokenFor' | 'caCertFor' | 'storedIn'>,
+  request: { insecure?: boolean; token?: string; caCert?: string | undefined; storeArgs?: readonly string[] },
 ): StoreSettings {
   const baseUrl = resolveBaseUrl(inputs, config).value;
   const { origin } = baseUrl;
-  assertTokenTransportSafe(baseUrl, { insecure: request.insecure ?? false });
   const token =
     request.token === undefined
       ? resolveToken(origin, inputs, config)
       : { value: request.token, source: 'flag' as const };
+  if (token === undefined && config.storedIn(origin) === 'keyring') {
+    throw new KeyringTokenMissingError(baseUrl, request.storeArgs ?? []);
+  }
+  // With no token for the origin there is nothing to keep from the network: the request goes as asked.
+  if (token !== undefined) assertTokenTransportSafe(baseUrl, { insecure: request.insecure ?? false });
   if (token !== undefined && token.source !== 'flag' && !isBearerToken(token.value)) {
     const where = token.source === 'environment' ? 'PLANTS_TOKEN' : `the token stored for ${origin}`;
     throw new InvalidInputError(`${where} is not a valid bearer token: ${describeBadToken(token.value)}`);

@@ -3,7 +3,7 @@ import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { ListenError } from './errors.js';
-import { answerClientError, closeAfterAnswer } from './http/connection.js';
+import { admitRequest, answerClientError, closeAfterAnswer, closeIfIdle } from './http/connection.js';
 import { PAGE_PREFIX } from './page/page-path.js';
 import {
   DEFAULT_HEADERS_TIMEOUT_MS,
@@ -68,8 +68,9 @@ export async function listen(options: ListenOptions): Promise<Listening> {
     connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(headersTimeout / 4))),
   };
   const listener: http.RequestListener = (req, res) => {
-    // Once closing, finish this request and let its connection go instead of keeping it alive.
-    if (closing) res.setHeader('connection', 'close');
+    // Once closing, finish this request and let its connection go instead of keeping it alive;
+    // a request read behind a connection's last answer is not carried out.
+    if (!admitRequest(req, res, closing)) return;
     if (app !== undefined) app(req, res);
     else
       void ready.then(
@@ -91,6 +92,10 @@ export async function listen(options: ListenOptions): Promise<Listening> {
   // the headers are found good (node would send it at once, before any check).
   server.on('checkContinue', listener);
   const closeUnused = trackConnections(server, tls, connections);
+  // server.close() calls this once, the sweep at close again: a connection is idle once it owes no answer.
+  server.closeIdleConnections = () => {
+    for (const socket of connections) closeIfIdle(socket);
+  };
   server.on('clientError', (error: Error & { code?: string }, socket: Duplex) => {
     // node:https reports a failed or timed-out handshake as a clientError too. There is no
     // HTTP on such a socket: an answer written into it waits for a handshake that never comes,

@@ -55,3 +55,29 @@ describe('a bad PLANTS_BASE_URL', () => {
     expect(result.stderr).toBe('plants: invalid base URL "ftp://x": the scheme must be http or https\n');
   });
 });
+
+describe('a printed plants command line', () => {
+  const loggedOut = useTempUser(undefined, { token: false, env: { NO_COLOR: '1' } });
+
+  /** The command lines a hint prints, in backquotes, as words (these need no shell quoting). */
+  const commandLines = (stderr: string) =>
+    [...stderr.matchAll(/`(plants [^`]+)`/g)].map((match) => (match[1] as string).split(' ').slice(1));
+
+  it('a refused token under --profile: the login line printed logs that profile in, and the command then works', async () => {
+    const stale = await loggedOut.run(
+      ['login', '--profile', 'b', '--base-url', store.url, '--offline', '--with-token'],
+      { input: 'not-the-token' },
+    );
+    expect(stale.code, stale.stderr).toBe(0);
+    const refused = await loggedOut.run(['list', '--profile', 'b']);
+    expect(refused.code).toBe(4);
+    const [login, ...others] = commandLines(refused.stderr);
+    expect(others).toEqual([]);
+    expect(login).toEqual(['login', '--base-url', store.url, '--profile', 'b', '--with-token']);
+    const followed = await loggedOut.run(login as string[], { input: TEST_TOKEN });
+    expect(followed.code, followed.stderr).toBe(0);
+    expect((await loggedOut.run(['list', '--profile', 'b'])).code).toBe(0);
+    // The default profile was left alone.
+    expect((await loggedOut.run(['list', '--base-url', store.url])).code).toBe(4);
+  });
+});

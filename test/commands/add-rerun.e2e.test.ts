@@ -1,7 +1,11 @@
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { resultLines } from '../helpers/cli.js';
 import { startDroppingProxy } from '../helpers/dropping-proxy.js';
-import { readStoredPlants, useTestStore } from '../helpers/store-server.js';
+import { freePort } from '../helpers/ports.js';
+import { useServeProcesses } from '../helpers/serve-process.js';
+import { readStoredPlants, TEST_TOKEN, useTestStore } from '../helpers/store-server.js';
 import { useTempUser } from '../helpers/user.js';
 
 // Imports that can be run again (issue 15) and answers that never came (issue 17, item 8),
@@ -9,6 +13,7 @@ import { useTempUser } from '../helpers/user.js';
 // network must fail.
 const store = useTestStore();
 const user = useTempUser(store, { scope: 'test', env: { NO_COLOR: '1' } });
+const serves = useServeProcesses();
 
 const stored = () => new Map(readStoredPlants(store.dbPath).map((row) => [row.id, row]));
 let nextId = 5_000_000_000_000_000_000n;
@@ -260,5 +265,64 @@ describe('sent, no answer: never reported as not sent', () => {
       ),
     );
     expect(stored().get(id)?.name).toBe('Ivy');
+  });
+});
+
+describe('an import that ended early says how to carry on, and the line it prints does', () => {
+  /** The backquoted `plants add …` line of stderr, as words (a path of the test's own: no quoting). */
+  const carryOnWords = (stderr: string) => {
+    const lines = stderr.split('\n').filter((line) => line.includes('`plants add '));
+    expect(lines, stderr).toHaveLength(1);
+    return (/`plants (add [^`]+)`/.exec(lines[0] as string)?.[1] ?? '').split(' ');
+  };
+  const listening = (stderr: string) => stderr.split('Is a store listening there?').length - 1;
+
+  it('Ctrl-C: the line names --skip-existing; followed with the same input, every record ends added or already there', async () => {
+    const ids = freshIds(20_000);
+    const input = ndjson(ids);
+    const file = path.join(user.dir, 'interrupted.ndjson');
+    writeFileSync(file, input);
+    const running = user.spawn(['add', '--file', file, '--concurrency', '8']);
+    while (running.stdout.split('\n').length < 200 && running.child.exitCode === null)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    running.child.kill('SIGINT');
+    const interrupted = await running.exited;
+    expect(interrupted.code).toBe(130);
+    const words = carryOnWords(interrupted.stderr);
+    expect(words).toEqual(['add', '--file', file, '--skip-existing']);
+    const carried = await user.run(words);
+    expect(carried.code, carried.stderr).toBe(0);
+    const outcomes = resultLines(carried.stdout).map((line) => line.outcome);
+    expect(outcomes).toHaveLength(ids.length);
+    expect(outcomes.every((outcome) => outcome === 'added' || outcome === 'existing')).toBe(true);
+    const now = stored();
+    expect(ids.filter((id) => !now.has(id))).toEqual([]);
+  });
+
+  it('a store killed mid-way: the line names --skip-existing, "Is a store listening there?" is said once, and the line carries on once the store is back', async () => {
+    const dbPath = path.join(user.dir, 'killed.db');
+    const port = String(await freePort());
+    const args = ['--port', port, '--db', dbPath, '--token', TEST_TOKEN, '--quiet'];
+    let serve = await serves.start(args);
+    const ids = freshIds(20_000);
+    const file = path.join(user.dir, 'killed.ndjson');
+    writeFileSync(file, ndjson(ids));
+    const running = user.spawn(['add', '--file', file, '--base-url', serve.url, '--retries', '0']);
+    while (running.stdout.split('\n').length < 200 && running.child.exitCode === null)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    await serve.stop('SIGKILL');
+    const stopped = await running.exited;
+    expect(stopped.code).not.toBe(0);
+    expect(listening(stopped.stderr), stopped.stderr).toBe(1);
+    const words = carryOnWords(stopped.stderr);
+    expect(words).toEqual(['add', '--file', file, '--skip-existing', '--base-url', serve.url]);
+    serve = await serves.start(args);
+    const carried = await user.run(words);
+    expect(carried.code, carried.stderr).toBe(0);
+    const outcomes = resultLines(carried.stdout).map((line) => line.outcome);
+    expect(outcomes).toHaveLength(ids.length);
+    expect(outcomes.every((outcome) => outcome === 'added' || outcome === 'existing')).toBe(true);
+    await serve.stop('SIGTERM');
+    expect(readStoredPlants(dbPath).map((row) => row.id)).toEqual(ids);
   });
 });

@@ -119,6 +119,7 @@ describe('plants autocomplete bash', () => {
     const result = await runCli(['autocomplete', 'bash'], { env });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the shell's ${…} the instructions print, not a template
       'plants autocomplete script bash > "${XDG_DATA_HOME:-$HOME/.local/share}/bash-completion/completions/plants"',
     );
   });

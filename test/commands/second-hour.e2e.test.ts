@@ -121,7 +121,9 @@ describe('a second hour with two stores', () => {
     const code = await new Promise((resolve) => shell.on('close', resolve));
     expect(code).toBe(141);
     expect(stdout).toBe('{"line":1,"sent":true,"status":200,"plant":{"id":1,"name":"Plant 1"},"outcome":"added"}\n');
-    expect(stderr).toMatch(/^plants: stopped: stdout was closed after \d+ added; .+\n$/);
+    expect(stderr).toMatch(
+      /^plants: stopped: stdout was closed after \d+ added; .+\n {2}To carry on, send the same file again: `plants add --file many.ndjson --skip-existing` .+\n$/,
+    );
   });
 
   it('an import run again names --skip-existing', async () => {

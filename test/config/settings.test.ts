@@ -1,7 +1,9 @@
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ClearTextTokenError } from '../../src/client/base-url.js';
 import { ConfigStore } from '../../src/config/config-store.js';
-import { resolveStore } from '../../src/config/settings.js';
+import { KeyringTokenMissingError, resolveStore } from '../../src/config/settings.js';
 import { InvalidInputError } from '../../src/errors.js';
 import { makeTempDir } from '../helpers/cli.js';
 
@@ -29,6 +31,31 @@ describe('resolveStore', () => {
       'http://plants.example.com',
     );
     expect(resolveStore({ flagBaseUrl: 'http://127.0.0.1:9' }, config, {}).token).toBeUndefined();
+  });
+
+  it('sends plain http to another machine when there is no token for it: nothing to keep from the network', () => {
+    const store = resolveStore({ flagBaseUrl: 'http://no-such-host.invalid:4010' }, config, {});
+    expect(store.baseUrl.origin).toBe('http://no-such-host.invalid:4010');
+    expect(store.token).toBeUndefined();
+  });
+
+  it('a token the config keeps in the keyring, which the keyring no longer holds: refused before sending, saying so', () => {
+    // As a login left it; the keyring's entry was removed by another program (nothing read back for it).
+    writeFileSync(path.join(temp.dir, 'config.json'), JSON.stringify({ keyring: { [remote]: 'plants-account-1' } }));
+    const kept = ConfigStore.open({ dir: temp.dir });
+    let refused: unknown;
+    try {
+      resolveStore({ flagBaseUrl: remote }, kept, { storeArgs: ['--profile', 'b'] });
+    } catch (error) {
+      refused = error;
+    }
+    expect(refused).toBeInstanceOf(KeyringTokenMissingError);
+    expect((refused as KeyringTokenMissingError).message).toBe(
+      `the token for ${remote} is kept in the OS keyring, but the keyring holds no entry for it (removed outside plants?)`,
+    );
+    expect((refused as KeyringTokenMissingError).exitCode).toBe(4);
+    // PLANTS_TOKEN comes first, and needs no keyring.
+    expect(resolveStore({ flagBaseUrl: remote, envToken: 'env-token' }, kept, {}).token?.source).toBe('environment');
   });
 
   it('takes PLANTS_TOKEN before the stored token, and refuses one that cannot be a bearer token, naming where it is', async () => {

@@ -3,7 +3,7 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, symlink
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseFaults } from '../../src/server/test-double/testing-options.js';
-import { binPath, makeTempDir, projectRoot } from '../helpers/cli.js';
+import { binPath, makeTempDir, projectRoot, runCli } from '../helpers/cli.js';
 import { freePort } from '../helpers/ports.js';
 import { postgresBin, postgresShellPrelude, postgresTestsEnabled } from '../helpers/postgres.js';
 import { isRunning, stopDetachedServer } from '../helpers/serve-process.js';
@@ -778,3 +778,16 @@ function servedFrom(banner: RegExp) {
 function stopDetached(shell: Shell): Promise<void> {
   return stopDetachedServer(Number(readFileSync(path.join(shell.dir, 'plants.pid'), 'utf8')));
 }
+
+describe('the output shown in docs/cli.md', () => {
+  it("--dry-run's result lines are what plants prints for the records they are about", async () => {
+    const text = readFileSync(path.join(projectRoot, 'docs/cli.md'), 'utf8');
+    const section = text.slice(text.indexOf('### Checking first: `--dry-run`'));
+    const shown = /^```json\n([\s\S]*?)^```/m.exec(section)?.[1] ?? '';
+    expect(shown).not.toBe('');
+    // The records those lines are about: a valid one, and one without its name.
+    const result = await runCli(['add', '--file', '-', '--dry-run'], { input: '{"id":1,"name":"Fern"}\n{"id":2}\n' });
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe(shown);
+  });
+});

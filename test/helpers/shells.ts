@@ -42,14 +42,13 @@ export function completeInBash(script: string, line: string): string[] {
       '--norc',
       '--noprofile',
       '-c',
-      [
-        'source "$SCRIPT"',
-        'spec=$(complete -p plants) || exit 3',
-        'fn=${spec##*-F }; fn=${fn%% *}',
-        'COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMP_LINE=$LINE; COMP_POINT=${#LINE}',
-        '"$fn" plants "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"',
-        'printf "%s\\n" "${COMPREPLY[@]}"',
-      ].join('\n'),
+      // A template only to write bash's own \${…} expansions as they are.
+      `source "$SCRIPT"
+spec=$(complete -p plants) || exit 3
+fn=\${spec##*-F }; fn=\${fn%% *}
+COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMP_LINE=$LINE; COMP_POINT=\${#LINE}
+"$fn" plants "\${COMP_WORDS[COMP_CWORD]}" "\${COMP_WORDS[COMP_CWORD-1]}"
+printf "%s\\n" "\${COMPREPLY[@]}"`,
       'bash',
       ...words,
     ],

@@ -4,7 +4,7 @@ import { ExitCode } from '../../errors.js';
 import type { NewPlant } from '../../schema/plant.js';
 import { clientRequest } from '../factory.js';
 import type { JsonOptions, RequestOptions } from '../options.js';
-import { outcomeLine, progressText, renderBulkSummary } from '../render/render-bulk.js';
+import { type CarryOn, carryOnLine, outcomeLine, progressText, renderBulkSummary } from '../render/render-bulk.js';
 import type { ActionContext } from '../runner.js';
 
 /** What a bulk add reads of `plants add`'s flags. */
@@ -13,6 +13,8 @@ export interface BulkFlags extends RequestOptions, JsonOptions {
   retries: number;
   'fail-fast': boolean;
   'skip-existing': boolean;
+  /** The file read (`-` or none: stdin), for the line that carries on after an early end. */
+  file?: string | undefined;
 }
 
 /**
@@ -27,6 +29,7 @@ export async function addPlantsInBulk(
   { factory, output }: ActionContext,
 ): Promise<ExitCode> {
   const client = await factory.plantClient({ ...clientRequest(flags), connections: flags.concurrency });
+  const carryOn: CarryOn = { file: flags.file ?? '-', storeArgs: client.storeArgs };
   const interrupt = new AbortController();
   const interruptNow = new AbortController();
   const live = { inFlight: 0 };
@@ -67,6 +70,7 @@ export async function addPlantsInBulk(
         ? `${inFlight === 0 ? '' : `${inFlight} in flight (may have been added), `}the rest of the input not sent`
         : `${total - done - inFlight} not sent${inFlight === 0 ? '' : `, ${inFlight} in flight (may have been added)`}`;
     output.info(`plants: stopped: stdout was closed after ${added} added; ${rest}`);
+    output.info(`  ${carryOnLine(carryOn)}`);
   };
   output.stdout.prependListener('error', onStdoutError);
   const adder = new ConfirmingAdder({
@@ -111,7 +115,7 @@ export async function addPlantsInBulk(
     if (closed) return ExitCode.brokenPipe;
     const exitCode = bulkExitCode(summary);
     // Whatever ended it, a bulk add ends with its summary on stderr: a script's log says what was done.
-    output.info(renderBulkSummary(summary, output.errorColor));
+    output.info(renderBulkSummary(summary, output.errorColor, carryOn));
     // Requests still in flight would hold the process (and closing the agent waits for them).
     if (interruptNow.signal.aborted) process.exit(exitCode);
     return exitCode;

@@ -47,7 +47,9 @@ export async function showStatus(
     // (A refused request already said that no token is stored.)
     if (!flags.json && !(failure instanceof AuthRejectedError)) {
       const { value } = await factory.baseUrl(flags['base-url']);
-      output.info(`No token for ${status.defaultOrigin}: run \`${loginCommand(value)}\` or set PLANTS_TOKEN.`);
+      output.info(
+        `No token for ${status.defaultOrigin}: run \`${loginCommand(value, factory.profileArgs)}\` or set PLANTS_TOKEN.`,
+      );
     }
     return ExitCode.auth;
   }

@@ -14,6 +14,7 @@ import {
 } from '../../client/errors.js';
 import type { NetworkFailure } from '../../client/network-errors.js';
 import { parseRetryAfter } from '../../client/retry-policy.js';
+import { KeyringTokenMissingError } from '../../config/settings.js';
 import type { PlantsError } from '../../errors.js';
 
 // What a failure means to the person running plants, and what to try: the CLI's words (its
@@ -28,9 +29,14 @@ export function failureHints(error: PlantsError): readonly string[] {
 function factHints(error: PlantsError): readonly string[] {
   if (error instanceof NoAnswerError) return noAnswerHints(error);
   if (error instanceof UnreachableError) return unreachableHints(error.failure, error.baseUrl);
-  if (error instanceof AuthRejectedError) return [refusedTokenHint(error.baseUrl, error.tokenSource, error.status)];
+  if (error instanceof AuthRejectedError) {
+    return [refusedTokenHint(error.baseUrl, error.tokenSource, error.status, error.storeArgs)];
+  }
   if (error instanceof ClearTextTokenError) {
     return ['Pass --insecure to send it over plain http anyway (anyone on the network can read it).'];
+  }
+  if (error instanceof KeyringTokenMissingError) {
+    return [`\`${loginCommand(error.baseUrl, error.storeArgs)}\` stores it again.`];
   }
   if (error instanceof CredentialsInUrlError) return ['Keep the token with `plants login` (or PLANTS_TOKEN) instead.'];
   if (error instanceof ConflictError) return [`stored: ${error.storedPlant}`, `sent:   ${error.sentPlant}`];
@@ -42,12 +48,21 @@ function factHints(error: PlantsError): readonly string[] {
 
 /** How to look for a plant sent with no answer (at the same store), then why no answer came. */
 function noAnswerHints(error: NoAnswerError): string[] {
+  return [...lookUpHints(error), ...factHints(error.cause)];
+}
+
+/** How to look for a plant sent with no answer, at the same store: one per plant. */
+export function lookUpHints(error: NoAnswerError): string[] {
   const lookUp = ['plants', 'get', String(error.id), ...error.storeArgs.map(shellWord)].join(' ');
   return [
     `\`${lookUp}\` shows whether it is in the store.`,
     ...(error.noReadBack ? ['The store cannot be read back (no GET /plants/{id}).'] : []),
-    ...factHints(error.cause),
   ];
+}
+
+/** Why a plant sent got no answer: the same for every plant of a run, so said once. */
+export function noAnswerCauseHints(error: NoAnswerError): readonly string[] {
+  return failureHints(error.cause);
 }
 
 /** What to try when a store at `baseUrl` gave no answer. */
@@ -120,8 +135,9 @@ export function refusedTokenHint(
   baseUrl: URL,
   source: 'environment' | 'config' | undefined,
   status: 401 | 403 = 401,
+  storeArgs: readonly string[] = [],
 ): string {
-  const login = loginCommand(baseUrl);
+  const login = loginCommand(baseUrl, storeArgs);
   if (source === 'environment') {
     return `The token sent was PLANTS_TOKEN's (it comes before any stored token): set it to a valid token, or unset it to use the one \`${login}\` stores.`;
   }
@@ -133,10 +149,20 @@ export function refusedTokenHint(
   return `Check the token: \`${login}\` stores a new one.`;
 }
 
-/** `plants login`, with `--base-url` when the store is not the default one. */
-export function loginCommand(baseUrl: URL): string {
+/**
+ * `plants login`, with `--base-url` when the store is not the default one, and the rest of the
+ * command's store arguments (`--profile`, `--ca-cert`, `--insecure`), so that it logs in where
+ * the command went.
+ */
+export function loginCommand(baseUrl: URL, storeArgs: readonly string[] = []): string {
   const base = formatBaseUrl(baseUrl);
-  return base === DEFAULT_BASE_URL ? 'plants login' : `plants login --base-url ${base}`;
+  const rest: string[] = [];
+  for (let at = 0; at < storeArgs.length; at++) {
+    const arg = storeArgs[at] as string;
+    if (arg === '--base-url') at++;
+    else rest.push(shellWord(arg));
+  }
+  return ['plants login', ...(base === DEFAULT_BASE_URL ? [] : [`--base-url ${shellWord(base)}`]), ...rest].join(' ');
 }
 
 /**

@@ -3,7 +3,7 @@ import { ConflictError, NoAnswerError, ResponseError } from '../../client/errors
 import { parseJsonExact, stringifyJsonExact } from '../../schema/exact-json.js';
 import type { NewPlant } from '../../schema/plant.js';
 import type { Colors } from './colors.js';
-import { failureHints } from './failure-hints.js';
+import { failureHints, lookUpHints, noAnswerCauseHints, shellWord } from './failure-hints.js';
 import { sanitizeForTerminal } from './output.js';
 import { plantJsonLine } from './render-plant.js';
 
@@ -105,6 +105,34 @@ function where(outcome: RecordPosition): string {
   return outcome.index === undefined ? `line ${outcome.line}` : `line ${outcome.line}, index ${outcome.index}`;
 }
 
+/** What a bulk add was given, to say how to carry on from where it ended. */
+export interface CarryOn {
+  /** `--file`'s value: a path, or `-` for stdin. */
+  file: string;
+  /** The arguments that chose the store (PlantClient.storeArgs): --profile, --base-url, --ca-cert, --insecure. */
+  storeArgs: readonly string[];
+}
+
+/**
+ * The one line that carries on after an import that ended early or left records a run again
+ * could add: the same input with --skip-existing, which reports what is stored already as
+ * already there and sends the rest.
+ */
+export function carryOnLine({ file, storeArgs }: CarryOn): string {
+  const command = ['plants', 'add', '--file', file, '--skip-existing', ...storeArgs].map(shellWord).join(' ');
+  const input = file === '-' ? 'the same input on stdin' : 'the same file';
+  return `To carry on, send ${input} again: \`${command}\` adds the rest and reports what is stored already as already there.`;
+}
+
+/** Whether running the import again could add what this one did not: it stopped early, or met a store that did not answer, or was busy. */
+function mayCarryOn(summary: BulkSummary): boolean {
+  if (summary.stopped !== undefined && !summary.inputEnded) return true;
+  if (summary.unreachable > 0 || summary.unknown > 0) return true;
+  return summary.firstFailures.some(
+    (failure) => failure.kind === 'rejected' && (failure.error.status === 429 || failure.error.status >= 500),
+  );
+}
+
 /** The progress line of a bulk add: done (of total when known) and the rate. */
 export function progressText(done: number, elapsedMs: number, total?: number): string {
   const rate = elapsedMs > 0 ? Math.round((done / elapsedMs) * 1000) : 0;
@@ -115,7 +143,7 @@ export function progressText(done: number, elapsedMs: number, total?: number): s
  * The summary for a person, on stderr: counts, how it ended, and the first failures by line.
  * After a stop before the end of the input, the total is what was read ("of N read").
  */
-export function renderBulkSummary(summary: BulkSummary, c: Colors): string {
+export function renderBulkSummary(summary: BulkSummary, c: Colors, carryOn?: CarryOn): string {
   // Said even in a pipe: an empty input is most often a producer that failed (a list of an empty store).
   if (summary.records === 0 && summary.stopped === undefined)
     return '0 records read: the input held no plants, so nothing was sent.';
@@ -143,6 +171,8 @@ export function renderBulkSummary(summary: BulkSummary, c: Colors): string {
         : ` the store answered nothing for ${Math.round(summary.silentForMs / 1000)} s;`;
     lines.push(c.yellow(`Stopped:${silent} the rest was not sent.`));
   }
+  // Hints about why plants got no answer are the same for each: said once, after the stop they explain.
+  const causeHints = new Set<string>();
   if (summary.firstFailures.length > 0) {
     lines.push('First failures:');
     const hints = new Set<string>();
@@ -155,8 +185,10 @@ export function renderBulkSummary(summary: BulkSummary, c: Colors): string {
         for (const hint of failureHints(failure.error)) hints.add(hint);
       }
       // How to look for a plant sent with no answer, unless the stop below says it already.
-      if (failure.kind === 'unknown' && !(summary.fatal instanceof NoAnswerError))
-        for (const hint of failureHints(failure.error)) hints.add(hint);
+      if (failure.kind === 'unknown' && !(summary.fatal instanceof NoAnswerError)) {
+        for (const hint of lookUpHints(failure.error)) hints.add(hint);
+        for (const hint of noAnswerCauseHints(failure.error)) causeHints.add(hint);
+      }
     }
     if (summary.storedAsSent > 0) {
       const n = summary.storedAsSent;
@@ -170,7 +202,9 @@ export function renderBulkSummary(summary: BulkSummary, c: Colors): string {
   if (summary.fatal !== undefined && (summary.stopped === 'fatal' || summary.stopped === undefined)) {
     // What stopped the run, in the words (and with the hints) any other command uses for it.
     lines.push(`${c.red('plants:')} ${sanitizeForTerminal(summary.fatal.message)}`);
-    for (const hint of failureHints(summary.fatal)) lines.push(c.dim(`  ${hint}`));
+    for (const hint of failureHints(summary.fatal)) causeHints.add(hint);
   }
+  for (const hint of causeHints) lines.push(c.dim(`  ${hint}`));
+  if (carryOn !== undefined && mayCarryOn(summary)) lines.push(carryOnLine(carryOn));
   return lines.join('\n');
 }

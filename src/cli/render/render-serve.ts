@@ -62,7 +62,7 @@ export function renderServeBanner(banner: ServeBanner, c: Colors): string {
   const kept = banner.keptToken;
   if (banner.generatedToken !== undefined && kept !== undefined) {
     lines.push(
-      `${login}   # then paste this store's token, Enter, Ctrl-D:`,
+      `${login}   # then paste this store's token at its prompt, Enter:`,
       `  ${banner.generatedToken}`,
       c.dim(
         kept.fresh
@@ -73,12 +73,12 @@ export function renderServeBanner(banner: ServeBanner, c: Colors): string {
     );
   } else if (banner.generatedToken !== undefined) {
     lines.push(
-      `${login}   # then paste this run's token, Enter, Ctrl-D:`,
+      `${login}   # then paste this run's token at its prompt, Enter:`,
       `  ${banner.generatedToken}`,
       c.dim('  (a token made up for this run; choose your own with --token or PLANTS_TOKEN)'),
     );
   } else {
-    lines.push(`${login}   # then paste the token you gave --token or PLANTS_TOKEN, Enter, Ctrl-D`);
+    lines.push(`${login}   # then paste the token you gave --token or PLANTS_TOKEN at its prompt, Enter`);
   }
   const stop =
     banner.pid === undefined

@@ -28,12 +28,67 @@ function responseInFlight(socket: Duplex): ServerResponse | undefined {
 }
 
 /**
- * For a graceful close: if the request a connection is working on has not started its answer,
- * that answer ends the connection (Connection: close).
+ * The latest request read on each connection (its response), and whether the connection's last
+ * answer has been chosen. node queues the answers of pipelined requests behind one another and,
+ * once an answer that says `Connection: close` is written, ends the connection and drops every
+ * answer queued behind it: a request read after that answer was chosen could never be answered.
+ */
+const kLatest = Symbol('plants.latestResponse');
+const kEnding = Symbol('plants.ending');
+type ReadingSocket = Socket & { [kLatest]?: ServerResponse; [kEnding]?: true };
+
+/**
+ * Whether a request just read is to be carried out. Once its connection's last answer is chosen
+ * it is not: its body is thrown away and it gets no answer, so that nothing is stored that the
+ * client is never told of (the client sees the connection close with the request unanswered).
+ * While the server is stopping, each request carried out is its connection's last.
+ */
+export function admitRequest(req: IncomingMessage, res: ServerResponse, stopping: boolean): boolean {
+  const socket = req.socket as ReadingSocket;
+  if (socket[kEnding] === true) {
+    req.resume();
+    return false;
+  }
+  socket[kLatest] = res;
+  if (stopping) endConnectionWith(res);
+  return true;
+}
+
+/**
+ * For a graceful close: if the latest request read on a connection has not started its answer,
+ * that answer ends the connection (Connection: close); nothing read after it is carried out.
  */
 export function closeAfterAnswer(socket: Duplex): void {
-  const res = responseInFlight(socket);
-  if (res !== undefined && !res.headersSent) res.setHeader('connection', 'close');
+  const res = (socket as ReadingSocket)[kLatest];
+  if (res !== undefined && !res.headersSent && !res.destroyed) endConnectionWith(res);
+}
+
+/**
+ * For a graceful close: ends a connection that owes no answer (the latest request carried out
+ * on it has been answered, and answers go out in order), the lingering way, so that nothing read
+ * after is carried out. node's own closeIdleConnections() counts a connection idle once the answer
+ * it is writing has ended, though pipelined answers may be queued behind it, and destroys it: the
+ * queued answers are dropped, their requests carried out all the same.
+ */
+export function closeIfIdle(socket: Duplex): void {
+  const reading = socket as ReadingSocket;
+  const latest = reading[kLatest];
+  if (reading.writableEnded || (latest !== undefined && !latest.writableFinished && !latest.destroyed)) return;
+  reading[kEnding] = true;
+  lingerOnClose(reading);
+  reading.destroySoon();
+}
+
+/**
+ * Makes `res` its connection's last answer: it says `Connection: close`, no request read after it
+ * is carried out (admitRequest), and the connection lingers after it (lingerOnClose), so that a
+ * request the client pipelined behind it does not make the kernel reset the connection over it.
+ */
+export function endConnectionWith(res: ServerResponse): void {
+  res.setHeader('connection', 'close');
+  const socket = res.req.socket as ReadingSocket;
+  socket[kEnding] = true;
+  lingerOnClose(socket);
 }
 
 /**
@@ -46,7 +101,7 @@ export function answerClientError(error: Error & { code?: string }, socket: Dupl
   if (inFlight !== undefined && !inFlight.headersSent && status === 408) {
     // The request is in our hands, its body still arriving: answer through its response, so the
     // request log shows the 408. Connection: close makes node close the socket once it is sent.
-    inFlight.setHeader('connection', 'close');
+    endConnectionWith(inFlight);
     sendJson(inFlight, 408, errorBody(408, message));
     return;
   }
@@ -99,10 +154,7 @@ export function settleUnreadBody(req: IncomingMessage, res: ServerResponse, drai
   // A client that asked for 100 Continue and got a final answer instead may send its body or
   // not (RFC 9110 §10.1.1): the next request cannot be told apart from it, so the connection goes.
   const bodyMayNeverCome = awaitsContinue(req) && !wasToldToContinue(req);
-  if (bodyMayNeverCome || declared === undefined || !(Number(declared) <= drainLimit)) {
-    res.setHeader('connection', 'close');
-    lingerOnClose(req.socket);
-  }
+  if (bodyMayNeverCome || declared === undefined || !(Number(declared) <= drainLimit)) endConnectionWith(res);
   res.once('finish', () => {
     if (!req.complete) req.resume();
   });

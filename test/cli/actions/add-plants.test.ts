@@ -137,7 +137,7 @@ describe('plants add, in-process', () => {
     }
   });
 
-  it('stdout closed mid-run (| head -1): one summary line on stderr, exit 141', async () => {
+  it('stdout closed mid-run (| head -1): one summary line and the line to carry on on stderr, exit 141', async () => {
     const io = testStreams({ input: ndjsonOf(500, 300) });
     // The reader goes away once the first results came, as head does.
     io.io.stdout.once('data', () => io.io.stdout.emit('error', Object.assign(new Error('EPIPE'), { code: 'EPIPE' })));
@@ -146,7 +146,9 @@ describe('plants add, in-process', () => {
       io,
     });
     expect(result.code).toBe(141);
-    expect(result.stderr).toMatch(/^plants: stopped: stdout was closed after \d+ added; .+\n$/);
+    expect(result.stderr).toMatch(
+      /^plants: stopped: stdout was closed after \d+ added; .+\n {2}To carry on, send the same input on stdin again: `plants add --file - --skip-existing` .+\n$/,
+    );
     expect(result.stdout.split('\n').length).toBeLessThan(300);
   });
 

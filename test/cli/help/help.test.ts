@@ -41,6 +41,29 @@ describe('help', () => {
   });
 });
 
+describe('help for a long typo', () => {
+  it.each([
+    ['environmen', 'environment'],
+    ['exit-code', 'exit-codes'],
+  ])('`help %s` echoes the typo and suggests `plants help %s`, nothing masked', async (typo, meant) => {
+    const result = await runCli(['help', typo]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      `plants: no help for '${typo}': it is neither a command nor a topic\n` +
+        `  Did you mean \`plants help ${meant}\`?\n` +
+        '  Run `plants help` for the commands and topics.\n',
+    );
+  });
+
+  it('masks a word shaped as a token, and still suggests in full', async () => {
+    const result = await runCli(['help', 'envir0nmentX']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("no help for '***'");
+    expect(result.stderr).toContain('Did you mean `plants help environment`?');
+    expect(result.stderr).not.toContain('envir0nmentX');
+  });
+});
+
 describe('typing', () => {
   it('suggests the flag meant for a mistyped one (exit 2), nothing sent', async () => {
     const result = await runCli(['add', '--nmae', 'Fern', '--id', '1']);

@@ -10,6 +10,7 @@ import {
   UnreachableError,
 } from '../../../src/client/errors.js';
 import type { NetworkFailure } from '../../../src/client/network-errors.js';
+import { KeyringTokenMissingError } from '../../../src/config/settings.js';
 import { InvalidInputError } from '../../../src/errors.js';
 
 const unreachable = (base: string, failure: NetworkFailure, storeArgs: string[] = []) =>
@@ -260,5 +261,19 @@ describe('failureHints: credentials in a base URL', () => {
 describe('failureHints: any other failure', () => {
   it('keeps the hints it was made with', () => {
     expect(failureHints(new InvalidInputError('bad', { hints: ['Try this.'] }))).toEqual(['Try this.']);
+  });
+});
+
+describe('a token missing from the keyring', () => {
+  it('says how to store it again, for the profile and store the command named', () => {
+    const error = new KeyringTokenMissingError(new URL('https://plants.example.com'), [
+      '--profile',
+      'b',
+      '--base-url',
+      'https://plants.example.com',
+    ]);
+    expect(failureHints(error)).toEqual([
+      '`plants login --base-url https://plants.example.com --profile b` stores it again.',
+    ]);
   });
 });
