@@ -126,7 +126,8 @@ for (const file of [script, runner]) {
 
 // 3. The single executable.
 const assets = { 'runner.cjs': runner };
-for (const file of ['index.html', 'page.js', 'page.css']) assets[`page/${file}`] = `dist/server/page/assets/${file}`;
+for (const file of ['index.html', 'page.js', 'page.css', 'icon.svg'])
+  assets[`page/${file}`] = `dist/server/page/assets/${file}`;
 const output = path.join(OUT, NAME);
 const config = {
   main: script,

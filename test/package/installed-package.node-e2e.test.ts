@@ -38,7 +38,7 @@ const ALLOWED = [
   // The OpenAPI document plants serve serves at /openapi.json.
   /^dist\/server\/openapi\.json$/,
   // plants serve's page (src/server/page/assets), served as it is.
-  /^dist\/server\/page\/assets\/(index\.html|page\.js|page\.css)$/,
+  /^dist\/server\/page\/assets\/(index\.html|page\.js|page\.css|icon\.svg)$/,
 ];
 
 describe('the package as users install it (npm pack, npm install -g --prefix, npx)', () => {
@@ -81,7 +81,7 @@ describe('the package as users install it (npm pack, npm install -g --prefix, np
     }
     expect(files.some((file) => file.startsWith('dist/commands/'))).toBe(true);
     expect(files.some((file) => file.startsWith('dist/fast/'))).toBe(true);
-    for (const asset of ['index.html', 'page.js', 'page.css'])
+    for (const asset of ['index.html', 'page.js', 'page.css', 'icon.svg'])
       expect(files).toContain(`dist/server/page/assets/${asset}`);
   });
 
@@ -107,6 +107,7 @@ describe('the package as users install it (npm pack, npm install -g --prefix, np
           ['index.html', ''],
           ['page.js', 'page.js'],
           ['page.css', 'page.css'],
+          ['icon.svg', 'icon.svg'],
         ] as const) {
           const answer = await fetch(`${server.url}/_serve/${served}`);
           expect(answer.status).toBe(200);

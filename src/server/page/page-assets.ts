@@ -7,10 +7,11 @@ export const PAGE_ASSETS = {
   'index.html': 'text/html; charset=utf-8',
   'page.js': 'text/javascript; charset=utf-8',
   'page.css': 'text/css; charset=utf-8',
+  'icon.svg': 'image/svg+xml',
 } as const;
 export type PageAssetName = keyof typeof PAGE_ASSETS;
 
-/** A file as it is, and gzipped: the three gzipped fit TCP's initial window, one round trip. */
+/** A file as it is, and gzipped: the page's three gzipped fit TCP's initial window, one round trip. */
 export interface PageAsset {
   raw: Buffer;
   gzipped: Buffer;

@@ -104,6 +104,8 @@ export function createPageRoutes(options: PageRouteOptions): Record<string, Reco
     [PAGE_PREFIX]: { GET: page, HEAD: page },
     [`${PAGE_PREFIX}page.js`]: { GET: asset('page.js'), HEAD: asset('page.js') },
     [`${PAGE_PREFIX}page.css`]: { GET: asset('page.css'), HEAD: asset('page.css') },
+    // Its own icon: without one a browser asks for /favicon.ico, which the store refuses (a console error).
+    [`${PAGE_PREFIX}icon.svg`]: { GET: asset('icon.svg'), HEAD: asset('icon.svg') },
     [`${PAGE_PREFIX}journal`]: { GET: journalRoute },
     [`${PAGE_PREFIX}events`]: { GET: eventsRoute },
     [`${PAGE_PREFIX}rates`]: { GET: ratesRoute },

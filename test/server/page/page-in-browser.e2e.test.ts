@@ -277,10 +277,13 @@ describe.runIf(enabled)('the page of plants serve in a real browser', { timeout:
     expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
   });
 
-  it('asked no other host for anything, broke no rule of its CSP, and ran no alert', async () => {
+  it('asked no other host for anything, nor for /favicon.ico, broke no rule of its CSP, and ran no alert', async () => {
     expect(requested.length).toBeGreaterThan(5);
     expect(requested.filter((url) => !url.startsWith(`${serve.url}/`))).toEqual([]);
     expect(consoleErrors.filter((text) => /Content Security Policy|Refused to/i.test(text))).toEqual([]);
+    // Its own icon, so the browser never asks the store for /favicon.ico (a 404 in the console).
+    expect(requested).toContain(`${serve.url}/_serve/icon.svg`);
+    expect(requested.filter((url) => url.endsWith('/favicon.ico'))).toEqual([]);
     expect(dialogs.filter((dialog) => dialog.type !== 'confirm')).toEqual([]);
     const screenshot = process.env.PLANTS_PAGE_SCREENSHOT;
     if (screenshot !== undefined) {

@@ -40,6 +40,7 @@ describe('the page of plants serve', () => {
     ['/_serve/', 'text/html; charset=utf-8', '<title>plants serve</title>'],
     ['/_serve/page.js', 'text/javascript; charset=utf-8', 'TOKEN_KEY'],
     ['/_serve/page.css', 'text/css; charset=utf-8', ':root'],
+    ['/_serve/icon.svg', 'image/svg+xml', '<svg'],
   ])('serves %s without a token, with a strict CSP, nosniff and no framing', async (path, type, text) => {
     const answer = await send(`${server.url}${path}`);
     expect(answer.status).toBe(200);
