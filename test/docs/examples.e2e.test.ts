@@ -72,13 +72,13 @@ const CA_CERT_WALKTHROUGH =
 const examples: Record<string, Example> = {
   'npm ci && npm start': { notRunHere: 'CI runs npm ci; npm start is `plants serve`, run below' },
   'npm ci && npm test': { notRunHere: 'CI runs it: this test is part of it' },
-  'npx plants login --with-token <<< "<the token it printed>"': {
+  './bin/run.js login --with-token <<< "<the token it printed>"': {
     loggedOut: true,
     inProject: true,
     rewrite: (line) => line.replace('<the token it printed>', TEST_TOKEN),
     check: (run) => expect(run.stderr).toContain('Logged in to'),
   },
-  'npx plants add --id 1 --name Fern --tag herb': {
+  './bin/run.js add --id 1 --name Fern --tag herb': {
     inProject: true,
     check: (_run, shell) =>
       expect(readStoredPlants(shell.store.dbPath)).toEqual([{ id: 1n, name: 'Fern', tag: 'herb' }]),

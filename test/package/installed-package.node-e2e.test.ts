@@ -175,6 +175,27 @@ describe('the package as users install it (npm pack, npm install -g --prefix, np
   );
 
   it(
+    'in a clone, hands a run on an older Node to the project Node (package.json: node)',
+    async () => {
+      const node20 = nodeOfLine('20');
+      expect(node20, 'Node 20 from the registry (.ci/node-matrix --install 20)').toBeDefined();
+      if (node20 === undefined) return;
+      const projectNode: string = JSON.parse(
+        readFileSync(path.join(projectRoot, 'node_modules', 'node', 'package.json'), 'utf8'),
+      ).version;
+      const handed = await run(node20.node, [path.join(projectRoot, 'bin', 'run.js'), '--version'], {
+        env: userEnv(),
+      });
+      expect(handed.code, handed.stderr).toBe(0);
+      expect(handed.stdout).toContain(`plants/${version} `);
+      expect(handed.stdout).toContain(`node-v${projectNode}`);
+      const refused = await run(node20.node, [path.join(projectRoot, 'bin', 'run.js'), 'get'], { env: userEnv() });
+      expect(refused.code).toBe(2);
+    },
+    INSTALL_MS,
+  );
+
+  it(
     'runs from the tarball with npx, without installing',
     async () => {
       const npx = await run('npx', ['--yes', '--package', tarball, 'plants', '--version'], {
