@@ -2,7 +2,7 @@
 // load generator on one undici Pool with HTTP pipelining, in its own process.
 // Argument: one JSON object {url, token, file, connections, pipelining}. Streams the
 // file (one record per line, sent as it is) with at most connections × pipelining requests in flight.
-// Prints {records, ok, failed, ms} as one JSON line on stdout; exits 1 if any record failed.
+// Prints {records, ok, failed, ms} as one JSON line on stdout; exits 1 if any record failed, saying why the first did on stderr.
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { Pool } from 'undici';
@@ -19,6 +19,8 @@ let inFlight = 0;
 let records = 0;
 let ok = 0;
 let failed = 0;
+/** Why the first record failed (its status, or the error's code), said on stderr at the end. */
+let firstFailure;
 let wake;
 
 async function send(body) {
@@ -36,9 +38,13 @@ async function send(body) {
     });
     await response.body.dump();
     if (response.statusCode === 200) ok += 1;
-    else failed += 1;
-  } catch {
+    else {
+      failed += 1;
+      firstFailure ??= `HTTP ${response.statusCode}`;
+    }
+  } catch (error) {
     failed += 1;
+    firstFailure ??= `${error.code ?? error.name}: ${error.message}`;
   } finally {
     inFlight -= 1;
     wake?.();
@@ -56,4 +62,5 @@ for await (const line of lines) {
 while (inFlight > 0) await new Promise((resolve) => (wake = resolve));
 await pool.close();
 process.stdout.write(`${JSON.stringify({ records, ok, failed, ms: performance.now() - started })}\n`);
+if (firstFailure !== undefined) process.stderr.write(`${failed} records failed; the first: ${firstFailure}\n`);
 process.exitCode = failed === 0 ? 0 : 1;

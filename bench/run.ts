@@ -13,7 +13,7 @@
  * BENCH_CALLGRIND_RUNS=N: callgrind medians of N counts (3; 1 with BENCH_QUICK).
  * BENCH_PIN=0: do not pin the server under test and its load generator to separate cores.
  * BENCH_DEADLINE_MINUTES=N: stop after N minutes (40; 10 with BENCH_QUICK).
- * BENCH_ROWS=a,c: only these groups of rows (a start-up, b bulk, c server, d listing, e postgres, f re-run, g Node versions, h postgres failover, i the page of serve, j the single executable, which npm run build:binary makes, k the SQLite drivers on Node 24 and 26, l a bulk add through faults against c5b5327's client, m plants/testing's start); default all.
+ * BENCH_ROWS=a,c: only these groups of rows (a start-up, b bulk, c server, d listing, e postgres, f re-run, g Node versions, h postgres failover, i the page of serve, j the single executable, which npm run build:binary makes, k the SQLite drivers on Node 24 and 26, l a bulk add through faults against c5b5327's client, m plants/testing's start, n instructions per bulk record, client and server, against the baseline); default all.
  */
 import { existsSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -24,6 +24,7 @@ import { serverLoad } from './lib/load.js';
 import { stopAll } from './lib/processes.js';
 import { binary } from './rows/binary.js';
 import { bulk } from './rows/bulk.js';
+import { bulkInstructions } from './rows/bulk-instructions.js';
 import { failover } from './rows/failover.js';
 import { faults } from './rows/faults.js';
 import { listing } from './rows/listing.js';
@@ -51,6 +52,7 @@ const groups: readonly RowGroup[] = [
   sqliteDrivers,
   faults,
   testing,
+  bulkInstructions,
 ];
 const chosen = new Set(
   (process.env.BENCH_ROWS ?? groups.map((group) => group.key).join(',')).split(',').map((key) => key.trim()),

@@ -12,22 +12,26 @@ export const hasValgrind = hasCommand('valgrind');
 
 /**
  * Instructions of `node args` (or of another Node: `nodePath`; the node process only: children
- * are not traced), with the bench's environment plus `extraEnv`; undefined when valgrind is not
- * installed. Throws if the command fails.
+ * are not traced, but with `followExec` a program it execs in its place is, as a bulk add's
+ * restart with its heap flags), with the bench's environment plus `extraEnv`; undefined when
+ * valgrind is not installed. Throws if the command fails.
  */
 export async function countInstructions(
   args: readonly string[],
   input?: string,
   extraEnv: Record<string, string> = {},
   nodePath: string = node,
+  followExec = false,
 ): Promise<number | undefined> {
   if (!hasValgrind) return undefined;
-  const valgrind = ['valgrind', '--tool=callgrind', '--trace-children=no', '--callgrind-out-file=/dev/null', nodePath];
+  const trace = `--trace-children=${followExec ? 'yes' : 'no'}`;
+  const valgrind = ['valgrind', '--tool=callgrind', trace, '--callgrind-out-file=/dev/null', nodePath];
   // env(1) execs valgrind in its place: still one process, counted alone.
   const settings = Object.entries(extraEnv).map(([name, value]) => `${name}=${value}`);
   const [command = 'valgrind', ...rest] = settings.length === 0 ? valgrind : ['env', ...settings, ...valgrind];
   const result = await run(command, [...rest, ...args], { timeoutMs: 600_000, stdout: 'ignore', input });
-  const collected = /Collected : (\d+)/.exec(result.stderr)?.[1];
+  // After an exec, the last count is of the program that ran to the end.
+  const collected = [...result.stderr.matchAll(/Collected : (\d+)/g)].at(-1)?.[1];
   if (result.code !== 0 || collected === undefined) {
     throw new Error(
       `callgrind of node ${args.join(' ')} failed (exit ${result.code ?? result.signal}):\n${result.stderr.slice(-2000)}`,

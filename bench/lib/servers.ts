@@ -9,6 +9,8 @@ export interface Server {
   url: string;
   child: ChildProcess;
   stop(): Promise<void>;
+  /** What it wrote on stderr so far (the last 20,000 characters at most). */
+  stderr(): string;
 }
 
 /**
@@ -27,7 +29,7 @@ export function startServer(
   let stdout = '';
   let stderr = '';
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
-    if (stderr.length < 20_000) stderr += chunk;
+    stderr = (stderr + chunk).slice(-20_000);
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   void exited.then(() => live.delete(child));
@@ -53,7 +55,7 @@ export function startServer(
         reject(new Error(`${name} listens on ${url}, not on 127.0.0.1: refusing to load it`));
         return;
       }
-      resolve({ name, url, child, stop });
+      resolve({ name, url, child, stop, stderr: () => stderr });
     };
     const probeUrl = options.probeUrl;
     if (probeUrl === undefined) {
