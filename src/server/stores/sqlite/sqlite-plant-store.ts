@@ -8,8 +8,7 @@ import {
   StoreClosedError,
   StoreUnavailableError,
 } from '../store-errors.js';
-import { CommitWorker } from './commit-worker.js';
-import type { PlantColumns } from './commit-worker-thread.js';
+import { CommitWorker, type PlantColumns } from './commit-worker.js';
 import {
   describeOpenFailure,
   type FileIdentity,
