@@ -4,7 +4,7 @@ import { OUTCOME_UNKNOWN } from '../schema/plant.js';
 import { createBearerAuth } from './auth.js';
 import { inConnectionOrder } from './connection-order.js';
 import { createCors } from './cors.js';
-import { ConflictError, HttpError, MethodNotAllowedError, NotFoundError } from './errors.js';
+import { ConflictError, HttpError, NotFoundError } from './errors.js';
 import { settleUnreadBody, trackResponse } from './http/connection.js';
 import { ClientGoneError, checkTransferCoding, hasBody, pathOf, requestIdOf } from './http/request.js';
 import { errorBody, sendJson } from './http/response.js';
@@ -148,7 +148,12 @@ export function createPlantApp(options: PlantAppOptions): Handler {
       if (methods === undefined) throw new NotFoundError(path);
       route = known ? path : '/plants/{id}';
       const handler = Object.hasOwn(methods, method) ? methods[method] : undefined;
-      if (handler === undefined) throw new MethodNotAllowedError(method, path, Object.keys(methods));
+      if (handler === undefined) {
+        const allowed = Object.keys(methods);
+        throw new HttpError(405, `${method} is not allowed on ${path}; use ${allowed.join(' or ')}`, {
+          headers: { allow: allowed.join(', ') },
+        });
+      }
       // serve --delay/--fault: plant routes only, never the probes, /metrics or /reset.
       if (intercept !== undefined && (route === '/plants' || route === '/plants/{id}')) {
         fault = intercept(req, res, handler, (error) => fail(req, res, error));

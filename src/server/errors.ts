@@ -28,13 +28,6 @@ export class HttpError extends Error {
   }
 }
 
-/** 400: malformed JSON, a body that is not an object, a field that breaks the NewPlant schema. */
-export class BadRequestError extends HttpError {
-  constructor(message: string, options: { cause?: unknown } = {}) {
-    super(400, message, options);
-  }
-}
-
 /**
  * 401 with the RFC 6750 challenge. `invalidToken` adds `error="invalid_token"`, which the RFC
  * reserves for requests that did present a token: a request without one gets the bare challenge.
@@ -46,25 +39,10 @@ export class UnauthorizedError extends HttpError {
   }
 }
 
-/** 403: the token is good, but this server does not allow what was asked (controls read-only, a foreign origin). */
-export class ForbiddenError extends HttpError {
-  constructor(message: string) {
-    super(403, message);
-  }
-}
-
 /** 404: an unknown path, or (with a message of its own) a plant that is not there. */
 export class NotFoundError extends HttpError {
   constructor(path: string, message = `no such path: ${path}`) {
     super(404, message);
-  }
-}
-
-export class MethodNotAllowedError extends HttpError {
-  constructor(method: string, path: string, allowed: readonly string[]) {
-    super(405, `${method} is not allowed on ${path}; use ${allowed.join(' or ')}`, {
-      headers: { allow: allowed.join(', ') },
-    });
   }
 }
 

@@ -13,27 +13,7 @@ import {
 } from './server-options.js';
 
 /** A server that listens and holds its connections, before and after it has an app to hand requests to. */
-export interface Listening {
-  /** Base URL, e.g. `http://127.0.0.1:4010` (no trailing slash). */
-  url: string;
-  /** The page's address, e.g. `http://127.0.0.1:4010/_serve/`. */
-  pageUrl: string;
-  port: number;
-  /** Connections open now. */
-  connectionCount(): number;
-  /**
-   * Hands every request to `app` from now on, those that came in before it included; reports a
-   * failure to accept (EMFILE when out of file descriptors) to `onError` and serves on.
-   */
-  serve(app: http.RequestListener, onError: (error: unknown) => void): void;
-  /**
-   * Stops accepting, lets requests in flight finish (at most `closeTimeoutMs`), then cuts the
-   * connections left; resolves once the server is closed.
-   */
-  close(closeTimeoutMs: number): Promise<void>;
-  /** Closes at once, cutting every connection, and the requests waiting for an app with them. */
-  abort(): Promise<void>;
-}
+export type Listening = Awaited<ReturnType<typeof listen>>;
 
 type ListenOptions = Pick<
   PlantServerOptions,
@@ -45,7 +25,7 @@ type ListenOptions = Pick<
  * never creates or touches a database file. A request that comes in before `serve` waits for it
  * (it is not reported as listening yet, so only a port scan could send one). Throws ListenError.
  */
-export async function listen(options: ListenOptions): Promise<Listening> {
+export async function listen(options: ListenOptions) {
   const headersTimeout = options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
   /**
    * Open connections: at close, the one request each is working on is told to end its
@@ -113,14 +93,23 @@ export async function listen(options: ListenOptions): Promise<Listening> {
     url,
     pageUrl: `${url}${PAGE_PREFIX}`,
     port,
+    /** Connections open now. */
     connectionCount: () => connections.size,
-    serve(handler, onError) {
+    /**
+     * Hands every request to `app` from now on, those that came in before it included; reports a
+     * failure to accept (EMFILE when out of file descriptors) to `onError` and serves on.
+     */
+    serve(handler: http.RequestListener, onError: (error: unknown) => void): void {
       app = handler;
       served.resolve();
       // After listening, a server 'error' is an accept failure: unhandled, it would crash.
       server.on('error', onError);
     },
-    close(closeTimeoutMs) {
+    /**
+     * Stops accepting, lets requests in flight finish (at most `closeTimeoutMs`), then cuts the
+     * connections left; resolves once the server is closed.
+     */
+    close(closeTimeoutMs: number): Promise<void> {
       closing = true;
       for (const socket of connections) closeAfterAnswer(socket);
       closed ??= new Promise<void>((resolve) => {
@@ -140,7 +129,8 @@ export async function listen(options: ListenOptions): Promise<Listening> {
       });
       return closed;
     },
-    abort() {
+    /** Closes at once, cutting every connection, and the requests waiting for an app with them. */
+    abort(): Promise<void> {
       served.reject(new Error('the server did not start'));
       server.closeAllConnections();
       closed ??= stopped();

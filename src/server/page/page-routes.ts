@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { createBearerAuth } from '../auth.js';
-import { BadRequestError } from '../errors.js';
+import { HttpError } from '../errors.js';
 import { checkContentType, readBody } from '../http/request.js';
 import { sendJson } from '../http/response.js';
 import type { RequestRecord } from '../observability/request-record.js';
@@ -150,9 +150,10 @@ function afterOf(req: IncomingMessage): number {
   let after = 0;
   for (const [key, value] of params) {
     if (key !== 'after')
-      throw new BadRequestError(`unknown query parameter ${JSON.stringify(key.slice(0, 40))}; only after is taken`);
+      throw new HttpError(400, `unknown query parameter ${JSON.stringify(key.slice(0, 40))}; only after is taken`);
     if (!/^\d{1,15}$/.test(value)) {
-      throw new BadRequestError(
+      throw new HttpError(
+        400,
         `after must be a whole number from 0, the seq of a journal entry (got ${JSON.stringify(value.slice(0, 40))})`,
       );
     }
@@ -174,6 +175,6 @@ function parseJson(body: Buffer): unknown {
   try {
     return JSON.parse(body.toString('utf8'));
   } catch (error) {
-    throw new BadRequestError('request body is not valid JSON', { cause: error });
+    throw new HttpError(400, 'request body is not valid JSON', { cause: error });
   }
 }

@@ -1,6 +1,6 @@
 import { InvalidPlantError } from '../../schema/invalid-plant-error.js';
 import { type NewPlant, parseNewPlantJson } from '../../schema/plant.js';
-import { BadRequestError } from '../errors.js';
+import { HttpError } from '../errors.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -10,12 +10,12 @@ export function parsePlant(body: Buffer): NewPlant {
   try {
     text = utf8.decode(body);
   } catch (error) {
-    throw new BadRequestError('request body is not valid UTF-8', { cause: error });
+    throw new HttpError(400, 'request body is not valid UTF-8', { cause: error });
   }
   try {
     return parseNewPlantJson(text);
   } catch (error) {
-    if (error instanceof InvalidPlantError) throw new BadRequestError(error.message, { cause: error });
+    if (error instanceof InvalidPlantError) throw new HttpError(400, error.message, { cause: error });
     throw error;
   }
 }

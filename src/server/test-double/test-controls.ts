@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { BadRequestError, ForbiddenError } from '../errors.js';
+import { HttpError } from '../errors.js';
 import { createPlantInterceptor, type PlantRequestInterceptor } from './plant-faults.js';
 import { MAX_FAULT_SEED } from './prng.js';
 import { type DelayRange, FAULT_KINDS, type FaultRate, MAX_DELAY_MS } from './testing-options.js';
@@ -126,7 +126,8 @@ export function createTestControls(options: {
       : current;
   const checkEditable = () => {
     if (!options.editable) {
-      throw new ForbiddenError(
+      throw new HttpError(
+        403,
         'the controls are read-only on this server: start plants serve with --allow-reset to change them',
       );
     }
@@ -145,7 +146,7 @@ export function createTestControls(options: {
     update(body) {
       checkEditable();
       const parsed = parseControlsUpdate(body);
-      if ('issue' in parsed) throw new BadRequestError(`invalid controls: ${parsed.issue}`);
+      if ('issue' in parsed) throw new HttpError(400, `invalid controls: ${parsed.issue}`);
       return apply(parsed.update);
     },
     apply,
