@@ -9,14 +9,6 @@ import type { AddResult } from '../stores/plant-store.js';
 import { parsePlant, toWire } from './plant-bodies.js';
 import type { Handler, RouteContext } from './route-context.js';
 
-export interface PlantRoutes {
-  addPlant: Handler;
-  listPlants: Handler;
-  getPlant: Handler;
-  deletePlant: Handler;
-  resetStore: Handler;
-}
-
 /**
  * POST /plants (the interface's one operation), and plants serve's own GET /plants, GET and
  * DELETE /plants/{id} in the shape the published plant store uses, and POST /reset.
@@ -27,7 +19,7 @@ export function createPlantRoutes(
   { store, authorize, maxBodyBytes, fail, failed }: RouteContext,
   /** serve --allow-reset: puts the store back to its seed, atomically. Absent: POST /reset is a 404. */
   reset: (() => Promise<void>) | undefined,
-): PlantRoutes {
+) {
   const addPlant: Handler = (req, res) => {
     // Auth first, before a byte of the body is read: a client without a token learns nothing more.
     authorize(req.headers.authorization);

@@ -66,22 +66,7 @@ export const ControlsUpdate = z.strictObject(
 );
 export type ControlsUpdate = z.output<typeof ControlsUpdate>;
 
-export interface TestControls {
-  /**
-   * What the app runs plant requests through, or undefined when nothing can ever be injected
-   * (no --delay or --fault, and not editable): then none of this is on the request path.
-   */
-  readonly interceptor: PlantRequestInterceptor | undefined;
-  state(): ControlsState;
-  /** Throws the 403 of a server started without --allow-reset, before anything else is looked at. */
-  checkEditable(): void;
-  /** Validates and applies an update (400 when it is not one, 403 when not editable); returns the new state. */
-  update(body: unknown): ControlsState;
-  /** Applies an update from the code that started the server (startStore), editable or not; returns the new state. */
-  apply(update: ControlsUpdate): ControlsState;
-  /** Drops the stalled requests of every setting there was (at a stop). */
-  dropStalled(): void;
-}
+export type TestControls = ReturnType<typeof createTestControls>;
 
 /**
  * serve's delay and faults, changeable while serving when started with --allow-reset (the flag
@@ -97,7 +82,7 @@ export function createTestControls(options: {
   editable: boolean;
   /** Changeable by the code that started the server (apply), so always on the request path too. */
   changeableFromCode?: boolean;
-}): TestControls {
+}) {
   let delay: DelayRange | null = options.delay ?? null;
   let faults: FaultRate[] = [...(options.faults ?? [])];
   let faultSeed = options.faultSeed;
@@ -115,7 +100,9 @@ export function createTestControls(options: {
     faults: faults.map((fault) => ({ ...fault })),
     faultSeed,
   });
-  // Changeable: always on the path (one call), since a fault may be switched on at any time.
+  // What the app runs plant requests through, or undefined when nothing can ever be injected (no
+  // --delay or --fault, and not editable). Changeable: always on the path (one call), since a
+  // fault may be switched on at any time.
   const interceptor: PlantRequestInterceptor | undefined =
     options.editable || options.changeableFromCode === true
       ? (req, res, handle, fail) => {
@@ -124,6 +111,7 @@ export function createTestControls(options: {
           return undefined;
         }
       : current;
+  /** Throws the 403 of a server started without --allow-reset, before anything else is looked at. */
   const checkEditable = () => {
     if (!options.editable) {
       throw new HttpError(
@@ -132,6 +120,7 @@ export function createTestControls(options: {
       );
     }
   };
+  /** Applies an update from the code that started the server (startStore), editable or not; returns the new state. */
   const apply = (update: ControlsUpdate): ControlsState => {
     if (update.delay !== undefined) delay = update.delay;
     if (update.faults !== undefined) faults = update.faults.filter((fault) => fault.rate > 0);
@@ -143,13 +132,15 @@ export function createTestControls(options: {
     interceptor,
     state,
     checkEditable,
-    update(body) {
+    /** Validates and applies an update (400 when it is not one, 403 when not editable); returns the new state. */
+    update(body: unknown): ControlsState {
       checkEditable();
       const parsed = parseControlsUpdate(body);
       if ('issue' in parsed) throw new HttpError(400, `invalid controls: ${parsed.issue}`);
       return apply(parsed.update);
     },
     apply,
+    /** Drops the stalled requests of every setting there was (at a stop). */
     dropStalled() {
       for (const each of made) each.dropStalled();
     },

@@ -3,12 +3,12 @@ import type pg from 'pg';
 import type { NewPlant } from '../../../schema/plant.js';
 import { type BatchOutcome, GroupCommitStore, type PendingAdd } from '../group-commit-store.js';
 import { OutcomeUnknownError, StoreClosedError, StoreUnavailableError } from '../store-errors.js';
-import { openPostgres, type PostgresOpenOptions } from './open-postgres.js';
+import { openPostgres } from './open-postgres.js';
 import { isTransientPostgresError, sqlState } from './postgres-errors.js';
 import { POSTGRES_MIGRATIONS } from './postgres-migrations.js';
-import { isLoss, type Lease, NoPrimaryError, type PrimaryPool } from './primary-pool.js';
+import { isLoss, type Lease, NoPrimaryError, type PrimaryPool, type PrimaryPoolOptions } from './primary-pool.js';
 
-export interface PostgresPlantStoreOptions extends PostgresOpenOptions {
+export interface PostgresPlantStoreOptions extends PrimaryPoolOptions {
   /**
    * How long a batch's adds wait for its statement's answer before they are answered that they
    * may or may not be stored (AddOutcomeUnknownError) while the statement goes on: a network that
