@@ -4,21 +4,6 @@ import type { RequestRecord } from '../observability/request-record.js';
 export const DEFAULT_JOURNAL_MAX_ENTRIES = 1000;
 export const DEFAULT_JOURNAL_MAX_BYTES = 256 * 1024;
 
-/** One answered request as the page and GET /_serve/journal show it. */
-export interface JournalEntry {
-  /** 1, 2, 3…: the order requests were answered in, never reused while the server runs. */
-  seq: number;
-  /** When the answer ended (or the client went), ISO 8601 in UTC. */
-  time: string;
-  method: string;
-  path: string;
-  status: number;
-  durationMs: number;
-  requestId: string;
-  /** The fault serve injected, if any. */
-  fault?: string;
-}
-
 export interface RequestJournalOptions {
   /** At most this many entries are kept. Default DEFAULT_JOURNAL_MAX_ENTRIES. */
   maxEntries?: number;
@@ -88,7 +73,7 @@ export function createRequestJournal(options: RequestJournalOptions = {}) {
     record(record: RequestRecord): void {
       if (skip?.(record) === true) return;
       lastSeq += 1;
-      // A JournalEntry, written out by hand: this runs for every request, where JSON.stringify
+      // A JournalEntry (src/testing/store-types.ts), written out by hand: this runs for every request, where JSON.stringify
       // of an object and a Date's toISOString would cost more than the rest of the journal.
       const json =
         `{"seq":${lastSeq},"time":"${isoTime(now())}","method":${JSON.stringify(record.method)},` +

@@ -108,7 +108,6 @@ function databaseClass(
   class Database {
     readonly #db: InstanceType<NodeSqlite['DatabaseSync']>;
     #safeIntegers = false;
-    #depth = 0;
     constructor(file: string, options: { timeout?: number; fileMustExist?: boolean } = {}) {
       if (options.fileMustExist && file !== ':memory:' && !fileExists(file)) {
         throw new SqliteError('unable to open database file', 'SQLITE_CANTOPEN');
@@ -136,27 +135,23 @@ function databaseClass(
       const statement = this.prepare(`PRAGMA ${sql}`) as { pluck(): { get(): unknown }; all(): unknown[] };
       return options.simple ? statement.pluck().get() : statement.all();
     }
-    /** As better-sqlite3's: BEGIN (or a savepoint inside another), COMMIT on return, ROLLBACK on a throw. */
+    /** As better-sqlite3's: BEGIN, COMMIT on return, ROLLBACK on a throw (the store never nests them). */
     transaction<Args extends unknown[], Result>(fn: (...args: Args) => Result) {
       const inMode =
         (begin: string) =>
         (...args: Args): Result => {
-          const nested = this.#depth > 0;
-          this.exec(nested ? 'SAVEPOINT plants_nested' : begin);
-          this.#depth += 1;
+          this.exec(begin);
           try {
             const result = fn(...args);
-            this.exec(nested ? 'RELEASE plants_nested' : 'COMMIT');
+            this.exec('COMMIT');
             return result;
           } catch (error) {
             try {
-              this.exec(nested ? 'ROLLBACK TO plants_nested; RELEASE plants_nested' : 'ROLLBACK');
+              this.exec('ROLLBACK');
             } catch {
               // SQLite rolled it back itself (a full disk, say): nothing is left to undo.
             }
             throw error;
-          } finally {
-            this.#depth -= 1;
           }
         };
       return Object.assign(inMode('BEGIN'), { immediate: inMode('BEGIN IMMEDIATE') });

@@ -37,14 +37,6 @@ export interface FileIdentity {
   ino: number;
 }
 
-/** A database opened and migrated, with the driver it was opened through. */
-export interface OpenedSqlite {
-  db: SqliteDatabase;
-  driver: SqliteDriver;
-  /** None in memory. */
-  identity: FileIdentity | undefined;
-}
-
 type Fail = (message: string, cause?: unknown, hints?: readonly string[]) => DatabaseOpenError;
 
 /** Whether `file` names a database in memory rather than a file. */
@@ -57,7 +49,7 @@ export function inMemory(file: string): boolean {
  * changed nothing, when the file is not a SQLite database, belongs to something else, comes
  * from a newer plants, is locked, or cannot be written.
  */
-export function openSqlite(file: string, options: SqliteOpenOptions): OpenedSqlite {
+export function openSqlite(file: string, options: SqliteOpenOptions) {
   const fail: Fail = (message, cause, hints) => new DatabaseOpenError(message, { database: file, cause, hints });
   if (!inMemory(file)) checkWritable(file, fail);
   const driver = sqliteDriver(options.driver);
@@ -74,6 +66,7 @@ export function openSqlite(file: string, options: SqliteOpenOptions): OpenedSqli
     if (mode !== 'wal' && mode !== 'memory') throw fail(`database ${file} cannot use a write-ahead log (got ${mode})`);
     db.pragma(`synchronous = ${options.durability === 'full' ? 'FULL' : 'NORMAL'}`);
     migrate(db, PLANT_MIGRATIONS);
+    // None in memory.
     let identity: FileIdentity | undefined;
     if (!inMemory(file)) {
       const { dev, ino } = statSync(file);
