@@ -21,7 +21,7 @@ import {
   StoreError,
   StoreUnavailableError,
 } from './stores/store-errors.js';
-import type { PlantRequestInterceptor } from './test-double/plant-faults.js';
+import type { PlantRequestInterceptor } from './test-double/test-controls.js';
 
 /** Largest request body accepted by default: a NewPlant is well under 3 KiB. */
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
