@@ -10,8 +10,7 @@ import { ClientGoneError, checkTransferCoding, hasBody, pathOf, requestIdOf } fr
 import { errorBody, sendJson } from './http/response.js';
 import { plantIdSegment } from './listing.js';
 import type { RequestObserver } from './observability/request-record.js';
-import { toWire } from './routes/plant-bodies.js';
-import { createPlantRoutes } from './routes/plants.js';
+import { createPlantRoutes, toWire } from './routes/plants.js';
 import { createProbeRoutes, PROBE_PATHS, type ProbeOptions } from './routes/probes.js';
 import type { Handler, RouteContext, RouteHandler } from './routes/route-context.js';
 import {

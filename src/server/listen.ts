@@ -187,26 +187,20 @@ function listenOn(server: http.Server, host: string, port: number): Promise<void
   });
 }
 
+/** What a failure to listen means, by its code; any other is told in the system's words. */
+const LISTEN_FAILURES = new Map([
+  ['EADDRINUSE', 'the port is already in use'],
+  ['EACCES', 'permission denied (ports below 1024 need privileges)'],
+  ['EADDRNOTAVAIL', 'this machine has no such address'],
+  ['ENOTFOUND', 'the host name does not resolve'],
+  ['EAI_AGAIN', 'the host name does not resolve'],
+]);
+
 function describeListenFailure(error: NodeJS.ErrnoException, host: string, port: number): ListenError {
-  const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
-  const options = { cause: error };
-  switch (error.code) {
-    case 'EADDRINUSE':
-      return new ListenError(`cannot listen on ${where}: the port is already in use`, {
-        ...options,
-        hints: ['Stop the other server, or choose another port (port 0 picks a free one).'],
-      });
-    case 'EACCES':
-      return new ListenError(
-        `cannot listen on ${where}: permission denied (ports below 1024 need privileges)`,
-        options,
-      );
-    case 'EADDRNOTAVAIL':
-      return new ListenError(`cannot listen on ${where}: this machine has no such address`, options);
-    case 'ENOTFOUND':
-    case 'EAI_AGAIN':
-      return new ListenError(`cannot listen on ${where}: the host name does not resolve`, options);
-    default:
-      return new ListenError(`cannot listen on ${where}: ${error.message.replace(/\s+/g, ' ')}`, options);
-  }
+  const why = LISTEN_FAILURES.get(error.code ?? '') ?? error.message.replace(/\s+/g, ' ');
+  return new ListenError(`cannot listen on ${host.includes(':') ? `[${host}]` : host}:${port}: ${why}`, {
+    cause: error,
+    hints:
+      error.code === 'EADDRINUSE' ? ['Stop the other server, or choose another port (port 0 picks a free one).'] : [],
+  });
 }

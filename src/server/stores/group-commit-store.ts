@@ -44,7 +44,7 @@ export interface BatchingOptions {
  * is still committed). A backend supplies its commit (`commitBatch`), its reads and its other
  * changes, and how it lets its database go (`release`), after undici's PoolBase.
  */
-export abstract class GroupCommitStore implements PlantStore {
+export abstract class GroupCommitStore implements Pick<PlantStore, 'add' | 'close'> {
   readonly #batching: BatchingOptions;
   #queue: PendingAdd[] = [];
   #batchesInFlight = 0;
@@ -229,10 +229,4 @@ export abstract class GroupCommitStore implements PlantStore {
     if (!this.#idle) await this.whenIdle();
     await this.release();
   }
-
-  abstract get(id: bigint): Promise<NewPlant | undefined>;
-  abstract page(after: bigint | undefined, limit: number): Promise<NewPlant[]>;
-  abstract remove(id: bigint): Promise<boolean>;
-  abstract replaceAll(plants: readonly NewPlant[]): Promise<void>;
-  abstract check(): Promise<void>;
 }
