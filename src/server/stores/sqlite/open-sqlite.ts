@@ -1,7 +1,9 @@
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { inSingleExecutable } from '../../../single-executable.js';
 import { DatabaseOpenError } from '../store-errors.js';
-import { sqliteDriver } from './choose-sqlite-driver.js';
+import { nodeSqliteDriver } from './node-sqlite-driver.js';
+import { betterSqlite3Driver } from './sqlite-driver.js';
 import type { SqliteDatabase, SqliteDriver, SqliteDriverName } from './sqlite-driver-api.js';
 import { migrate, PLANT_MIGRATIONS } from './sqlite-migrations.js';
 
@@ -25,7 +27,7 @@ export interface SqliteOpenOptions {
   busyTimeoutMs?: number;
   /**
    * The SQLite driver: better-sqlite3 (the npm package's) or Node's node:sqlite (the single
-   * executable's); by default as choose-sqlite-driver.ts decides. The file is the same either way.
+   * executable's); by default as defaultSqliteDriverName decides. The file is the same either way.
    */
   driver?: SqliteDriverName;
 }
@@ -38,6 +40,20 @@ export interface FileIdentity {
 }
 
 type Fail = (message: string, cause?: unknown, hints?: readonly string[]) => DatabaseOpenError;
+
+/**
+ * Which driver a SQLite store uses, decided here and nowhere else: Node's built-in node:sqlite
+ * inside the single executable (which can carry no native addon; scripts/build-binary.mjs leaves
+ * better-sqlite3 out of it), better-sqlite3 everywhere else (the npm package, as it always was).
+ */
+export function defaultSqliteDriverName(): SqliteDriverName {
+  return inSingleExecutable() ? 'node:sqlite' : 'better-sqlite3';
+}
+
+/** The driver `name` names (by default, defaultSqliteDriverName's). */
+export function sqliteDriver(name: SqliteDriverName = defaultSqliteDriverName()): SqliteDriver {
+  return name === 'node:sqlite' ? nodeSqliteDriver() : betterSqlite3Driver();
+}
 
 /** Whether `file` names a database in memory rather than a file. */
 export function inMemory(file: string): boolean {
