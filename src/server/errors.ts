@@ -9,20 +9,18 @@ import type { ErrorBody, NewPlant } from '../schema/plant.js';
 
 /** A request the server refuses on purpose: `status` and `message` go to the client as they are. */
 export class HttpError extends Error {
-  readonly status: number;
   /** Extra response headers the status calls for (`Allow`, `WWW-Authenticate`). */
   readonly headers: Readonly<Record<string, string>>;
   /** The Error body's `outcome`: `unknown` when the request may or may not have been applied. */
   readonly outcome: ErrorBody['outcome'];
 
   constructor(
-    status: number,
+    readonly status: number,
     message: string,
     options: { headers?: Record<string, string>; cause?: unknown; outcome?: ErrorBody['outcome'] } = {},
   ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
-    this.status = status;
     this.headers = options.headers ?? {};
     this.outcome = options.outcome;
   }
@@ -52,11 +50,11 @@ export class NotFoundError extends HttpError {
  * conflict without asking again (docs/serve.md, OpenAPI: Conflict).
  */
 export class ConflictError extends HttpError {
-  readonly stored: NewPlant | undefined;
-
-  constructor(message: string, stored?: NewPlant) {
+  constructor(
+    message: string,
+    readonly stored?: NewPlant,
+  ) {
     super(409, message);
-    this.stored = stored;
   }
 }
 

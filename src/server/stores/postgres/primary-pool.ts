@@ -69,22 +69,21 @@ export const NO_PRIMARY_RETRY_AFTER_SECONDS = 2;
 
 /** No server takes writes just now (failover under way, or every host down): 503 with Retry-After. */
 export class NoPrimaryError extends StoreUnavailableError {
-  readonly reason: string;
-  constructor(reason: string) {
+  constructor(readonly reason: string) {
     super('no database server takes writes just now (failover under way?); try again shortly', {
       retryAfterSeconds: NO_PRIMARY_RETRY_AFTER_SECONDS,
     });
-    this.reason = reason;
   }
 }
 
 /** Serve could not find a server to write to when it started. */
 export class NoPrimaryAtStartError extends Error {
-  readonly probes: readonly HostProbe[];
-  constructor(reason: string, probes: readonly HostProbe[]) {
+  constructor(
+    reason: string,
+    readonly probes: readonly HostProbe[],
+  ) {
     super(reason);
     this.name = 'NoPrimaryAtStartError';
-    this.probes = probes;
   }
 }
 

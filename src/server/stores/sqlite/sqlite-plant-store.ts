@@ -20,9 +20,6 @@ import {
 import type { SqliteDatabase, SqliteDriver, SqliteDriverName, SqliteStatement } from './sqlite-driver-api.js';
 import { PLANT_MIGRATIONS } from './sqlite-migrations.js';
 
-// The schema's steps and the migration, where this store's tests have always found them.
-export { type Migration, migrate, PLANT_MIGRATIONS } from './sqlite-migrations.js';
-
 export interface SqlitePlantStoreOptions extends SqliteOpenOptions {
   /** Most plants committed in one transaction; more wait for the next one. Default 1000. */
   maxBatchSize?: number;

@@ -2,12 +2,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Database } from '../../../../src/server/stores/sqlite/sqlite-driver.js';
-import {
-  type Migration,
-  migrate,
-  PLANT_MIGRATIONS,
-  SqlitePlantStore,
-} from '../../../../src/server/stores/sqlite/sqlite-plant-store.js';
+import { type Migration, migrate, PLANT_MIGRATIONS } from '../../../../src/server/stores/sqlite/sqlite-migrations.js';
+import { SqlitePlantStore } from '../../../../src/server/stores/sqlite/sqlite-plant-store.js';
 import { DatabaseOpenError } from '../../../../src/server/stores/store-errors.js';
 import { makeTempDir } from '../../../helpers/cli.js';
 
