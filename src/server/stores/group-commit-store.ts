@@ -83,14 +83,9 @@ export abstract class GroupCommitStore implements Pick<PlantStore, 'add' | 'clos
     return new Promise<AddResult>((resolve, reject) => {
       this.#queue.push({ plant, resolve, reject });
       if (this.#batching.start === 'at-once' || this.#queue.length >= this.#batching.maxBatchSize) this.pump();
-      else this.#scheduled ??= setImmediate(this.#onTurn);
+      else this.#scheduled ??= setImmediate(() => this.pump());
     });
   }
-
-  readonly #onTurn = (): void => {
-    this.#scheduled = undefined;
-    this.pump();
-  };
 
   /** Starts batches while adds wait and there is room; a backend that commits at once commits them all here. */
   protected pump(): void {
@@ -150,24 +145,18 @@ export abstract class GroupCommitStore implements Pick<PlantStore, 'add' | 'clos
   #finish(batch: PendingAdd[], outcome: BatchOutcome): void {
     if (this.#batching.distinctIdsInFlight) for (const { plant } of batch) this.#idsInFlight.delete(plant.id);
     this.#batchesInFlight -= 1;
-    this.#settle(batch, outcome);
-    this.pump();
-  }
-
-  #settle(batch: PendingAdd[], outcome: BatchOutcome): void {
     if ('error' in outcome) {
       // One answer for the whole batch: it rolled back (nobody in it was stored), or its commit was
       // cut off (anybody may be), and everybody hears so.
       for (const pending of batch) pending.reject(outcome.error);
-      return;
+    } else {
+      this.#commits += 1;
+      this.#batching.onCommit?.(batch.length);
+      for (const [index, { plant, resolve }] of batch.entries()) {
+        resolve(outcome.added[index] ? { added: true, plant } : { added: false, id: plant.id });
+      }
     }
-    this.#commits += 1;
-    this.#batching.onCommit?.(batch.length);
-    const { added } = outcome;
-    for (let index = 0; index < batch.length; index++) {
-      const pending = batch[index] as PendingAdd;
-      pending.resolve(added[index] ? { added: true, plant: pending.plant } : { added: false, id: pending.plant.id });
-    }
+    this.pump();
   }
 
   /**
