@@ -253,11 +253,6 @@ export class SqlitePlantStore extends GroupCommitStore {
     return this.#replaced;
   }
 
-  /** Every plant, by id. For tests and small stores: it reads the whole table. */
-  list(): NewPlant[] {
-    return this.#db.prepare<[], PlantRow>('SELECT id, name, tag FROM plants ORDER BY id').all().map(fromRow);
-  }
-
   /** The journal settings in force on the store's connection (`synchronous` is per connection). */
   get journal(): { journalMode: string; synchronous: string } {
     const levels = ['off', 'normal', 'full', 'extra'];
@@ -276,15 +271,6 @@ export class SqlitePlantStore extends GroupCommitStore {
   /** The SQLite driver it runs on (open-sqlite.ts chooses it). */
   get driver(): SqliteDriverName {
     return this.#driver.name;
-  }
-
-  /**
-   * close(), for callers that cannot wait for a promise: a SQLite store commits what is queued and
-   * closes its database (checkpointing the WAL), blocking, before close() returns its promise, even
-   * with a batch in flight on the worker.
-   */
-  closeNow(): void {
-    void this.close();
   }
 
   protected override release(): void {

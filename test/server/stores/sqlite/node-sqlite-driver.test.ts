@@ -29,7 +29,7 @@ it('outside the single executable the store runs on better-sqlite3, as the npm p
   expect(defaultSqliteDriverName()).toBe('better-sqlite3');
   const store = SqlitePlantStore.open(':memory:', { durability: 'full' });
   expect(store.driver).toBe('better-sqlite3');
-  store.closeNow();
+  void store.close();
 });
 
 it('runs the node:sqlite driver from Node 24 on, by the version alone', () => {
