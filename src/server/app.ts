@@ -27,7 +27,6 @@ export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
 
 export interface PlantAppOptions extends ProbeOptions {
   store: RouteContext['store'];
-  /** Accepted bearer tokens. */
   tokens: readonly string[];
   /** Told of every request once it is answered, or its client gone: the request log and the metrics. */
   observe?: RequestObserver;

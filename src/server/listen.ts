@@ -93,7 +93,6 @@ export async function listen(options: ListenOptions) {
     url,
     pageUrl: `${url}${PAGE_PREFIX}`,
     port,
-    /** Connections open now. */
     connectionCount: () => connections.size,
     /**
      * Hands every request to `app` from now on, those that came in before it included; reports a

@@ -16,7 +16,6 @@ import { errorBody, sendJson } from './response.js';
 const kResponse = Symbol('plants.response');
 type TrackedSocket = Duplex & { [kResponse]?: ServerResponse };
 
-/** Records `res` as the response its connection is working on. */
 export function trackResponse(req: IncomingMessage, res: ServerResponse): void {
   (req.socket as TrackedSocket)[kResponse] = res;
 }

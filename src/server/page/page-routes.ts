@@ -38,7 +38,6 @@ export function createServePage(options: PageOptions) {
   const rates = createRequestRates({ skip: isPageOrProbe });
   const streams = createEventStreams(journal, () => JSON.stringify(rates.window()));
   return {
-    /** The routes to add to the app's table. */
     routes: createPageRoutes(options, journal, rates, streams),
     /** The requests answered (GET /_serve/journal), for a test's code to read too. */
     journal,
@@ -47,7 +46,6 @@ export function createServePage(options: PageOptions) {
       journal.record(record);
       rates.record(record);
     },
-    /** Ends the open event streams (at a stop). */
     close: () => streams.closeAll(),
   };
 }

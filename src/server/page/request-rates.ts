@@ -17,7 +17,6 @@ export function createRequestRates(options: { skip?: (record: RequestRecord) => 
   const sumMs = new Float64Array(RATE_WINDOW_SECONDS);
   const maxMs = new Float64Array(RATE_WINDOW_SECONDS);
   return {
-    /** The observer that feeds it. */
     record(record: RequestRecord): void {
       if (skip?.(record) === true) return;
       const at = Math.floor(now() / 1000);

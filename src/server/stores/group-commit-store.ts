@@ -197,7 +197,6 @@ export abstract class GroupCommitStore implements Pick<PlantStore, 'add' | 'clos
     return this.#closed;
   }
 
-  /** Batches committed so far. */
   get commits(): number {
     return this.#commits;
   }

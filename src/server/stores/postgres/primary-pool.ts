@@ -147,7 +147,6 @@ export class PrimaryPool {
     return primary;
   }
 
-  /** The server written to now, if any. */
   get current(): PostgresHost | undefined {
     return this.#current?.address;
   }

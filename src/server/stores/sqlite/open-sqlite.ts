@@ -170,7 +170,6 @@ export function describeOpenFailure(
   }
 }
 
-/** An error's message on one line. */
 export function oneLine(error: unknown): string {
   return (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').trim();
 }

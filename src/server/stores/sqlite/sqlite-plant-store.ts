@@ -268,7 +268,6 @@ export class SqlitePlantStore extends GroupCommitStore {
     return this.#worker?.ready === true && !this.closed ? 'worker' : 'main';
   }
 
-  /** The SQLite driver it runs on (open-sqlite.ts chooses it). */
   get driver(): SqliteDriverName {
     return this.#driver.name;
   }
