@@ -13,6 +13,7 @@ import type { RequestObserver } from './observability/request-record.js';
 import { createPlantRoutes, toWire } from './routes/plants.js';
 import { createProbeRoutes, PROBE_PATHS, type ProbeOptions } from './routes/probes.js';
 import type { Handler, RouteContext, RouteHandler } from './routes/route-context.js';
+import type { PlantServerOptions } from './server-options.js';
 import {
   StorageFaultError,
   StorageFullError,
@@ -25,19 +26,14 @@ import type { PlantRequestInterceptor } from './test-double/test-controls.js';
 /** Largest request body accepted by default: a NewPlant is well under 3 KiB. */
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
 
-export interface PlantAppOptions extends ProbeOptions {
+export interface PlantAppOptions
+  extends ProbeOptions,
+    Pick<PlantServerOptions, 'maxBodyBytes' | 'onInternalError' | 'corsOrigins'> {
   store: RouteContext['store'];
-  tokens: readonly string[];
   /** Told of every request once it is answered, or its client gone: the request log and the metrics. */
   observe?: RequestObserver;
   /** Told of each store call that failed (each answered 500 or 503), for the metrics. */
   onStoreError?: (error: unknown) => void;
-  /** Bodies larger than this are refused with 413. Default DEFAULT_MAX_BODY_BYTES. */
-  maxBodyBytes?: number;
-  /** Receives the error behind each 500, which the client never sees. Default: nothing. */
-  onInternalError?: (error: unknown) => void;
-  /** Browser origins allowed to call the store (CORS); see createCors. Default: none. */
-  corsOrigins?: readonly string[];
   /**
    * POST /reset (serve --allow-reset): puts the store back to its seed, atomically. Without it
    * POST /reset is a 404 that says how to allow it, and nothing changes.

@@ -9,18 +9,12 @@ import type { ServerMetrics } from '../observability/server-metrics.js';
  * Redocly's recommended rules pass on it (openapi-lint.test.ts). A document, so a data file.
  */
 import plantStoreOpenApi from '../openapi.json' with { type: 'json' };
+import type { PlantServerOptions } from '../server-options.js';
 import type { Handler, RouteContext } from './route-context.js';
 
-export interface ProbeOptions {
-  /** The store's tokens, which may read /metrics too. */
-  tokens: readonly string[];
+export interface ProbeOptions extends Pick<PlantServerOptions, 'tokens' | 'metricsToken'> {
   /** Serves GET /metrics (Prometheus text) when given. */
   metrics?: Pick<ServerMetrics, 'contentType' | 'scrape'>;
-  /**
-   * A token that may read /metrics besides the store's own. Without it, /metrics answers a
-   * client on loopback with no token at all; with it, every scrape must present a token.
-   */
-  metricsToken?: string;
 }
 
 /** Probes and metadata: /livez, /healthz, /readyz, /openapi.json and /metrics. */
