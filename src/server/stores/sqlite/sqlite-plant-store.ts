@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import type { NewPlant } from '../../../schema/plant.js';
-import { type BatchOutcome, GroupCommitStore, type PendingAdd } from '../group-commit-store.js';
+import { type BatchingOptions, type BatchOutcome, GroupCommitStore, type PendingAdd } from '../group-commit-store.js';
 import {
   CommitInterruptedError,
   DatabaseReplacedError,
@@ -20,11 +20,9 @@ import {
 import type { SqliteDatabase, SqliteDriver, SqliteDriverName, SqliteStatement } from './sqlite-driver-api.js';
 import { PLANT_MIGRATIONS } from './sqlite-migrations.js';
 
-export interface SqlitePlantStoreOptions extends SqliteOpenOptions {
+export interface SqlitePlantStoreOptions extends SqliteOpenOptions, Pick<BatchingOptions, 'onCommit'> {
   /** Most plants committed in one transaction; more wait for the next one. Default 1000. */
   maxBatchSize?: number;
-  /** Told of each committed transaction and how many plants it held (the metrics). */
-  onCommit?: (batchSize: number) => void;
   /**
    * Where commits run. `worker` (the default for a `full` store in a file): on a thread of their
    * own, with a connection of their own (same `synchronous`), so that the event loop goes on
