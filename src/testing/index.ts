@@ -1,6 +1,6 @@
 // `plants/testing`: the plant store from test code (docs/testing.md). Nothing of the CLI is
 // loaded from here: no oclif, no config, no keyring.
-export { startStore } from './launch-store.js';
+export { startStore } from './start-store.js';
 export type {
   Delay,
   Fault,

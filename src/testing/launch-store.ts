@@ -1,23 +1,13 @@
 import type { PlantServerOptions } from '../server/server-options.js';
 import { type RunningPlantServer, startPlantServer } from '../server/start.js';
-import { type CheckedStoreOptions, checkControls, checkStoreOptions } from './store-options.js';
-import type { JournalEntry, Store, StoreControls, StoreOptions } from './store-types.js';
+import { type CheckedStoreOptions, checkControls } from './store-options.js';
+import type { JournalEntry, Store, StoreControls } from './store-types.js';
 
 /** Options of the server itself, beyond what a test double takes: for the package's own tests. */
 export type ServerExtras = Omit<
   Partial<PlantServerOptions>,
   'tokens' | 'database' | 'seed' | 'allowReset' | 'delay' | 'faults' | 'faultSeed' | 'controlsFromCode'
 >;
-
-/**
- * Starts a plant store on 127.0.0.1, on a port of its own, in memory unless `db` or `database`
- * says otherwise, and resolves once it listens. A bad option is a TypeError naming it, thrown
- * before anything listens. Many stores can run in one process, each with its own port, token
- * and data.
- */
-export async function startStore(options?: StoreOptions): Promise<Store> {
-  return launchStore(await checkStoreOptions(options));
-}
 
 /** startStore with its options checked, and the server's own options given as well. */
 export async function launchStore(
