@@ -6,7 +6,7 @@
 //    (.ci/node-matrix --install unpacks it into .node-matrix/), stripped of its symbols.
 // 2. The CLI as two CommonJS scripts (src/entry/binary.ts and its asset runner.cjs, bundled by esbuild; a single
 //    executable's require() loads only Node's own modules): every command, serve with it, on
-//    node:sqlite rather than the better-sqlite3 addon (stores/sqlite/choose-sqlite-driver.ts),
+//    node:sqlite rather than the better-sqlite3 addon (stores/sqlite/open-sqlite.ts),
 //    with plants' version, route table and help pages written into it.
 // 3. node --build-sea (Node 25.5+) puts the script, V8's code cache of it (useCodeCache), and
 //    the serve page's three files (its assets) into a copy of that Node.

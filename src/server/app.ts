@@ -4,16 +4,16 @@ import { OUTCOME_UNKNOWN } from '../schema/plant.js';
 import { createBearerAuth } from './auth.js';
 import { inConnectionOrder } from './connection-order.js';
 import { createCors } from './cors.js';
-import { ConflictError, HttpError, MethodNotAllowedError, NotFoundError } from './errors.js';
+import { ConflictError, HttpError, NotFoundError } from './errors.js';
 import { settleUnreadBody, trackResponse } from './http/connection.js';
 import { ClientGoneError, checkTransferCoding, hasBody, pathOf, requestIdOf } from './http/request.js';
 import { errorBody, sendJson } from './http/response.js';
 import { plantIdSegment } from './listing.js';
 import type { RequestObserver } from './observability/request-record.js';
-import { toWire } from './routes/plant-bodies.js';
-import { createPlantRoutes } from './routes/plants.js';
+import { createPlantRoutes, toWire } from './routes/plants.js';
 import { createProbeRoutes, PROBE_PATHS, type ProbeOptions } from './routes/probes.js';
 import type { Handler, RouteContext, RouteHandler } from './routes/route-context.js';
+import type { PlantServerOptions } from './server-options.js';
 import {
   StorageFaultError,
   StorageFullError,
@@ -21,25 +21,19 @@ import {
   StoreError,
   StoreUnavailableError,
 } from './stores/store-errors.js';
-import type { PlantRequestInterceptor } from './test-double/plant-faults.js';
+import type { PlantRequestInterceptor } from './test-double/test-controls.js';
 
 /** Largest request body accepted by default: a NewPlant is well under 3 KiB. */
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
 
-export interface PlantAppOptions extends ProbeOptions {
+export interface PlantAppOptions
+  extends ProbeOptions,
+    Pick<PlantServerOptions, 'maxBodyBytes' | 'onInternalError' | 'corsOrigins'> {
   store: RouteContext['store'];
-  /** Accepted bearer tokens. */
-  tokens: readonly string[];
   /** Told of every request once it is answered, or its client gone: the request log and the metrics. */
   observe?: RequestObserver;
   /** Told of each store call that failed (each answered 500 or 503), for the metrics. */
   onStoreError?: (error: unknown) => void;
-  /** Bodies larger than this are refused with 413. Default DEFAULT_MAX_BODY_BYTES. */
-  maxBodyBytes?: number;
-  /** Receives the error behind each 500, which the client never sees. Default: nothing. */
-  onInternalError?: (error: unknown) => void;
-  /** Browser origins allowed to call the store (CORS); see createCors. Default: none. */
-  corsOrigins?: readonly string[];
   /**
    * POST /reset (serve --allow-reset): puts the store back to its seed, atomically. Without it
    * POST /reset is a 404 that says how to allow it, and nothing changes.
@@ -148,7 +142,12 @@ export function createPlantApp(options: PlantAppOptions): Handler {
       if (methods === undefined) throw new NotFoundError(path);
       route = known ? path : '/plants/{id}';
       const handler = Object.hasOwn(methods, method) ? methods[method] : undefined;
-      if (handler === undefined) throw new MethodNotAllowedError(method, path, Object.keys(methods));
+      if (handler === undefined) {
+        const allowed = Object.keys(methods);
+        throw new HttpError(405, `${method} is not allowed on ${path}; use ${allowed.join(' or ')}`, {
+          headers: { allow: allowed.join(', ') },
+        });
+      }
       // serve --delay/--fault: plant routes only, never the probes, /metrics or /reset.
       if (intercept !== undefined && (route === '/plants' || route === '/plants/{id}')) {
         fault = intercept(req, res, handler, (error) => fail(req, res, error));

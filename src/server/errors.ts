@@ -9,29 +9,20 @@ import type { ErrorBody, NewPlant } from '../schema/plant.js';
 
 /** A request the server refuses on purpose: `status` and `message` go to the client as they are. */
 export class HttpError extends Error {
-  readonly status: number;
   /** Extra response headers the status calls for (`Allow`, `WWW-Authenticate`). */
   readonly headers: Readonly<Record<string, string>>;
   /** The Error body's `outcome`: `unknown` when the request may or may not have been applied. */
   readonly outcome: ErrorBody['outcome'];
 
   constructor(
-    status: number,
+    readonly status: number,
     message: string,
     options: { headers?: Record<string, string>; cause?: unknown; outcome?: ErrorBody['outcome'] } = {},
   ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
-    this.status = status;
     this.headers = options.headers ?? {};
     this.outcome = options.outcome;
-  }
-}
-
-/** 400: malformed JSON, a body that is not an object, a field that breaks the NewPlant schema. */
-export class BadRequestError extends HttpError {
-  constructor(message: string, options: { cause?: unknown } = {}) {
-    super(400, message, options);
   }
 }
 
@@ -46,25 +37,10 @@ export class UnauthorizedError extends HttpError {
   }
 }
 
-/** 403: the token is good, but this server does not allow what was asked (controls read-only, a foreign origin). */
-export class ForbiddenError extends HttpError {
-  constructor(message: string) {
-    super(403, message);
-  }
-}
-
 /** 404: an unknown path, or (with a message of its own) a plant that is not there. */
 export class NotFoundError extends HttpError {
   constructor(path: string, message = `no such path: ${path}`) {
     super(404, message);
-  }
-}
-
-export class MethodNotAllowedError extends HttpError {
-  constructor(method: string, path: string, allowed: readonly string[]) {
-    super(405, `${method} is not allowed on ${path}; use ${allowed.join(' or ')}`, {
-      headers: { allow: allowed.join(', ') },
-    });
   }
 }
 
@@ -74,11 +50,11 @@ export class MethodNotAllowedError extends HttpError {
  * conflict without asking again (docs/serve.md, OpenAPI: Conflict).
  */
 export class ConflictError extends HttpError {
-  readonly stored: NewPlant | undefined;
-
-  constructor(message: string, stored?: NewPlant) {
+  constructor(
+    message: string,
+    readonly stored?: NewPlant,
+  ) {
     super(409, message);
-    this.stored = stored;
   }
 }
 

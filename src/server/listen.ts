@@ -13,27 +13,7 @@ import {
 } from './server-options.js';
 
 /** A server that listens and holds its connections, before and after it has an app to hand requests to. */
-export interface Listening {
-  /** Base URL, e.g. `http://127.0.0.1:4010` (no trailing slash). */
-  url: string;
-  /** The page's address, e.g. `http://127.0.0.1:4010/_serve/`. */
-  pageUrl: string;
-  port: number;
-  /** Connections open now. */
-  connectionCount(): number;
-  /**
-   * Hands every request to `app` from now on, those that came in before it included; reports a
-   * failure to accept (EMFILE when out of file descriptors) to `onError` and serves on.
-   */
-  serve(app: http.RequestListener, onError: (error: unknown) => void): void;
-  /**
-   * Stops accepting, lets requests in flight finish (at most `closeTimeoutMs`), then cuts the
-   * connections left; resolves once the server is closed.
-   */
-  close(closeTimeoutMs: number): Promise<void>;
-  /** Closes at once, cutting every connection, and the requests waiting for an app with them. */
-  abort(): Promise<void>;
-}
+export type Listening = Awaited<ReturnType<typeof listen>>;
 
 type ListenOptions = Pick<
   PlantServerOptions,
@@ -45,7 +25,7 @@ type ListenOptions = Pick<
  * never creates or touches a database file. A request that comes in before `serve` waits for it
  * (it is not reported as listening yet, so only a port scan could send one). Throws ListenError.
  */
-export async function listen(options: ListenOptions): Promise<Listening> {
+export async function listen(options: ListenOptions) {
   const headersTimeout = options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
   /**
    * Open connections: at close, the one request each is working on is told to end its
@@ -114,13 +94,21 @@ export async function listen(options: ListenOptions): Promise<Listening> {
     pageUrl: `${url}${PAGE_PREFIX}`,
     port,
     connectionCount: () => connections.size,
-    serve(handler, onError) {
+    /**
+     * Hands every request to `app` from now on, those that came in before it included; reports a
+     * failure to accept (EMFILE when out of file descriptors) to `onError` and serves on.
+     */
+    serve(handler: http.RequestListener, onError: (error: unknown) => void): void {
       app = handler;
       served.resolve();
       // After listening, a server 'error' is an accept failure: unhandled, it would crash.
       server.on('error', onError);
     },
-    close(closeTimeoutMs) {
+    /**
+     * Stops accepting, lets requests in flight finish (at most `closeTimeoutMs`), then cuts the
+     * connections left; resolves once the server is closed.
+     */
+    close(closeTimeoutMs: number): Promise<void> {
       closing = true;
       for (const socket of connections) closeAfterAnswer(socket);
       closed ??= new Promise<void>((resolve) => {
@@ -140,7 +128,8 @@ export async function listen(options: ListenOptions): Promise<Listening> {
       });
       return closed;
     },
-    abort() {
+    /** Closes at once, cutting every connection, and the requests waiting for an app with them. */
+    abort(): Promise<void> {
       served.reject(new Error('the server did not start'));
       server.closeAllConnections();
       closed ??= stopped();
@@ -197,26 +186,20 @@ function listenOn(server: http.Server, host: string, port: number): Promise<void
   });
 }
 
+/** What a failure to listen means, by its code; any other is told in the system's words. */
+const LISTEN_FAILURES = new Map([
+  ['EADDRINUSE', 'the port is already in use'],
+  ['EACCES', 'permission denied (ports below 1024 need privileges)'],
+  ['EADDRNOTAVAIL', 'this machine has no such address'],
+  ['ENOTFOUND', 'the host name does not resolve'],
+  ['EAI_AGAIN', 'the host name does not resolve'],
+]);
+
 function describeListenFailure(error: NodeJS.ErrnoException, host: string, port: number): ListenError {
-  const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
-  const options = { cause: error };
-  switch (error.code) {
-    case 'EADDRINUSE':
-      return new ListenError(`cannot listen on ${where}: the port is already in use`, {
-        ...options,
-        hints: ['Stop the other server, or choose another port (port 0 picks a free one).'],
-      });
-    case 'EACCES':
-      return new ListenError(
-        `cannot listen on ${where}: permission denied (ports below 1024 need privileges)`,
-        options,
-      );
-    case 'EADDRNOTAVAIL':
-      return new ListenError(`cannot listen on ${where}: this machine has no such address`, options);
-    case 'ENOTFOUND':
-    case 'EAI_AGAIN':
-      return new ListenError(`cannot listen on ${where}: the host name does not resolve`, options);
-    default:
-      return new ListenError(`cannot listen on ${where}: ${error.message.replace(/\s+/g, ' ')}`, options);
-  }
+  const why = LISTEN_FAILURES.get(error.code ?? '') ?? error.message.replace(/\s+/g, ' ');
+  return new ListenError(`cannot listen on ${host.includes(':') ? `[${host}]` : host}:${port}: ${why}`, {
+    cause: error,
+    hints:
+      error.code === 'EADDRINUSE' ? ['Stop the other server, or choose another port (port 0 picks a free one).'] : [],
+  });
 }

@@ -1,5 +1,5 @@
 import { INT64_TEXT_MESSAGE, toInt64 } from '../schema/int64.js';
-import { BadRequestError } from './errors.js';
+import { HttpError } from './errors.js';
 
 /** Plants a page when the client does not say, and the most it may ask for. */
 export const DEFAULT_PAGE_SIZE = 100;
@@ -22,7 +22,8 @@ export function parseListQuery(search: string): { limit: number; after: bigint |
   let limit = DEFAULT_PAGE_SIZE;
   if (limitText !== null) {
     if (!/^\d{1,9}$/.test(limitText) || Number(limitText) < 1) {
-      throw new BadRequestError(
+      throw new HttpError(
+        400,
         `limit: must be a whole number from 1 to ${MAX_PAGE_SIZE} (got ${JSON.stringify(limitText)})`,
       );
     }
@@ -36,7 +37,7 @@ export function parseListQuery(search: string): { limit: number; after: bigint |
 export function parsePathId(text: string, field = 'id'): bigint {
   const id = toInt64(text, { fromText: true });
   if (id === undefined) {
-    throw new BadRequestError(`${field}: ${INT64_TEXT_MESSAGE} (got ${JSON.stringify(text.slice(0, 40))})`);
+    throw new HttpError(400, `${field}: ${INT64_TEXT_MESSAGE} (got ${JSON.stringify(text.slice(0, 40))})`);
   }
   return id;
 }
@@ -57,7 +58,8 @@ export function plantIdFromPath(path: string): bigint {
   try {
     text = decodeURIComponent(segment);
   } catch {
-    throw new BadRequestError(
+    throw new HttpError(
+      400,
       `id: the path has a malformed percent-escape (got ${JSON.stringify(segment.slice(0, 40))})`,
     );
   }

@@ -67,7 +67,7 @@ export interface PlantServerOptions
   allowReset?: boolean;
   /** Each answer of a plant route waits a uniform draw from this range (serve --delay). */
   delay?: DelayRange;
-  /** Faults injected into plant requests (serve --fault); see test-double/plant-faults.ts. */
+  /** Faults injected into plant requests (serve --fault); see test-double/test-controls.ts. */
   faults?: readonly FaultRate[];
   /** Seeds the fault and delay draws (serve --fault-seed). Default 0. */
   faultSeed?: number;

@@ -235,9 +235,9 @@ describe('persistence', () => {
 
     const store = SqlitePlantStore.open(database, { durability: 'full' });
     try {
-      expect(store.list()).toEqual([{ id: 9223372036854775807n, name: 'max' }]);
+      expect(await store.page(undefined, 1000)).toEqual([{ id: 9223372036854775807n, name: 'max' }]);
     } finally {
-      store.closeNow();
+      void store.close();
     }
   });
 

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { listen } from '../../src/server/listen.js';
 import type { PlantServerOptions } from '../../src/server/server-options.js';
-import { makeObservers, openStore } from '../../src/server/start.js';
+import { makeObservers, openStore, wireRoutes } from '../../src/server/start.js';
 import type { PlantStore } from '../../src/server/stores/plant-store.js';
-import { wireRoutes } from '../../src/server/wire-routes.js';
+
 import { TEST_TOKEN } from '../helpers/store-server.js';
 import { postPlant, send } from './http-client.js';
 

@@ -16,7 +16,6 @@ import { errorBody, sendJson } from './response.js';
 const kResponse = Symbol('plants.response');
 type TrackedSocket = Duplex & { [kResponse]?: ServerResponse };
 
-/** Records `res` as the response its connection is working on. */
 export function trackResponse(req: IncomingMessage, res: ServerResponse): void {
   (req.socket as TrackedSocket)[kResponse] = res;
 }
@@ -96,7 +95,7 @@ export function endConnectionWith(res: ServerResponse): void {
  * `clientError` event) with an Error body, as node itself would answer with an empty one.
  */
 export function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
-  const [status, message] = clientErrorStatus(error.code);
+  const [status, message] = CLIENT_ERRORS.get(error.code) ?? [400, 'malformed HTTP request'];
   const inFlight = responseInFlight(socket);
   if (inFlight !== undefined && !inFlight.headersSent && status === 408) {
     // The request is in our hands, its body still arriving: answer through its response, so the
@@ -120,18 +119,12 @@ export function answerClientError(error: Error & { code?: string }, socket: Dupl
   else socket.end();
 }
 
-function clientErrorStatus(code: string | undefined): [number, string] {
-  switch (code) {
-    case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return [408, 'request timed out: the headers or the body arrived too slowly'];
-    case 'HPE_HEADER_OVERFLOW':
-      return [431, 'request headers are too large'];
-    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
-      return [413, 'chunk extensions are too large'];
-    default:
-      return [400, 'malformed HTTP request'];
-  }
-}
+/** The answer to an error node's parser or timers raise, by its code; any other is a 400. */
+const CLIENT_ERRORS = new Map<string | undefined, [number, string]>([
+  ['ERR_HTTP_REQUEST_TIMEOUT', [408, 'request timed out: the headers or the body arrived too slowly']],
+  ['HPE_HEADER_OVERFLOW', [431, 'request headers are too large']],
+  ['HPE_CHUNK_EXTENSIONS_OVERFLOW', [413, 'chunk extensions are too large']],
+]);
 
 /**
  * How long a connection answered early (413 and friends) with `Connection: close` goes on

@@ -27,7 +27,6 @@ export function pathOf(url: string | undefined): string {
   return path.length > 200 ? `${path.slice(0, 200)}…` : path;
 }
 
-/** The query of a request URL, without the `?`. */
 export function searchOf(url: string | undefined): string {
   const index = url?.indexOf('?') ?? -1;
   return index === -1 || url === undefined ? '' : url.slice(index + 1);

@@ -10,7 +10,6 @@ export interface RequestRecord {
   /** The status sent, or 499 when the client went away before its answer. */
   status: number;
   durationMs: number;
-  /** Bytes of the response body. */
   bytes: number;
   /** The client's sane X-Request-Id, else one made up; the answer carries it back. */
   requestId: string;

@@ -6,6 +6,7 @@ import type { RequestRecord } from './request-record.js';
 export type LogFormat = 'text' | 'json';
 /** `error`: internal errors only; `info`: and one line per request; `debug`: and the probes too. */
 export type LogLevel = 'error' | 'info' | 'debug';
+export type ServerLog = Awaited<ReturnType<typeof createServerLog>>;
 export const LOG_FORMATS: readonly LogFormat[] = ['text', 'json'];
 export const LOG_LEVELS: readonly LogLevel[] = ['error', 'info', 'debug'];
 
@@ -16,12 +17,6 @@ export interface ServerLogOptions {
   instance: string;
   /** Receives each line, without its newline, and the level it was logged at. */
   write: (line: string, level: LogLevel) => void;
-}
-
-export interface ServerLog {
-  request(record: RequestRecord): void;
-  /** The error behind a 500, which the client never sees; one line, never a stack. */
-  internalError(error: unknown): void;
 }
 
 /** `host:pid`: what tells one `plants serve` from another in merged logs, unless the user names it. */
@@ -35,19 +30,20 @@ export function defaultInstanceName(): string {
  * request id. JSON lines come from pino (ISO 8601 time, the level as a word), loaded only then:
  * it takes about 0.1 s to load.
  */
-export async function createServerLog(options: ServerLogOptions): Promise<ServerLog> {
+export async function createServerLog(options: ServerLogOptions) {
   const { write, level } = options;
   const logsRequests = level !== 'error';
   const logsProbes = level === 'debug';
   if (options.format === 'text') {
     return {
-      request(record) {
+      request(record: RequestRecord): void {
         if (!logsRequests || (record.probe && !logsProbes)) return;
         let line = `${record.method} ${record.path} ${record.status} ${record.durationMs.toFixed(1)}ms`;
         if (record.fault !== undefined) line += ` fault=${record.fault}`;
         write(line, record.probe ? 'debug' : 'info');
       },
-      internalError(error) {
+      /** The error behind a 500, which the client never sees; one line, never a stack. */
+      internalError(error: unknown): void {
         write(`internal error: ${oneLine(error)}`, 'error');
       },
     };
@@ -65,7 +61,7 @@ export async function createServerLog(options: ServerLogOptions): Promise<Server
     { write: (line: string) => write(line.endsWith('\n') ? line.slice(0, -1) : line, currentLevel(line)) },
   );
   return {
-    request(record) {
+    request(record: RequestRecord): void {
       if (!logsRequests || (record.probe && !logsProbes)) return;
       const query = loggableQuery(record.target);
       const fields = {
@@ -82,7 +78,7 @@ export async function createServerLog(options: ServerLogOptions): Promise<Server
       if (record.probe) logger.debug(fields, 'request');
       else logger.info(fields, 'request');
     },
-    internalError(error) {
+    internalError(error: unknown): void {
       logger.error({ error: oneLine(error) }, 'internal error');
     },
   };

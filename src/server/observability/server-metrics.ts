@@ -8,16 +8,7 @@ export interface ServerMetricsSources {
   openConnections(): number;
 }
 
-export interface ServerMetrics {
-  /** The Content-Type of `scrape()`'s text: Prometheus's text format 0.0.4. */
-  readonly contentType: string;
-  request(record: RequestRecord): void;
-  /** A group commit: how many plants its transaction held. */
-  commit(batchSize: number): void;
-  /** A store operation that failed (a commit that rolled back counts once for its batch). */
-  storeError(): void;
-  scrape(): Promise<string>;
-}
+export type ServerMetrics = ReturnType<typeof createServerMetrics>;
 
 /** Seconds: a request is well under a millisecond warm; a durable commit waits for an fsync. */
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
@@ -30,7 +21,7 @@ const BATCH_BUCKETS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000];
  * are kept by RequestSeries below; the store's state and the open connections are read when
  * scraped.
  */
-export function createServerMetrics(sources: ServerMetricsSources): ServerMetrics {
+export function createServerMetrics(sources: ServerMetricsSources) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const requests = new RequestSeries();
@@ -75,34 +66,27 @@ export function createServerMetrics(sources: ServerMetricsSources): ServerMetric
   });
 
   return {
+    /** The Content-Type of `scrape()`'s text: Prometheus's text format 0.0.4. */
     contentType: registry.contentType,
-    request(record) {
+    request(record: RequestRecord): void {
       // Methods outside HTTP's own would make a label value per client whim.
       const method = KNOWN_METHODS.has(record.method) ? record.method : 'OTHER';
       requests.add(record.route, method, record.status, record.durationMs / 1000);
     },
-    commit(batchSize) {
+    /** A group commit: how many plants its transaction held. */
+    commit(batchSize: number): void {
       commits.inc();
       batchSizes.observe(batchSize);
     },
-    storeError() {
+    /** A store operation that failed (a commit that rolled back counts once for its batch). */
+    storeError(): void {
       storeErrors.inc();
     },
     scrape: () => registry.metrics(),
   };
 }
 
-const KNOWN_METHODS: ReadonlySet<string> = new Set([
-  'GET',
-  'HEAD',
-  'POST',
-  'PUT',
-  'DELETE',
-  'PATCH',
-  'OPTIONS',
-  'TRACE',
-  'CONNECT',
-]);
+const KNOWN_METHODS: ReadonlySet<string> = new Set('GET HEAD POST PUT DELETE PATCH OPTIONS TRACE CONNECT'.split(' '));
 
 /** The counts of one route, method and status, and the latency histogram of its route and method. */
 interface RequestCounts {

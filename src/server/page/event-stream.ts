@@ -22,15 +22,6 @@ const HEARTBEAT_MS = 15_000;
 /** A reader this far behind (bytes not yet taken by its socket) misses events, told by a `gap` event. */
 const MAX_BACKLOG_BYTES = 1024 * 1024;
 
-export interface EventStreams {
-  /** Answers GET /_serve/events: the journal after `after`, then every new entry, as text/event-stream. */
-  open(req: IncomingMessage, res: ServerResponse, after: number): void;
-  /** Ends every stream, so that a graceful stop does not wait for open tabs. */
-  closeAll(): void;
-  /** Streams open now. */
-  readonly size: number;
-}
-
 /**
  * The live request log as Server-Sent Events: `event: request` with an entry of the journal as
  * its data and its seq as the event id. The page reads it with fetch (EventSource cannot send the
@@ -38,10 +29,13 @@ export interface EventStreams {
  * also carries `event: rates`, the chart's figures as JSON from `rates`: under load the tab
  * draws the log and the chart in one frame, and does not ask for them.
  */
-export function createEventStreams(journal: RequestJournal, rates?: () => string): EventStreams {
+export type EventStreams = ReturnType<typeof createEventStreams>;
+
+export function createEventStreams(journal: RequestJournal, rates?: () => string) {
   const open = new Set<ServerResponse>();
   return {
-    open(req, res, after) {
+    /** Answers GET /_serve/events: the journal after `after`, then every new entry, as text/event-stream. */
+    open(req: IncomingMessage, res: ServerResponse, after: number): void {
       res.writeHead(200, {
         'content-type': 'text/event-stream; charset=utf-8',
         'cache-control': 'no-store',
@@ -95,6 +89,7 @@ export function createEventStreams(journal: RequestJournal, rates?: () => string
       });
       req.socket.setNoDelay(true);
     },
+    /** Ends every stream, so that a graceful stop does not wait for open tabs. */
     closeAll() {
       for (const res of open) res.end();
     },

@@ -11,17 +11,12 @@ export const PAGE_ASSETS = {
 } as const;
 export type PageAssetName = keyof typeof PAGE_ASSETS;
 
-/** A file as it is, and gzipped: the page's three gzipped fit TCP's initial window, one round trip. */
-export interface PageAsset {
-  raw: Buffer;
-  gzipped: Buffer;
-}
-
-const cache = new Map<PageAssetName, Promise<PageAsset>>();
+/** Each file as it is, and gzipped: the page's three gzipped fit TCP's initial window, one round trip. */
+const cache = new Map<PageAssetName, Promise<{ raw: Buffer; gzipped: Buffer }>>();
 const gzipAsync = promisify(gzip);
 
 /** The file's bytes, read and compressed once (the page is static: no build step, nothing to template). */
-export function readPageAsset(name: PageAssetName): Promise<PageAsset> {
+export function readPageAsset(name: PageAssetName) {
   let asset = cache.get(name);
   if (asset === undefined) {
     asset = readFile(new URL(`./assets/${name}`, import.meta.url)).then(async (raw) => ({

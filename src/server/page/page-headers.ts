@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
-import { ForbiddenError } from '../errors.js';
+import { HttpError } from '../errors.js';
 
 /**
  * The page's Content-Security-Policy: its own script and style only (no inline script, no other
@@ -36,12 +36,12 @@ export function setPageHeaders(res: ServerResponse): void {
 export function checkSameOrigin(req: IncomingMessage): void {
   const site = req.headers['sec-fetch-site'];
   if (site !== undefined && site !== 'same-origin' && site !== 'none') {
-    throw new ForbiddenError(`cross-origin requests to the page's endpoints are refused (Sec-Fetch-Site: ${site})`);
+    throw new HttpError(403, `cross-origin requests to the page's endpoints are refused (Sec-Fetch-Site: ${site})`);
   }
   const origin = req.headers.origin;
   if (origin === undefined) return;
   const scheme = (req.socket as TLSSocket).encrypted === true ? 'https' : 'http';
   if (origin !== `${scheme}://${req.headers.host ?? ''}`) {
-    throw new ForbiddenError("cross-origin requests to the page's endpoints are refused");
+    throw new HttpError(403, "cross-origin requests to the page's endpoints are refused");
   }
 }

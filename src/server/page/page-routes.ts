@@ -1,16 +1,17 @@
 import type { IncomingMessage } from 'node:http';
 import { createBearerAuth } from '../auth.js';
-import { BadRequestError } from '../errors.js';
+import { HttpError } from '../errors.js';
 import { checkContentType, readBody } from '../http/request.js';
 import { sendJson } from '../http/response.js';
+import type { RequestRecord } from '../observability/request-record.js';
 import type { RouteHandler } from '../routes/route-context.js';
 import type { TestControls } from '../test-double/test-controls.js';
-import type { EventStreams } from './event-stream.js';
+import { createEventStreams, type EventStreams } from './event-stream.js';
 import { PAGE_ASSETS, type PageAssetName, readPageAsset } from './page-assets.js';
 import { checkSameOrigin, setPageHeaders } from './page-headers.js';
 import { PAGE_PREFIX } from './page-path.js';
-import type { RequestJournal } from './request-journal.js';
-import type { RequestRates } from './request-rates.js';
+import { createRequestJournal, type RequestJournal, type RequestJournalOptions } from './request-journal.js';
+import { createRequestRates, type RequestRates } from './request-rates.js';
 
 /** What the page shows of the server: which instance, on which kind of store. */
 export interface PageServerInfo {
@@ -19,13 +20,34 @@ export interface PageServerInfo {
   store: 'sqlite' | 'memory' | 'postgres';
 }
 
-export interface PageRouteOptions {
+interface PageOptions {
   tokens: readonly string[];
   info: PageServerInfo;
-  journal: RequestJournal;
-  rates: RequestRates;
-  streams: EventStreams;
   controls: TestControls;
+  journal?: Omit<RequestJournalOptions, 'skip'>;
+}
+
+/** The page's own requests, and probes, are left out of its journal and chart (and logged as probes). */
+export function isPageOrProbe(record: RequestRecord): boolean {
+  return record.probe || record.path.startsWith(PAGE_PREFIX);
+}
+
+/** The page of plants serve (docs/serve-page.md): its journal, chart, event stream and routes, for one instance. */
+export function createServePage(options: PageOptions) {
+  const journal = createRequestJournal({ ...options.journal, skip: isPageOrProbe });
+  const rates = createRequestRates({ skip: isPageOrProbe });
+  const streams = createEventStreams(journal, () => JSON.stringify(rates.window()));
+  return {
+    routes: createPageRoutes(options, journal, rates, streams),
+    /** The requests answered (GET /_serve/journal), for a test's code to read too. */
+    journal,
+    /** Feeds the journal and the chart; the app calls it for every request answered. */
+    observe(record: RequestRecord): void {
+      journal.record(record);
+      rates.record(record);
+    },
+    close: () => streams.closeAll(),
+  };
 }
 
 /** PUT /_serve/controls bodies are a few hundred bytes. */
@@ -36,9 +58,13 @@ const MAX_CONTROLS_BYTES = 16 * 1024;
  * and the endpoints it reads and steers with, each behind the store's bearer token and refused
  * to other origins. Handlers are thin: the journal, the stream and the controls do the work.
  */
-export function createPageRoutes(options: PageRouteOptions): Record<string, Record<string, RouteHandler>> {
-  const authorize = createBearerAuth(options.tokens);
-  const { journal, rates, streams, controls, info } = options;
+function createPageRoutes(
+  { tokens, info, controls }: PageOptions,
+  journal: RequestJournal,
+  rates: RequestRates,
+  streams: EventStreams,
+): Record<string, Record<string, RouteHandler>> {
+  const authorize = createBearerAuth(tokens);
   // Every data endpoint: the page's headers first (errors carry them too), then origin, then token.
   const guarded =
     (handler: RouteHandler): RouteHandler =>
@@ -122,9 +148,10 @@ function afterOf(req: IncomingMessage): number {
   let after = 0;
   for (const [key, value] of params) {
     if (key !== 'after')
-      throw new BadRequestError(`unknown query parameter ${JSON.stringify(key.slice(0, 40))}; only after is taken`);
+      throw new HttpError(400, `unknown query parameter ${JSON.stringify(key.slice(0, 40))}; only after is taken`);
     if (!/^\d{1,15}$/.test(value)) {
-      throw new BadRequestError(
+      throw new HttpError(
+        400,
         `after must be a whole number from 0, the seq of a journal entry (got ${JSON.stringify(value.slice(0, 40))})`,
       );
     }
@@ -146,6 +173,6 @@ function parseJson(body: Buffer): unknown {
   try {
     return JSON.parse(body.toString('utf8'));
   } catch (error) {
-    throw new BadRequestError('request body is not valid JSON', { cause: error });
+    throw new HttpError(400, 'request body is not valid JSON', { cause: error });
   }
 }

@@ -4,21 +4,6 @@ import type { RequestRecord } from '../observability/request-record.js';
 export const DEFAULT_JOURNAL_MAX_ENTRIES = 1000;
 export const DEFAULT_JOURNAL_MAX_BYTES = 256 * 1024;
 
-/** One answered request as the page and GET /_serve/journal show it. */
-export interface JournalEntry {
-  /** 1, 2, 3…: the order requests were answered in, never reused while the server runs. */
-  seq: number;
-  /** When the answer ended (or the client went), ISO 8601 in UTC. */
-  time: string;
-  method: string;
-  path: string;
-  status: number;
-  durationMs: number;
-  requestId: string;
-  /** The fault serve injected, if any. */
-  fault?: string;
-}
-
 export interface RequestJournalOptions {
   /** At most this many entries are kept. Default DEFAULT_JOURNAL_MAX_ENTRIES. */
   maxEntries?: number;
@@ -30,27 +15,7 @@ export interface RequestJournalOptions {
   now?: () => number;
 }
 
-export interface RequestJournal {
-  readonly maxEntries: number;
-  readonly maxBytes: number;
-  /** The observer that feeds it: the app tells it of every request once answered. */
-  record(record: RequestRecord): void;
-  /** The entries kept with a seq above `after`, oldest first, each as its JSON text. */
-  since(after?: number): string[];
-  /**
-   * At most `max` of the newest entries kept with a seq above `after`, oldest first, each as its
-   * JSON text, and how many entries after `after` are left out (older than those, or no longer kept).
-   */
-  tail(after: number, max: number): { texts: string[]; skipped: number };
-  /** How many entries are kept, their bytes, and how many were dropped to stay in bounds. */
-  stats(): { entries: number; bytes: number; dropped: number; lastSeq: number };
-  /**
-   * Called with each new entry's seq and JSON text; returns the unsubscribe. A listener runs on
-   * every request: it should note that there is news and read the entries later (tail), not
-   * do work per entry.
-   */
-  subscribe(listener: (seq: number, json: string) => void): () => void;
-}
+export type RequestJournal = ReturnType<typeof createRequestJournal>;
 
 /**
  * The bounded request journal of plants serve: a ring of the last requests, capped both in
@@ -58,7 +23,7 @@ export interface RequestJournal {
  * of memory in long tests). Entries are kept as JSON text, serialised once: the JSON endpoint
  * and the event stream send them as they are, and their bytes are exactly what the cap counts.
  */
-export function createRequestJournal(options: RequestJournalOptions = {}): RequestJournal {
+export function createRequestJournal(options: RequestJournalOptions = {}) {
   const maxEntries = options.maxEntries ?? DEFAULT_JOURNAL_MAX_ENTRIES;
   const maxBytes = options.maxBytes ?? DEFAULT_JOURNAL_MAX_BYTES;
   if (!(Number.isInteger(maxEntries) && maxEntries > 0) || !(Number.isInteger(maxBytes) && maxBytes > 0)) {
@@ -86,6 +51,10 @@ export function createRequestJournal(options: RequestJournalOptions = {}): Reque
     dropped += 1;
   };
 
+  /**
+   * At most `max` of the newest entries kept with a seq above `after`, oldest first, each as its
+   * JSON text, and how many entries after `after` are left out (older than those, or no longer kept).
+   */
   const tail = (after: number, max: number) => {
     const newest: string[] = [];
     for (let i = count - 1; i >= 0 && newest.length < max; i -= 1) {
@@ -100,10 +69,11 @@ export function createRequestJournal(options: RequestJournalOptions = {}): Reque
   return {
     maxEntries,
     maxBytes,
-    record(record) {
+    /** The observer that feeds it: the app tells it of every request once answered. */
+    record(record: RequestRecord): void {
       if (skip?.(record) === true) return;
       lastSeq += 1;
-      // A JournalEntry, written out by hand: this runs for every request, where JSON.stringify
+      // A JournalEntry (src/testing/store-types.ts), written out by hand: this runs for every request, where JSON.stringify
       // of an object and a Date's toISOString would cost more than the rest of the journal.
       const json =
         `{"seq":${lastSeq},"time":"${isoTime(now())}","method":${JSON.stringify(record.method)},` +
@@ -126,13 +96,17 @@ export function createRequestJournal(options: RequestJournalOptions = {}): Reque
       }
       for (const listener of listeners) listener(lastSeq, json);
     },
+    /** The entries kept with a seq above `after`, oldest first, each as its JSON text. */
     // Seqs rise from the oldest entry kept to the newest: all of those after `after` are its tail.
     since: (after = 0) => tail(after, count).texts,
     tail,
-    stats() {
-      return { entries: count, bytes, dropped, lastSeq };
-    },
-    subscribe(listener) {
+    /** How many entries are kept, their bytes, and how many were dropped to stay in bounds. */
+    stats: () => ({ entries: count, bytes, dropped, lastSeq }),
+    /**
+     * Called with each new entry's seq and JSON text; returns the unsubscribe. A listener runs on
+     * every request: it should note that there is news and read the entries later (tail).
+     */
+    subscribe(listener: (seq: number, json: string) => void) {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },

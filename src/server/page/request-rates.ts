@@ -3,23 +3,13 @@ import type { RequestRecord } from '../observability/request-record.js';
 /** The chart's window: five minutes of one-second buckets. */
 export const RATE_WINDOW_SECONDS = 300;
 
-export interface RequestRates {
-  /** The observer that feeds it. */
-  record(record: RequestRecord): void;
-  /**
-   * The buckets of the last RATE_WINDOW_SECONDS that saw a request, oldest first, as
-   * `[unix second, requests, mean ms, max ms]`, and the current second.
-   */
-  window(): { now: number; seconds: number; buckets: Array<[number, number, number, number]> };
-}
+export type RequestRates = ReturnType<typeof createRequestRates>;
 
 /**
  * Requests per second and their latency over the last minutes, for the page's chart: a ring of
  * one-second buckets, fixed in size whatever the load.
  */
-export function createRequestRates(
-  options: { skip?: (record: RequestRecord) => boolean; now?: () => number } = {},
-): RequestRates {
+export function createRequestRates(options: { skip?: (record: RequestRecord) => boolean; now?: () => number } = {}) {
   const now = options.now ?? Date.now;
   const { skip } = options;
   const second = new Float64Array(RATE_WINDOW_SECONDS);
@@ -27,7 +17,7 @@ export function createRequestRates(
   const sumMs = new Float64Array(RATE_WINDOW_SECONDS);
   const maxMs = new Float64Array(RATE_WINDOW_SECONDS);
   return {
-    record(record) {
+    record(record: RequestRecord): void {
       if (skip?.(record) === true) return;
       const at = Math.floor(now() / 1000);
       const slot = at % RATE_WINDOW_SECONDS;
@@ -41,6 +31,10 @@ export function createRequestRates(
       sumMs[slot] = (sumMs[slot] as number) + record.durationMs;
       if (record.durationMs > (maxMs[slot] as number)) maxMs[slot] = record.durationMs;
     },
+    /**
+     * The buckets of the last RATE_WINDOW_SECONDS that saw a request, oldest first, as
+     * `[unix second, requests, mean ms, max ms]`, and the current second.
+     */
     window() {
       const at = Math.floor(now() / 1000);
       const buckets: Array<[number, number, number, number]> = [];

@@ -1,21 +1,13 @@
 import type { ServerResponse } from 'node:http';
 import { stringifyJsonExact } from '../../schema/exact-json.js';
-import type { NewPlant } from '../../schema/plant.js';
-import { ConflictError, NotFoundError } from '../errors.js';
+import { InvalidPlantError } from '../../schema/invalid-plant-error.js';
+import { type NewPlant, parseNewPlantJson } from '../../schema/plant.js';
+import { ConflictError, HttpError, NotFoundError } from '../errors.js';
 import { checkContentEncoding, checkContentType, pathOf, readBody, searchOf } from '../http/request.js';
 import { sendJson } from '../http/response.js';
 import { DEFAULT_PAGE_SIZE, nextPageLink, parseListQuery, plantIdFromPath, renderPage } from '../listing.js';
 import type { AddResult } from '../stores/plant-store.js';
-import { parsePlant, toWire } from './plant-bodies.js';
 import type { Handler, RouteContext } from './route-context.js';
-
-export interface PlantRoutes {
-  addPlant: Handler;
-  listPlants: Handler;
-  getPlant: Handler;
-  deletePlant: Handler;
-  resetStore: Handler;
-}
 
 /**
  * POST /plants (the interface's one operation), and plants serve's own GET /plants, GET and
@@ -27,7 +19,7 @@ export function createPlantRoutes(
   { store, authorize, maxBodyBytes, fail, failed }: RouteContext,
   /** serve --allow-reset: puts the store back to its seed, atomically. Absent: POST /reset is a 404. */
   reset: (() => Promise<void>) | undefined,
-): PlantRoutes {
+) {
   const addPlant: Handler = (req, res) => {
     // Auth first, before a byte of the body is read: a client without a token learns nothing more.
     authorize(req.headers.authorization);
@@ -119,4 +111,29 @@ function sendPage(res: ServerResponse, plants: readonly NewPlant[], limit: numbe
   const page = renderPage(plants, limit, (plant) => stringifyJsonExact(toWire(plant)));
   if (page.nextAfter !== undefined) res.setHeader('link', nextPageLink(limit, page.nextAfter));
   sendJson(res, 200, page.body);
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** A POST /plants body as the NewPlant it holds, or a 400 that says what is wrong with it. */
+export function parsePlant(body: Buffer): NewPlant {
+  let text: string;
+  try {
+    text = utf8.decode(body);
+  } catch (error) {
+    throw new HttpError(400, 'request body is not valid UTF-8', { cause: error });
+  }
+  try {
+    return parseNewPlantJson(text);
+  } catch (error) {
+    if (error instanceof InvalidPlantError) throw new HttpError(400, error.message, { cause: error });
+    throw error;
+  }
+}
+
+/** A stored plant as answered: id first, tag only when the plant has one. */
+export function toWire(plant: NewPlant): { id: bigint; name: string; tag?: string } {
+  return plant.tag === undefined
+    ? { id: plant.id, name: plant.name }
+    : { id: plant.id, name: plant.name, tag: plant.tag };
 }

@@ -9,31 +9,16 @@ import type { ServerMetrics } from '../observability/server-metrics.js';
  * Redocly's recommended rules pass on it (openapi-lint.test.ts). A document, so a data file.
  */
 import plantStoreOpenApi from '../openapi.json' with { type: 'json' };
+import type { PlantServerOptions } from '../server-options.js';
 import type { Handler, RouteContext } from './route-context.js';
 
-export interface ProbeRoutes {
-  live: Handler;
-  health: Handler;
-  ready: Handler;
-  contract: Handler;
-  /** Absent without metrics. */
-  scrape: Handler | undefined;
-}
-
-export interface ProbeOptions {
-  /** The store's tokens, which may read /metrics too. */
-  tokens: readonly string[];
+export interface ProbeOptions extends Pick<PlantServerOptions, 'tokens' | 'metricsToken'> {
   /** Serves GET /metrics (Prometheus text) when given. */
   metrics?: Pick<ServerMetrics, 'contentType' | 'scrape'>;
-  /**
-   * A token that may read /metrics besides the store's own. Without it, /metrics answers a
-   * client on loopback with no token at all; with it, every scrape must present a token.
-   */
-  metricsToken?: string;
 }
 
 /** Probes and metadata: /livez, /healthz, /readyz, /openapi.json and /metrics. */
-export function createProbeRoutes({ store, fail }: RouteContext, options: ProbeOptions): ProbeRoutes {
+export function createProbeRoutes({ store, fail }: RouteContext, options: ProbeOptions) {
   // /livez: the process answers. /readyz: the store can serve too; an orchestrator sends traffic
   // only to a ready instance and restarts only one that is not live. /healthz, the older name
   // load balancers ask: up and the store reachable (503 while the database is away).
@@ -52,6 +37,7 @@ export function createProbeRoutes({ store, fail }: RouteContext, options: ProbeO
   const openapi = JSON.stringify(plantStoreOpenApi);
   const contract: Handler = (_req, res) => sendJson(res, 200, openapi);
   const { metrics } = options;
+  // Absent without metrics.
   if (metrics === undefined) return { live, health, ready, contract, scrape: undefined };
   // Loopback is this machine: a scraper there may read without a token, unless a metrics token
   // is set (a reverse proxy on this machine would make every client look local).

@@ -44,7 +44,7 @@ export interface BatchingOptions {
  * is still committed). A backend supplies its commit (`commitBatch`), its reads and its other
  * changes, and how it lets its database go (`release`), after undici's PoolBase.
  */
-export abstract class GroupCommitStore implements PlantStore {
+export abstract class GroupCommitStore implements Pick<PlantStore, 'add' | 'close'> {
   readonly #batching: BatchingOptions;
   #queue: PendingAdd[] = [];
   #batchesInFlight = 0;
@@ -83,14 +83,9 @@ export abstract class GroupCommitStore implements PlantStore {
     return new Promise<AddResult>((resolve, reject) => {
       this.#queue.push({ plant, resolve, reject });
       if (this.#batching.start === 'at-once' || this.#queue.length >= this.#batching.maxBatchSize) this.pump();
-      else this.#scheduled ??= setImmediate(this.#onTurn);
+      else this.#scheduled ??= setImmediate(() => this.pump());
     });
   }
-
-  readonly #onTurn = (): void => {
-    this.#scheduled = undefined;
-    this.pump();
-  };
 
   /** Starts batches while adds wait and there is room; a backend that commits at once commits them all here. */
   protected pump(): void {
@@ -150,24 +145,18 @@ export abstract class GroupCommitStore implements PlantStore {
   #finish(batch: PendingAdd[], outcome: BatchOutcome): void {
     if (this.#batching.distinctIdsInFlight) for (const { plant } of batch) this.#idsInFlight.delete(plant.id);
     this.#batchesInFlight -= 1;
-    this.#settle(batch, outcome);
-    this.pump();
-  }
-
-  #settle(batch: PendingAdd[], outcome: BatchOutcome): void {
     if ('error' in outcome) {
       // One answer for the whole batch: it rolled back (nobody in it was stored), or its commit was
       // cut off (anybody may be), and everybody hears so.
       for (const pending of batch) pending.reject(outcome.error);
-      return;
+    } else {
+      this.#commits += 1;
+      this.#batching.onCommit?.(batch.length);
+      for (const [index, { plant, resolve }] of batch.entries()) {
+        resolve(outcome.added[index] ? { added: true, plant } : { added: false, id: plant.id });
+      }
     }
-    this.#commits += 1;
-    this.#batching.onCommit?.(batch.length);
-    const { added } = outcome;
-    for (let index = 0; index < batch.length; index++) {
-      const pending = batch[index] as PendingAdd;
-      pending.resolve(added[index] ? { added: true, plant: pending.plant } : { added: false, id: pending.plant.id });
-    }
+    this.pump();
   }
 
   /**
@@ -208,7 +197,6 @@ export abstract class GroupCommitStore implements PlantStore {
     return this.#closed;
   }
 
-  /** Batches committed so far. */
   get commits(): number {
     return this.#commits;
   }
@@ -229,10 +217,4 @@ export abstract class GroupCommitStore implements PlantStore {
     if (!this.#idle) await this.whenIdle();
     await this.release();
   }
-
-  abstract get(id: bigint): Promise<NewPlant | undefined>;
-  abstract page(after: bigint | undefined, limit: number): Promise<NewPlant[]>;
-  abstract remove(id: bigint): Promise<boolean>;
-  abstract replaceAll(plants: readonly NewPlant[]): Promise<void>;
-  abstract check(): Promise<void>;
 }

@@ -21,7 +21,6 @@ export interface PlantStore {
    * overlap on that promise (see connection-order.ts).
    */
   add(plant: NewPlant): Promise<AddResult>;
-  /** The plant with this id, or undefined. */
   get(id: bigint): Promise<NewPlant | undefined>;
   /** Up to `limit` plants with an id above `after` (or from the first), in id order. */
   page(after: bigint | undefined, limit: number): Promise<NewPlant[]>;

@@ -17,9 +17,6 @@ export class StoreError extends Error {
   }
 }
 
-/** Seconds a client is asked to wait (Retry-After) when the database cannot be reached. */
-export const STORE_RETRY_AFTER_SECONDS = 1;
-
 /**
  * The database cannot be reached just now (restarting, network cut, failover), and the request
  * changed nothing: sending it again is safe. Answered 503 with Retry-After.
@@ -31,7 +28,8 @@ export class StoreUnavailableError extends StoreError {
     options: { cause?: unknown; retryAfterSeconds?: number } = {},
   ) {
     super(message, options);
-    this.retryAfterSeconds = options.retryAfterSeconds ?? STORE_RETRY_AFTER_SECONDS;
+    // Seconds a client is asked to wait (Retry-After): 1 unless the store knows better.
+    this.retryAfterSeconds = options.retryAfterSeconds ?? 1;
   }
 }
 

@@ -5,7 +5,7 @@ import { JsonRecordReader } from '../../records/json-records.js';
 import { stringifyJsonExact } from '../../schema/exact-json.js';
 import { InvalidPlantError } from '../../schema/invalid-plant-error.js';
 import { type NewPlant, toNewPlant } from '../../schema/plant.js';
-import { toWire } from '../routes/plant-bodies.js';
+import { toWire } from '../routes/plants.js';
 import type { PlantStore } from '../stores/plant-store.js';
 
 /** The plants of `plants serve --seed FILE` (or startStore's seed), each with where it is, for messages. */

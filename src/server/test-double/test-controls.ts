@@ -1,8 +1,11 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import * as z from 'zod/mini';
-import { BadRequestError, ForbiddenError } from '../errors.js';
-import { createPlantInterceptor, type PlantRequestInterceptor } from './plant-faults.js';
-import { MAX_FAULT_SEED } from './prng.js';
-import { type DelayRange, FAULT_KINDS, type FaultRate, MAX_DELAY_MS } from './testing-options.js';
+import { HttpError } from '../errors.js';
+import type { Handler } from '../routes/route-context.js';
+import { StoreUnavailableError } from '../stores/store-errors.js';
+import { MAX_FAULT_SEED, seededRandom } from './prng.js';
+import { type DelayRange, FAULT_KINDS, type FaultKind, type FaultRate, MAX_DELAY_MS } from './testing-options.js';
 
 /** The delay and faults in force, as GET /_serve/controls answers and PUT /_serve/controls takes them. */
 export interface ControlsState {
@@ -66,22 +69,7 @@ export const ControlsUpdate = z.strictObject(
 );
 export type ControlsUpdate = z.output<typeof ControlsUpdate>;
 
-export interface TestControls {
-  /**
-   * What the app runs plant requests through, or undefined when nothing can ever be injected
-   * (no --delay or --fault, and not editable): then none of this is on the request path.
-   */
-  readonly interceptor: PlantRequestInterceptor | undefined;
-  state(): ControlsState;
-  /** Throws the 403 of a server started without --allow-reset, before anything else is looked at. */
-  checkEditable(): void;
-  /** Validates and applies an update (400 when it is not one, 403 when not editable); returns the new state. */
-  update(body: unknown): ControlsState;
-  /** Applies an update from the code that started the server (startStore), editable or not; returns the new state. */
-  apply(update: ControlsUpdate): ControlsState;
-  /** Drops the stalled requests of every setting there was (at a stop). */
-  dropStalled(): void;
-}
+export type TestControls = ReturnType<typeof createTestControls>;
 
 /**
  * serve's delay and faults, changeable while serving when started with --allow-reset (the flag
@@ -97,7 +85,7 @@ export function createTestControls(options: {
   editable: boolean;
   /** Changeable by the code that started the server (apply), so always on the request path too. */
   changeableFromCode?: boolean;
-}): TestControls {
+}) {
   let delay: DelayRange | null = options.delay ?? null;
   let faults: FaultRate[] = [...(options.faults ?? [])];
   let faultSeed = options.faultSeed;
@@ -115,7 +103,9 @@ export function createTestControls(options: {
     faults: faults.map((fault) => ({ ...fault })),
     faultSeed,
   });
-  // Changeable: always on the path (one call), since a fault may be switched on at any time.
+  // What the app runs plant requests through, or undefined when nothing can ever be injected (no
+  // --delay or --fault, and not editable). Changeable: always on the path (one call), since a
+  // fault may be switched on at any time.
   const interceptor: PlantRequestInterceptor | undefined =
     options.editable || options.changeableFromCode === true
       ? (req, res, handle, fail) => {
@@ -124,13 +114,16 @@ export function createTestControls(options: {
           return undefined;
         }
       : current;
+  /** Throws the 403 of a server started without --allow-reset, before anything else is looked at. */
   const checkEditable = () => {
     if (!options.editable) {
-      throw new ForbiddenError(
+      throw new HttpError(
+        403,
         'the controls are read-only on this server: start plants serve with --allow-reset to change them',
       );
     }
   };
+  /** Applies an update from the code that started the server (startStore), editable or not; returns the new state. */
   const apply = (update: ControlsUpdate): ControlsState => {
     if (update.delay !== undefined) delay = update.delay;
     if (update.faults !== undefined) faults = update.faults.filter((fault) => fault.rate > 0);
@@ -142,13 +135,15 @@ export function createTestControls(options: {
     interceptor,
     state,
     checkEditable,
-    update(body) {
+    /** Validates and applies an update (400 when it is not one, 403 when not editable); returns the new state. */
+    update(body: unknown): ControlsState {
       checkEditable();
       const parsed = parseControlsUpdate(body);
-      if ('issue' in parsed) throw new BadRequestError(`invalid controls: ${parsed.issue}`);
+      if ('issue' in parsed) throw new HttpError(400, `invalid controls: ${parsed.issue}`);
       return apply(parsed.update);
     },
     apply,
+    /** Drops the stalled requests of every setting there was (at a stop). */
     dropStalled() {
       for (const each of made) each.dropStalled();
     },
@@ -169,4 +164,111 @@ function describeIssue(error: z.core.$ZodError): string {
     .map((key, index) => (typeof key === 'number' ? `[${key}]` : index === 0 ? String(key) : `.${String(key)}`))
     .join('');
   return where === '' ? issue.message : `${where}: ${issue.message}`;
+}
+
+/**
+ * Runs one plant request the way --delay and --fault say: after its delay, with the fault its
+ * draw came to (or none). Returns that fault, for the request log. `fail` answers an error the
+ * way the app does (the one error handler).
+ */
+export type PlantRequestInterceptor = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  handle: Handler,
+  fail: (error: unknown) => void,
+) => FaultKind | undefined;
+
+/**
+ * The interceptor of `plants serve --delay/--fault`, or undefined when neither asks for
+ * anything: then the app calls the handlers directly and none of this is on the request path.
+ * Every plant request draws one number from the fault sequence, whatever it meets, so that the
+ * faults depend only on the seed and the order the requests came in.
+ */
+function createPlantInterceptor(options: {
+  delay: DelayRange | undefined;
+  faults: readonly FaultRate[];
+  /** Seeds the draws: the same seed and the same requests, in the same order, meet the same faults. */
+  faultSeed: number;
+}): (PlantRequestInterceptor & { dropStalled(): void }) | undefined {
+  const faults = options.faults.filter((fault) => fault.rate > 0);
+  const delay = options.delay !== undefined && options.delay.maxMs > 0 ? options.delay : undefined;
+  if (faults.length === 0 && delay === undefined) return undefined;
+  const drawFault = seededRandom(options.faultSeed);
+  // Delays draw from a sequence of their own, so that turning --delay on does not move the faults.
+  const drawDelay = seededRandom(options.faultSeed ^ 0x9e3779b9);
+  const bounds: Array<{ below: number; kind: FaultKind }> = [];
+  let total = 0;
+  for (const fault of faults) {
+    total += fault.rate;
+    bounds.push({ below: total, kind: fault.kind });
+  }
+  // Stalled requests are never answered: at a stop they are dropped rather than waited for.
+  const stalled = new Set<ServerResponse>();
+  const intercept: PlantRequestInterceptor = (req, res, handle, fail) => {
+    let fault: FaultKind | undefined;
+    if (bounds.length > 0) {
+      const draw = drawFault();
+      fault = bounds.find((bound) => draw < bound.below)?.kind;
+    }
+    const run = () => {
+      // A client that gave up during the delay left nothing to answer.
+      if (res.destroyed) return;
+      if (fault === 'stall') {
+        stalled.add(res);
+        res.once('close', () => stalled.delete(res));
+      }
+      inject(fault, req, res, handle, fail);
+    };
+    if (delay === undefined) run();
+    else setTimeout(run, delay.minMs + Math.floor(drawDelay() * (delay.maxMs - delay.minMs + 1)));
+    return fault;
+  };
+  return Object.assign(intercept, {
+    dropStalled() {
+      for (const res of stalled) res.socket?.destroy();
+    },
+  });
+}
+
+function inject(
+  fault: FaultKind | undefined,
+  req: IncomingMessage,
+  res: ServerResponse,
+  handle: Handler,
+  fail: (error: unknown) => void,
+): void {
+  switch (fault) {
+    case '503':
+      fail(new StoreUnavailableError('the store is unavailable (a fault injected by plants serve --fault 503)'));
+      return;
+    case 'stall':
+      // Read and drop the body, so the connection stays sound, and never answer.
+      req.resume();
+      return;
+    case 'reset':
+      // Carried out (an add committed) before the answer is dropped with its connection. An
+      // answer behind others on a pipelined connection has no socket until its turn comes: the
+      // connection is dropped then, where this answer would have gone out (never left hanging).
+      res.end = (() => {
+        if (res.socket !== null) res.socket.destroy();
+        else res.once('socket', (socket: Socket) => socket.destroy());
+        return res;
+      }) as ServerResponse['end'];
+      break;
+    case 'truncate':
+      res.end = ((chunk?: unknown) => {
+        const body = typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.isBuffer(chunk) ? chunk : Buffer.alloc(0);
+        // The head declares the whole length; half the body follows, then the connection goes.
+        res.write(body.subarray(0, Math.floor(body.length / 2)), () => res.socket?.destroy());
+        return res;
+      }) as ServerResponse['end'];
+      break;
+    default:
+      break;
+  }
+  try {
+    handle(req, res);
+  } catch (error) {
+    fail(error);
+  }
 }

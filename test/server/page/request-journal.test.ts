@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { RequestRecord } from '../../../src/server/observability/request-record.js';
-import { createRequestJournal, type JournalEntry } from '../../../src/server/page/request-journal.js';
+import { createRequestJournal } from '../../../src/server/page/request-journal.js';
 import { createRequestRates, RATE_WINDOW_SECONDS } from '../../../src/server/page/request-rates.js';
+import type { JournalEntry } from '../../../src/testing/index.js';
 
 function record(path: string, extra: Partial<RequestRecord> = {}): RequestRecord {
   return {

@@ -96,19 +96,12 @@ export function resolvePostgresConnection(
     }
   };
   const query = parsed.searchParams;
-  const entries: Array<{ host: string | undefined; port: string | undefined }> =
-    split === undefined
-      ? [
-          {
-            host: nonEmpty(decode(parsed.hostname, 'host').replace(/^\[(.*)\]$/, '$1')),
-            port: nonEmpty(parsed.port),
-          },
-        ]
-      : split.hosts.map((entry) => {
-          const match = /^(\[[^\]]*\]|[^:]*)(?::(.*))?$/.exec(entry);
-          const host = decode(match?.[1] ?? '', 'host').replace(/^\[(.*)\]$/, '$1');
-          return { host: nonEmpty(host), port: match?.[2] };
-        });
+  // Each `host[:port]` (`[v6]:port`) of the list, or the one the URL names (WHATWG keeps no empty port).
+  const entries = (split?.hosts ?? [parsed.host]).map((entry) => {
+    const match = /^(\[[^\]]*\]|[^:]*)(?::(.*))?$/.exec(entry);
+    const host = decode(match?.[1] ?? '', 'host').replace(/^\[(.*)\]$/, '$1');
+    return { host: nonEmpty(host), port: match?.[2] };
+  });
   // A host list from the query or the environment (libpq's host=h1,h2 and PGHOST=h1,h2) when the URL names none.
   const listed =
     entries.length === 1 && entries[0]?.host === undefined
@@ -134,21 +127,16 @@ export function resolvePostgresConnection(
   const path = decode(parsed.pathname.replace(/^\//, ''), 'database name');
   if (path.includes('/')) throw bad('the database name cannot contain "/"');
   const database = nonEmpty(path) ?? query.get('dbname') ?? env.database ?? user;
-  const modeText = query.get('sslmode') ?? env.sslmode ?? 'prefer';
-  if (!(SSL_MODES as readonly string[]).includes(modeText)) {
-    throw bad(`sslmode must be one of ${SSL_MODES.join(', ')} (got ${modeText.slice(0, 20)})`);
-  }
+  const oneOf = <T extends string>(name: string, text: string, values: readonly T[]): T => {
+    if ((values as readonly string[]).includes(text)) return text as T;
+    throw bad(`${name} must be one of ${values.join(', ')} (got ${text.slice(0, 20)})`);
+  };
+  const sslmode = oneOf('sslmode', query.get('sslmode') ?? env.sslmode ?? 'prefer', SSL_MODES);
   const targetText = query.get('target_session_attrs') ?? env.targetSessionAttrs ?? 'any';
   if (READ_ONLY_TARGETS.includes(targetText)) {
     throw bad(`target_session_attrs=${targetText} cannot work: serve writes, so it needs read-write or primary`);
   }
-  if (!(TARGET_SESSION_ATTRS as readonly string[]).includes(targetText)) {
-    throw bad(
-      `target_session_attrs must be one of ${TARGET_SESSION_ATTRS.join(', ')} (got ${targetText.slice(0, 20)})`,
-    );
-  }
-  const targetSessionAttrs = targetText as TargetSessionAttrs;
-  const sslmode = modeText as SslMode;
+  const targetSessionAttrs = oneOf('target_session_attrs', targetText, TARGET_SESSION_ATTRS);
   return {
     host,
     port,

@@ -91,18 +91,14 @@ export function choosePrimary(
 }
 
 function describeRole(probe: HostProbe): string {
-  switch (probe.role) {
-    case 'standby':
-      return 'is a standby (in recovery)';
-    case 'read-only':
-      return 'is read-only';
-    case 'unreachable':
-      return `cannot be reached (${oneLine(probe.error) || 'no answer'})`;
-    case 'refused':
-      return `refused the connection (${oneLine(probe.error) || 'no answer'})`;
-    case 'primary':
-      return 'did not say its timeline';
-  }
+  const said = oneLine(probe.error) || 'no answer';
+  return {
+    standby: 'is a standby (in recovery)',
+    'read-only': 'is read-only',
+    unreachable: `cannot be reached (${said})`,
+    refused: `refused the connection (${said})`,
+    primary: 'did not say its timeline',
+  }[probe.role];
 }
 
 /**

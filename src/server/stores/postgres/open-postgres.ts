@@ -1,15 +1,8 @@
-import pg from 'pg';
 import { DatabaseConnectError, DatabaseOpenError } from '../store-errors.js';
 import { describeConnection, describeHost, type PostgresConnection } from './connection-settings.js';
 import { isTransientPostgresError, sqlState } from './postgres-errors.js';
 import { migratePostgres, SchemaTooNewError } from './postgres-migrations.js';
-import { type Lease, NoPrimaryAtStartError, PrimaryPool } from './primary-pool.js';
-
-export interface PostgresOpenOptions {
-  connection: PostgresConnection;
-  /** Receives errors nobody waits for (an idle connection that broke). Default: nothing. */
-  onBackgroundError?: (error: unknown) => void;
-}
+import { type Lease, NoPrimaryAtStartError, PrimaryPool, type PrimaryPoolOptions } from './primary-pool.js';
 
 /**
  * Connects to the server written to, checks the database, and migrates the schema. Throws
@@ -17,28 +10,11 @@ export interface PostgresOpenOptions {
  * schema from a newer plants), with a one-line message naming host, port and database and never
  * the password.
  */
-export async function openPostgres(options: PostgresOpenOptions): Promise<PrimaryPool> {
+export async function openPostgres(options: PrimaryPoolOptions): Promise<PrimaryPool> {
   const { connection } = options;
   let primary: PrimaryPool;
   try {
-    primary = await PrimaryPool.open({
-      connection,
-      onBackgroundError: options.onBackgroundError,
-      pool: {
-        max: 8, // reads, deletes and batches share them
-        connectionTimeoutMillis: 5000,
-        idleTimeoutMillis: 30_000,
-        // A network cut that sends nothing back would otherwise hold a statement for the OS's
-        // TCP time-outs (hours): give up on it (then resend, or 503) and notice idle losses.
-        query_timeout: 30_000,
-        keepAlive: true,
-        keepAliveInitialDelayMillis: 10_000,
-        application_name: 'plants serve',
-        // int8 as BigInt, for this pool only (pg's global setTypeParser would change every pool
-        // in the process): ids never pass through a JS number.
-        types: { getTypeParser: bigintTypeParser },
-      },
-    });
+    primary = await PrimaryPool.open(options);
   } catch (error) {
     if (error instanceof NoPrimaryAtStartError) throw describeNoPrimary(error, connection);
     throw error;
@@ -74,24 +50,6 @@ async function migrateOn(primary: PrimaryPool, connection: PostgresConnection): 
     );
   }
   lease.release();
-}
-
-/** pg's type id of int8, and of int8[]. */
-const INT8 = 20;
-const INT8_ARRAY = 1016;
-
-/** pg's own parsers, except int8 (and int8[]) as BigInt. */
-function bigintTypeParser(oid: number, format?: 'text' | 'binary'): (value: string) => unknown {
-  if (oid === INT8) return (value: string) => BigInt(value);
-  if (oid === INT8_ARRAY) {
-    // pg's own int8[] parser yields digit strings (never numbers): each becomes a BigInt.
-    const parseArray = pg.types.getTypeParser(INT8_ARRAY as Parameters<typeof pg.types.getTypeParser>[0], 'text');
-    return (value: string) =>
-      (parseArray(value) as Array<string | null>).map((item) => (item === null ? null : BigInt(item)));
-  }
-  return pg.types.getTypeParser(oid as Parameters<typeof pg.types.getTypeParser>[0], format ?? 'text') as (
-    value: string,
-  ) => unknown;
 }
 
 /**

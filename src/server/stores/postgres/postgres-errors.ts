@@ -29,7 +29,6 @@ export function isTransientPostgresError(error: unknown): boolean {
   return TRANSIENT_MESSAGES.test(error.message);
 }
 
-/** SQLSTATE of a driver error, if it has one. */
 export function sqlState(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | undefined)?.code;
   return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;

@@ -1,14 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
 import type { NewPlant } from '../../../schema/plant.js';
-import { type BatchOutcome, GroupCommitStore, type PendingAdd } from '../group-commit-store.js';
+import { type BatchingOptions, type BatchOutcome, GroupCommitStore, type PendingAdd } from '../group-commit-store.js';
 import { OutcomeUnknownError, StoreClosedError, StoreUnavailableError } from '../store-errors.js';
-import { openPostgres, type PostgresOpenOptions } from './open-postgres.js';
+import { openPostgres } from './open-postgres.js';
 import { isTransientPostgresError, sqlState } from './postgres-errors.js';
 import { POSTGRES_MIGRATIONS } from './postgres-migrations.js';
-import { isLoss, type Lease, NoPrimaryError, type PrimaryPool } from './primary-pool.js';
+import { isLoss, type Lease, NoPrimaryError, type PrimaryPool, type PrimaryPoolOptions } from './primary-pool.js';
 
-export interface PostgresPlantStoreOptions extends PostgresOpenOptions {
+export interface PostgresPlantStoreOptions extends PrimaryPoolOptions, Pick<BatchingOptions, 'onCommit'> {
   /**
    * How long a batch's adds wait for its statement's answer before they are answered that they
    * may or may not be stored (AddOutcomeUnknownError) while the statement goes on: a network that
@@ -16,8 +16,6 @@ export interface PostgresPlantStoreOptions extends PostgresOpenOptions {
    * a healthy database answers a batch in milliseconds.
    */
   stallMs?: number;
-  /** Told of each committed batch and how many plants it held (the metrics). */
-  onCommit?: (batchSize: number) => void;
 }
 
 /** Most adds in one INSERT; more wait for the next. 1000: CockroachDB's advice too. */

@@ -11,17 +11,44 @@ import {
 import { type ClusterMemory, choosePrimary, type HostProbe, probeHost } from './host-selection.js';
 import { isTransientPostgresError, oneLine, sqlState } from './postgres-errors.js';
 
-/** The pool settings every server's pool shares; who and where (user, database, host, TLS) come from the connection. */
-export type SharedPoolConfig = Omit<
-  pg.PoolConfig,
-  'host' | 'port' | 'ssl' | 'connectionString' | 'user' | 'password' | 'database'
->;
-
 export interface PrimaryPoolOptions {
   connection: PostgresConnection;
-  pool: SharedPoolConfig;
   /** Receives errors nobody waits for (an idle connection that broke). */
   onBackgroundError?: (error: unknown) => void;
+}
+
+/** The settings of every server's pool; who and where (user, database, host, TLS) come from the connection. */
+const POOL_CONFIG: pg.PoolConfig = {
+  max: 8, // reads, deletes and batches share them
+  connectionTimeoutMillis: 5000,
+  idleTimeoutMillis: 30_000,
+  // A network cut that sends nothing back would otherwise hold a statement for the OS's
+  // TCP time-outs (hours): give up on it (then resend, or 503) and notice idle losses.
+  query_timeout: 30_000,
+  keepAlive: true,
+  keepAliveInitialDelayMillis: 10_000,
+  application_name: 'plants serve',
+  // int8 as BigInt, for this pool only (pg's global setTypeParser would change every pool
+  // in the process): ids never pass through a JS number.
+  types: { getTypeParser: bigintTypeParser },
+};
+
+/** pg's type id of int8, and of int8[]. */
+const INT8 = 20;
+const INT8_ARRAY = 1016;
+
+/** pg's own parsers, except int8 (and int8[]) as BigInt. */
+function bigintTypeParser(oid: number, format?: 'text' | 'binary'): (value: string) => unknown {
+  if (oid === INT8) return (value: string) => BigInt(value);
+  if (oid === INT8_ARRAY) {
+    // pg's own int8[] parser yields digit strings (never numbers): each becomes a BigInt.
+    const parseArray = pg.types.getTypeParser(INT8_ARRAY as Parameters<typeof pg.types.getTypeParser>[0], 'text');
+    return (value: string) =>
+      (parseArray(value) as Array<string | null>).map((item) => (item === null ? null : BigInt(item)));
+  }
+  return pg.types.getTypeParser(oid as Parameters<typeof pg.types.getTypeParser>[0], format ?? 'text') as (
+    value: string,
+  ) => unknown;
 }
 
 /** First wait between searches that found no primary; doubles up to MAX_BACKOFF_MS. */
@@ -42,22 +69,21 @@ export const NO_PRIMARY_RETRY_AFTER_SECONDS = 2;
 
 /** No server takes writes just now (failover under way, or every host down): 503 with Retry-After. */
 export class NoPrimaryError extends StoreUnavailableError {
-  readonly reason: string;
-  constructor(reason: string) {
+  constructor(readonly reason: string) {
     super('no database server takes writes just now (failover under way?); try again shortly', {
       retryAfterSeconds: NO_PRIMARY_RETRY_AFTER_SECONDS,
     });
-    this.reason = reason;
   }
 }
 
 /** Serve could not find a server to write to when it started. */
 export class NoPrimaryAtStartError extends Error {
-  readonly probes: readonly HostProbe[];
-  constructor(reason: string, probes: readonly HostProbe[]) {
+  constructor(
+    reason: string,
+    readonly probes: readonly HostProbe[],
+  ) {
     super(reason);
     this.name = 'NoPrimaryAtStartError';
-    this.probes = probes;
   }
 }
 
@@ -121,7 +147,6 @@ export class PrimaryPool {
     return primary;
   }
 
-  /** The server written to now, if any. */
   get current(): PostgresHost | undefined {
     return this.#current?.address;
   }
@@ -250,9 +275,9 @@ export class PrimaryPool {
   }
 
   #use(address: PostgresHost): void {
-    const { connection, pool: shared, onBackgroundError } = this.#options;
+    const { connection, onBackgroundError } = this.#options;
     const pool = new pg.Pool({
-      ...shared,
+      ...POOL_CONFIG,
       user: connection.user,
       password: connection.password,
       database: connection.database,

@@ -1,27 +1,10 @@
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import type { BatchOutcome } from '../group-commit-store.js';
 import { CommitInterruptedError } from '../store-errors.js';
-import {
-  type CommitWorkerData,
-  type PlantColumns,
-  runCommitWorker,
-  type WorkerMessage,
-  type WorkerRequest,
-} from './commit-worker-thread.js';
-import type { SqliteDriver } from './sqlite-driver-api.js';
+import type { SqliteDatabase, SqliteDatabaseClass, SqliteDriver } from './sqlite-driver-api.js';
 
-export interface CommitWorkerOptions {
-  /** The database file; the caller has created and migrated it, in WAL mode. */
-  file: string;
-  /** The store's driver: the worker loads the same (its workerPrelude). */
-  driver: SqliteDriver;
-  /** `INSERT … VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING`, the same the caller uses. */
-  insertSql: string;
-  /** SQLite busy timeout of the worker's connection. */
-  busyTimeoutMs: number;
-  /** SQLite `synchronous` of the worker's connection, as the store's own. */
-  synchronous: 'FULL' | 'NORMAL';
-}
+/** The worker's data, and the store's driver (the worker loads the same: its workerPrelude). */
+type CommitWorkerOptions = Omit<CommitWorkerData, 'port' | 'signal'> & { driver: SqliteDriver };
 
 /**
  * The thread's source, for an eval worker: the driver's prelude (which defines `Database`), then
@@ -52,22 +35,15 @@ export class CommitWorker {
   #state: 'starting' | 'ready' | 'failed' | 'closed' = 'starting';
   #inFlight: ((outcome: BatchOutcome) => void) | undefined;
 
-  constructor(options: CommitWorkerOptions) {
+  constructor({ driver, ...data }: CommitWorkerOptions) {
     const { port1, port2 } = new MessageChannel();
     const signal = new SharedArrayBuffer(4);
     this.#port = port1;
     this.#signal = new Int32Array(signal);
-    this.#waitLimitMs = options.busyTimeoutMs + SETTLE_MARGIN_MS;
-    this.#driver = options.driver;
-    const workerData: CommitWorkerData = {
-      port: port2,
-      signal,
-      file: options.file,
-      insertSql: options.insertSql,
-      busyTimeoutMs: options.busyTimeoutMs,
-      synchronous: options.synchronous,
-    };
-    this.#worker = new Worker(workerSource(options.driver), { eval: true, workerData, transferList: [port2] });
+    this.#waitLimitMs = data.busyTimeoutMs + SETTLE_MARGIN_MS;
+    this.#driver = driver;
+    const workerData: CommitWorkerData = { ...data, port: port2, signal };
+    this.#worker = new Worker(workerSource(driver), { eval: true, workerData, transferList: [port2] });
     port1.on('message', (message: WorkerMessage) => this.#receive(message));
     // Neither the thread nor its port keeps the process alive; a batch in flight does (send).
     port1.unref();
@@ -79,11 +55,6 @@ export class CommitWorker {
   /** It has its connection and takes batches. Until then (or if it failed) commit elsewhere. */
   get ready(): boolean {
     return this.#state === 'ready';
-  }
-
-  /** A batch is in flight: send the next one when its `done` has been called. */
-  get busy(): boolean {
-    return this.#inFlight !== undefined;
   }
 
   /**
@@ -188,4 +159,109 @@ export class CommitWorker {
 
 function toSqliteError(error: { message: string; code?: string }, driver: SqliteDriver): Error {
   return error.code === undefined ? new Error(error.message) : new driver.SqliteError(error.message, error.code);
+}
+
+/**
+ * Plants as the worker takes them: column by column, the ids in a typed array (moved to the
+ * worker, not copied), so that a batch costs the main thread little to send.
+ */
+export interface PlantColumns {
+  ids: BigInt64Array;
+  names: string[];
+  /** null: no tag. */
+  tags: Array<string | null>;
+}
+
+/** What the thread is started with (its workerData). */
+interface CommitWorkerData {
+  /** Where it takes requests and posts its messages. */
+  port: MessagePort;
+  /** A counter bumped after each message, for the main thread to wait on (Atomics.wait). */
+  signal: SharedArrayBuffer;
+  /** The database file; the caller has created and migrated it, in WAL mode. */
+  file: string;
+  /** `INSERT … VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING`, the same the caller uses. */
+  insertSql: string;
+  busyTimeoutMs: number;
+  synchronous: 'FULL' | 'NORMAL';
+}
+
+/** What the main thread sends the thread. */
+type WorkerRequest = { type: 'batch'; plants: PlantColumns } | { type: 'close' };
+
+/** What the thread posts back: per plant, 1 when stored (0: the id was taken); or why none was. */
+type WorkerMessage =
+  | { type: 'ready' }
+  | { type: 'failed'; message: string }
+  | { type: 'done'; added: Uint8Array }
+  | { type: 'done'; error: { message: string; code?: string | undefined } }
+  | { type: 'closed' };
+
+/**
+ * The commit thread's whole program. It opens its own connection, with the store's `synchronous`,
+ * and commits each batch it is sent in one transaction; after each message it posts, it bumps the
+ * shared counter, so that the main thread can also wait for it synchronously (at close).
+ *
+ * Self-contained on purpose (it uses nothing from outside its body but its parameters, and only
+ * types from imports): the thread runs its source (commit-worker.ts), which works the same from
+ * dist/, from the TypeScript sources under test and in the single executable, where a worker
+ * cannot load a file of ours.
+ */
+function runCommitWorker(Database: SqliteDatabaseClass, data: CommitWorkerData): void {
+  const { port, file, busyTimeoutMs, insertSql, synchronous } = data;
+  const signal = new Int32Array(data.signal);
+  const post = (message: WorkerMessage): void => {
+    port.postMessage(message);
+    Atomics.add(signal, 0, 1);
+    Atomics.notify(signal, 0);
+  };
+  const describe = (error: unknown): { message: string; code?: string | undefined } => {
+    const { message, code } = (error ?? {}) as { message?: unknown; code?: unknown };
+    return { message: String(message || error), code: typeof code === 'string' ? code : undefined };
+  };
+  let db: SqliteDatabase | undefined;
+  const closeDb = (): void => {
+    try {
+      db?.close();
+    } catch {
+      // Closing is all that is left to do: a connection that cannot close has nothing to keep.
+    }
+    db = undefined;
+  };
+  let insertBatch: ((plants: PlantColumns) => Uint8Array) | undefined;
+  try {
+    db = new Database(file, { fileMustExist: true, timeout: busyTimeoutMs });
+    db.defaultSafeIntegers(true);
+    const mode = String(db.pragma('journal_mode', { simple: true }));
+    if (mode !== 'wal') throw new Error(`the database is not in WAL mode (${mode})`);
+    db.pragma(synchronous === 'NORMAL' ? 'synchronous = NORMAL' : 'synchronous = FULL');
+    const insert = db.prepare<[bigint, string, string | null]>(insertSql);
+    insertBatch = db.transaction(({ ids, names, tags }: PlantColumns) => {
+      const added = new Uint8Array(ids.length);
+      for (let i = 0; i < ids.length; i++) {
+        added[i] = insert.run(ids[i] as bigint, names[i] as string, tags[i] ?? null).changes;
+      }
+      return added;
+    }).immediate;
+    post({ type: 'ready' });
+  } catch (error) {
+    closeDb();
+    post({ type: 'failed', message: describe(error).message });
+  }
+  port.on('message', (request: WorkerRequest) => {
+    if (request.type === 'batch') {
+      let reply: WorkerMessage;
+      try {
+        if (insertBatch === undefined) throw new Error('the commit worker has no connection');
+        reply = { type: 'done', added: insertBatch(request.plants) };
+      } catch (error) {
+        reply = { type: 'done', error: describe(error) };
+      }
+      post(reply);
+    } else {
+      closeDb();
+      post({ type: 'closed' });
+      port.close();
+    }
+  });
 }

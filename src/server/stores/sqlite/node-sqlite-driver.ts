@@ -1,21 +1,174 @@
 import { existsSync } from 'node:fs';
-import {
-  databaseClass,
-  defineNodeSqliteDatabase,
-  type NodeSqlite,
-  type NodeSqliteParts,
-  sqliteErrors,
-  statementClass,
-} from './node-sqlite-database.js';
-import type { SqliteDriver } from './sqlite-driver-api.js';
+import type { SqliteDatabaseClass, SqliteDriver, SqliteErrorClass } from './sqlite-driver-api.js';
 
-const parts: NodeSqliteParts = { sqliteErrors, statementClass, databaseClass };
+// better-sqlite3's API (the part sqlite-driver-api.ts names) over Node's built-in `node:sqlite`,
+// for where no native addon can be loaded: the single executable (docs/binary.md). The file format
+// is SQLite's own, so a store either driver wrote opens with the other.
+//
+// Each function below is self-contained on purpose (it uses nothing from outside its body but its
+// parameters, and only types from imports): the commit worker, an eval worker, runs their source
+// (workerPrelude, below), as it must in a single executable, where a worker cannot
+// load a file of ours.
+
+/** The part of `node:sqlite` used here, as the worker's self-contained source sees it. */
+interface NodeSqlite {
+  DatabaseSync: new (
+    file: string,
+  ) => {
+    prepare(sql: string): NodeStatement;
+    exec(sql: string): void;
+    close(): void;
+  };
+}
+interface NodeStatement {
+  setReadBigInts(on: boolean): void;
+  run(...params: unknown[]): { changes: number | bigint };
+  get(...params: unknown[]): unknown;
+  all(...params: unknown[]): unknown[];
+}
+
+/** Runs `work`, turning node:sqlite's errors into better-sqlite3's SqliteError. */
+type Guarded = <T>(work: () => T) => T;
+
+/** A Statement class over node:sqlite's, as statementClass makes it. */
+interface StatementClass {
+  new (statement: NodeStatement, safeIntegers: boolean): unknown;
+}
+
+/** better-sqlite3's SqliteError (a result code's name), and `guarded`, which turns node:sqlite's errors into it. */
+function sqliteErrors(): { SqliteError: SqliteErrorClass; guarded: Guarded } {
+  // SQLite's primary result codes (sqlite3.h), by number: node:sqlite gives the number (errcode).
+  const CODES = (
+    'OK ERROR INTERNAL PERM ABORT BUSY LOCKED NOMEM READONLY INTERRUPT IOERR CORRUPT NOTFOUND FULL CANTOPEN ' +
+    'PROTOCOL EMPTY SCHEMA TOOBIG CONSTRAINT MISMATCH MISUSE NOLFS AUTH FORMAT RANGE NOTADB'
+  ).split(' ');
+  class SqliteError extends Error {
+    readonly code: string;
+    constructor(message: string, code: string) {
+      super(message);
+      this.name = 'SqliteError';
+      this.code = code;
+    }
+  }
+  /** node:sqlite's ERR_SQLITE_ERROR (errcode, errstr) as better-sqlite3's SqliteError (code). */
+  const translate = (error: unknown): unknown => {
+    const { errcode } = (error ?? {}) as { errcode?: unknown };
+    if (typeof errcode !== 'number') return error;
+    const name = CODES[errcode & 0xff];
+    const translated = new SqliteError(
+      (error as Error).message,
+      name === undefined ? `SQLITE_${errcode}` : `SQLITE_${name}`,
+    );
+    translated.cause = error;
+    return translated;
+  };
+  const guarded: Guarded = (work) => {
+    try {
+      return work();
+    } catch (error) {
+      throw translate(error);
+    }
+  };
+  return { SqliteError, guarded };
+}
+
+/** better-sqlite3's Statement over node:sqlite's: changes as a number, pluck(). */
+function statementClass(guarded: Guarded) {
+  return class Statement {
+    readonly #statement: NodeStatement;
+    readonly #pluck: boolean;
+    constructor(statement: NodeStatement, safeIntegers: boolean, pluck = false) {
+      this.#statement = statement;
+      this.#pluck = pluck;
+      statement.setReadBigInts(safeIntegers);
+    }
+    run(...params: unknown[]): { changes: number } {
+      return guarded(() => ({ changes: Number(this.#statement.run(...params).changes) }));
+    }
+    get(...params: unknown[]): unknown {
+      const row = guarded(() => this.#statement.get(...params));
+      return this.#pluck && row !== undefined ? Object.values(row as object)[0] : row;
+    }
+    all(...params: unknown[]): unknown[] {
+      const rows = guarded(() => this.#statement.all(...params));
+      return this.#pluck ? rows.map((row) => Object.values(row as object)[0]) : rows;
+    }
+    pluck(): Statement {
+      return new Statement(this.#statement, true, true);
+    }
+  };
+}
+
+/** better-sqlite3's Database over node:sqlite's DatabaseSync: options, pragma(), transaction(). */
+function databaseClass(
+  sqlite: NodeSqlite,
+  fileExists: (file: string) => boolean,
+  { SqliteError, Statement, guarded }: { SqliteError: SqliteErrorClass; Statement: StatementClass; guarded: Guarded },
+): SqliteDatabaseClass {
+  class Database {
+    readonly #db: InstanceType<NodeSqlite['DatabaseSync']>;
+    #safeIntegers = false;
+    constructor(file: string, options: { timeout?: number; fileMustExist?: boolean } = {}) {
+      if (options.fileMustExist && file !== ':memory:' && !fileExists(file)) {
+        throw new SqliteError('unable to open database file', 'SQLITE_CANTOPEN');
+      }
+      this.#db = guarded(() => new sqlite.DatabaseSync(file));
+      // busy_timeout as a pragma: DatabaseSync's own `timeout` option is not in every Node 22.
+      const timeout = Math.max(0, Math.trunc(options.timeout ?? 5000));
+      guarded(() => this.#db.exec(`PRAGMA busy_timeout = ${timeout}`));
+    }
+    defaultSafeIntegers(on = true): this {
+      this.#safeIntegers = on;
+      return this;
+    }
+    prepare(sql: string) {
+      return new Statement(
+        guarded(() => this.#db.prepare(sql)),
+        this.#safeIntegers,
+      );
+    }
+    exec(sql: string): this {
+      guarded(() => this.#db.exec(sql));
+      return this;
+    }
+    pragma(sql: string, options: { simple?: boolean } = {}): unknown {
+      const statement = this.prepare(`PRAGMA ${sql}`) as { pluck(): { get(): unknown }; all(): unknown[] };
+      return options.simple ? statement.pluck().get() : statement.all();
+    }
+    /** As better-sqlite3's: BEGIN, COMMIT on return, ROLLBACK on a throw (the store never nests them). */
+    transaction<Args extends unknown[], Result>(fn: (...args: Args) => Result) {
+      const inMode =
+        (begin: string) =>
+        (...args: Args): Result => {
+          this.exec(begin);
+          try {
+            const result = fn(...args);
+            this.exec('COMMIT');
+            return result;
+          } catch (error) {
+            try {
+              this.exec('ROLLBACK');
+            } catch {
+              // SQLite rolled it back itself (a full disk, say): nothing is left to undo.
+            }
+            throw error;
+          }
+        };
+      return Object.assign(inMode('BEGIN'), { immediate: inMode('BEGIN IMMEDIATE') });
+    }
+    close(): void {
+      guarded(() => this.#db.close());
+    }
+  }
+  return Database as unknown as SqliteDatabaseClass;
+}
 
 /** The same in the commit worker's thread, from the functions' source (an eval worker loads no file of ours). */
-const workerPrelude = `const { Database } = (${defineNodeSqliteDatabase.toString()})(require('node:sqlite'), require('node:fs').existsSync, {
-  sqliteErrors: ${sqliteErrors.toString()},
-  statementClass: ${statementClass.toString()},
-  databaseClass: ${databaseClass.toString()},
+const workerPrelude = `const { SqliteError, guarded } = (${sqliteErrors})();
+const Database = (${databaseClass})(require('node:sqlite'), require('node:fs').existsSync, {
+  SqliteError,
+  Statement: (${statementClass})(guarded),
+  guarded,
 });
 `;
 
@@ -43,9 +196,7 @@ export function nodeSqliteDriver(): SqliteDriver {
     }
     textChecked = true;
   }
-  return {
-    name: 'node:sqlite',
-    ...defineNodeSqliteDatabase(sqlite, existsSync, parts),
-    workerPrelude,
-  };
+  const { SqliteError, guarded } = sqliteErrors();
+  const Database = databaseClass(sqlite, existsSync, { SqliteError, Statement: statementClass(guarded), guarded });
+  return { name: 'node:sqlite', Database, SqliteError, workerPrelude };
 }

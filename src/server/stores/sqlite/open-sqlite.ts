@@ -1,7 +1,9 @@
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { inSingleExecutable } from '../../../single-executable.js';
 import { DatabaseOpenError } from '../store-errors.js';
-import { sqliteDriver } from './choose-sqlite-driver.js';
+import { nodeSqliteDriver } from './node-sqlite-driver.js';
+import { betterSqlite3Driver } from './sqlite-driver.js';
 import type { SqliteDatabase, SqliteDriver, SqliteDriverName } from './sqlite-driver-api.js';
 import { migrate, PLANT_MIGRATIONS } from './sqlite-migrations.js';
 
@@ -25,7 +27,7 @@ export interface SqliteOpenOptions {
   busyTimeoutMs?: number;
   /**
    * The SQLite driver: better-sqlite3 (the npm package's) or Node's node:sqlite (the single
-   * executable's); by default as choose-sqlite-driver.ts decides. The file is the same either way.
+   * executable's); by default as defaultSqliteDriverName decides. The file is the same either way.
    */
   driver?: SqliteDriverName;
 }
@@ -37,15 +39,21 @@ export interface FileIdentity {
   ino: number;
 }
 
-/** A database opened and migrated, with the driver it was opened through. */
-export interface OpenedSqlite {
-  db: SqliteDatabase;
-  driver: SqliteDriver;
-  /** None in memory. */
-  identity: FileIdentity | undefined;
+type Fail = (message: string, cause?: unknown, hints?: readonly string[]) => DatabaseOpenError;
+
+/**
+ * Which driver a SQLite store uses, decided here and nowhere else: Node's built-in node:sqlite
+ * inside the single executable (which can carry no native addon; scripts/build-binary.mjs leaves
+ * better-sqlite3 out of it), better-sqlite3 everywhere else (the npm package, as it always was).
+ */
+export function defaultSqliteDriverName(): SqliteDriverName {
+  return inSingleExecutable() ? 'node:sqlite' : 'better-sqlite3';
 }
 
-type Fail = (message: string, cause?: unknown, hints?: readonly string[]) => DatabaseOpenError;
+/** The driver `name` names (by default, defaultSqliteDriverName's). */
+export function sqliteDriver(name: SqliteDriverName = defaultSqliteDriverName()): SqliteDriver {
+  return name === 'node:sqlite' ? nodeSqliteDriver() : betterSqlite3Driver();
+}
 
 /** Whether `file` names a database in memory rather than a file. */
 export function inMemory(file: string): boolean {
@@ -57,7 +65,7 @@ export function inMemory(file: string): boolean {
  * changed nothing, when the file is not a SQLite database, belongs to something else, comes
  * from a newer plants, is locked, or cannot be written.
  */
-export function openSqlite(file: string, options: SqliteOpenOptions): OpenedSqlite {
+export function openSqlite(file: string, options: SqliteOpenOptions) {
   const fail: Fail = (message, cause, hints) => new DatabaseOpenError(message, { database: file, cause, hints });
   if (!inMemory(file)) checkWritable(file, fail);
   const driver = sqliteDriver(options.driver);
@@ -74,6 +82,7 @@ export function openSqlite(file: string, options: SqliteOpenOptions): OpenedSqli
     if (mode !== 'wal' && mode !== 'memory') throw fail(`database ${file} cannot use a write-ahead log (got ${mode})`);
     db.pragma(`synchronous = ${options.durability === 'full' ? 'FULL' : 'NORMAL'}`);
     migrate(db, PLANT_MIGRATIONS);
+    // None in memory.
     let identity: FileIdentity | undefined;
     if (!inMemory(file)) {
       const { dev, ino } = statSync(file);
@@ -161,7 +170,6 @@ export function describeOpenFailure(
   }
 }
 
-/** An error's message on one line. */
 export function oneLine(error: unknown): string {
   return (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').trim();
 }

@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import type { NewPlant } from '../../../schema/plant.js';
-import { type BatchOutcome, GroupCommitStore, type PendingAdd } from '../group-commit-store.js';
+import { type BatchingOptions, type BatchOutcome, GroupCommitStore, type PendingAdd } from '../group-commit-store.js';
 import {
   CommitInterruptedError,
   DatabaseReplacedError,
@@ -8,8 +8,7 @@ import {
   StoreClosedError,
   StoreUnavailableError,
 } from '../store-errors.js';
-import { CommitWorker } from './commit-worker.js';
-import type { PlantColumns } from './commit-worker-thread.js';
+import { CommitWorker, type PlantColumns } from './commit-worker.js';
 import {
   describeOpenFailure,
   type FileIdentity,
@@ -21,14 +20,9 @@ import {
 import type { SqliteDatabase, SqliteDriver, SqliteDriverName, SqliteStatement } from './sqlite-driver-api.js';
 import { PLANT_MIGRATIONS } from './sqlite-migrations.js';
 
-// The schema's steps and the migration, where this store's tests have always found them.
-export { type Migration, migrate, PLANT_MIGRATIONS } from './sqlite-migrations.js';
-
-export interface SqlitePlantStoreOptions extends SqliteOpenOptions {
+export interface SqlitePlantStoreOptions extends SqliteOpenOptions, Pick<BatchingOptions, 'onCommit'> {
   /** Most plants committed in one transaction; more wait for the next one. Default 1000. */
   maxBatchSize?: number;
-  /** Told of each committed transaction and how many plants it held (the metrics). */
-  onCommit?: (batchSize: number) => void;
   /**
    * Where commits run. `worker` (the default for a `full` store in a file): on a thread of their
    * own, with a connection of their own (same `synchronous`), so that the event loop goes on
@@ -257,11 +251,6 @@ export class SqlitePlantStore extends GroupCommitStore {
     return this.#replaced;
   }
 
-  /** Every plant, by id. For tests and small stores: it reads the whole table. */
-  list(): NewPlant[] {
-    return this.#db.prepare<[], PlantRow>('SELECT id, name, tag FROM plants ORDER BY id').all().map(fromRow);
-  }
-
   /** The journal settings in force on the store's connection (`synchronous` is per connection). */
   get journal(): { journalMode: string; synchronous: string } {
     const levels = ['off', 'normal', 'full', 'extra'];
@@ -277,18 +266,8 @@ export class SqlitePlantStore extends GroupCommitStore {
     return this.#worker?.ready === true && !this.closed ? 'worker' : 'main';
   }
 
-  /** The SQLite driver it runs on (choose-sqlite-driver.ts). */
   get driver(): SqliteDriverName {
     return this.#driver.name;
-  }
-
-  /**
-   * close(), for callers that cannot wait for a promise: a SQLite store commits what is queued and
-   * closes its database (checkpointing the WAL), blocking, before close() returns its promise, even
-   * with a batch in flight on the worker.
-   */
-  closeNow(): void {
-    void this.close();
   }
 
   protected override release(): void {

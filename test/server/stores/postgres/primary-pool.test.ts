@@ -19,7 +19,7 @@ afterEach(async () => {
 });
 
 async function openPool(url: string): Promise<PrimaryPool> {
-  const pool = await PrimaryPool.open({ connection: resolvePostgresConnection(url), pool: { max: 2 } });
+  const pool = await PrimaryPool.open({ connection: resolvePostgresConnection(url) });
   pools.push(pool);
   return pool;
 }
@@ -70,7 +70,6 @@ describe.skipIf(admin === undefined)('PrimaryPool on a real PostgreSQL', () => {
     await runSql(location.database, `ALTER DATABASE ${name} SET default_transaction_read_only = on`);
     const error = await PrimaryPool.open({
       connection: resolvePostgresConnection(withQuery(location.database, 'target_session_attrs=read-write')),
-      pool: {},
     })
       .then(
         () => undefined,

@@ -21,7 +21,7 @@ beforeEach(() => {
 });
 
 afterEach(() => {
-  for (const store of open.splice(0)) store.closeNow();
+  for (const store of open.splice(0)) void store.close();
   removeDir();
 });
 
@@ -123,7 +123,7 @@ describe('commits on a worker thread', () => {
     const inFlight = Array.from({ length: 500 }, (_, i) => store.add({ id: BigInt(i), name: `p${i}` }));
     await new Promise((resolve) => setImmediate(resolve));
     const queued = store.add({ id: 500n, name: 'queued' });
-    store.closeNow();
+    void store.close();
     // Settled by close itself: these resolve without another commit.
     const results = await Promise.all([...inFlight, queued]);
     expect(results.every((result) => result.added)).toBe(true);

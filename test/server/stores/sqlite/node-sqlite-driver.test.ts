@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { defaultSqliteDriverName } from '../../../../src/server/stores/sqlite/choose-sqlite-driver.js';
 import { nodeSqliteDriver } from '../../../../src/server/stores/sqlite/node-sqlite-driver.js';
+import { defaultSqliteDriverName } from '../../../../src/server/stores/sqlite/open-sqlite.js';
 import type { SqliteDriverName } from '../../../../src/server/stores/sqlite/sqlite-driver-api.js';
 import { SqlitePlantStore } from '../../../../src/server/stores/sqlite/sqlite-plant-store.js';
 import { DatabaseOpenError } from '../../../../src/server/stores/store-errors.js';
@@ -29,7 +29,7 @@ it('outside the single executable the store runs on better-sqlite3, as the npm p
   expect(defaultSqliteDriverName()).toBe('better-sqlite3');
   const store = SqlitePlantStore.open(':memory:', { durability: 'full' });
   expect(store.driver).toBe('better-sqlite3');
-  store.closeNow();
+  void store.close();
 });
 
 it('runs the node:sqlite driver from Node 24 on, by the version alone', () => {

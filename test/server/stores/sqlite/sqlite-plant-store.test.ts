@@ -2,12 +2,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Database } from '../../../../src/server/stores/sqlite/sqlite-driver.js';
-import {
-  type Migration,
-  migrate,
-  PLANT_MIGRATIONS,
-  SqlitePlantStore,
-} from '../../../../src/server/stores/sqlite/sqlite-plant-store.js';
+import { type Migration, migrate, PLANT_MIGRATIONS } from '../../../../src/server/stores/sqlite/sqlite-migrations.js';
+import { SqlitePlantStore } from '../../../../src/server/stores/sqlite/sqlite-plant-store.js';
 import { DatabaseOpenError } from '../../../../src/server/stores/store-errors.js';
 import { makeTempDir } from '../../../helpers/cli.js';
 
@@ -20,7 +16,7 @@ beforeEach(() => {
 });
 
 afterEach(() => {
-  for (const store of open.splice(0)) store.closeNow();
+  for (const store of open.splice(0)) void store.close();
   removeDir();
 });
 
@@ -39,7 +35,7 @@ function rawDb(file: string): Database {
 describe('SqlitePlantStore schema', () => {
   it('creates the plants table, WAL journal and user_version 1 on a new file', () => {
     const file = path.join(dir, 'plants.db');
-    openStore(file).closeNow();
+    void openStore(file).close();
     const db = rawDb(file);
     try {
       expect(db.pragma('user_version', { simple: true })).toBe(1n);
@@ -169,7 +165,7 @@ describe('SqlitePlantStore data', () => {
     ]);
     expect(store.commits - before).toBe(1);
     expect(results.map((result) => result.added)).toEqual([true, true, false, false, true]);
-    expect(store.list().map((plant) => [plant.id, plant.name])).toEqual([
+    expect((await store.page(undefined, 1000)).map((plant) => [plant.id, plant.name])).toEqual([
       [1n, 'already there'],
       [10n, 'a'],
       [11n, 'b'],
@@ -186,7 +182,7 @@ describe('SqlitePlantStore data', () => {
     );
     expect(results.every((result) => result.added)).toBe(true);
     expect(store.commits).toBe(4);
-    expect(store.list()).toHaveLength(35);
+    expect(await store.page(undefined, 1000)).toHaveLength(35);
   });
 
   it('resolves an add only after its transaction is committed and visible to other connections', async () => {
@@ -218,7 +214,7 @@ describe('SqlitePlantStore data', () => {
       other.exec('ROLLBACK');
       other.close();
     }
-    expect(store.list()).toEqual([]);
+    expect(await store.page(undefined, 1000)).toEqual([]);
     expect(await store.add({ id: 1n, name: 'a' })).toMatchObject({ added: true });
   });
 
