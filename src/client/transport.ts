@@ -1,7 +1,12 @@
 import type { Dispatcher } from 'undici';
 import { AnswerCollector, type CollectedAnswer, monotonicMs } from './answer-collector.js';
-import { UnreachableError } from './errors.js';
-import { classifyNetworkFailure, errorCode, isClosedConnection, unreachableMessage } from './network-errors.js';
+import {
+  classifyNetworkFailure,
+  errorCode,
+  isClosedConnection,
+  UnreachableError,
+  unreachableMessage,
+} from './errors.js';
 import { type Retryable, retryableFailure } from './retry-policy.js';
 
 /** The most of a response body we read; a Plant or an Error is a few hundred bytes. */
