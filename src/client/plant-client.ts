@@ -1,4 +1,3 @@
-import type { Dispatcher } from 'undici';
 import { parseJsonExact } from '../schema/exact-json.js';
 import {
   ErrorBody,
@@ -14,33 +13,7 @@ import { AuthRejectedError, CrossOriginPageError, ResponseError, UnexpectedBodyE
 import { type Exchange, exchange, withAttemptsOn } from './exchange.js';
 import { nextLink } from './link-header.js';
 import type { RetryPolicy } from './retry-policy.js';
-import { type Answer, Transport } from './transport.js';
-
-export interface PlantClientOptions {
-  /** Where the store is: `{baseUrl}/plants`. */
-  baseUrl: URL;
-  /**
-   * Sent as `Authorization: Bearer <token>`; never logged. Without one the request goes
-   * out unauthenticated and the server's 401 is reported as such (exit 4).
-   */
-  token: string | undefined;
-  /** The undici dispatcher to send with (an Agent, Pool or proxy agent); the caller owns and closes it. */
-  dispatcher: Dispatcher;
-  /** `User-Agent` header, e.g. `plants/0.1.0 node/v20.19.0`. */
-  userAgent: string;
-  /** Gives up on a request after this long, headers and body included. Default 30 000. */
-  timeoutMs?: number;
-  /** Where the token came from (default `config`): carried on an AuthRejectedError for the caller. */
-  tokenSource?: 'environment' | 'config' | undefined;
-  /** How reads and deletes are sent again after a transient failure (addPlant takes its own). Default: not. */
-  retry?: RetryPolicy;
-  /**
-   * How the caller chose this store, in its own terms (the CLI: its flags, so that a command a
-   * hint suggests reaches the same store). Carried on every UnreachableError, never read by the
-   * client. Default: none.
-   */
-  storeArgs?: readonly string[];
-}
+import { type Answer, type PlantClientOptions, Transport } from './transport.js';
 
 /** A plant the server accepted: the parsed Plant and the exact text it was sent as. */
 export interface AddedPlant {
@@ -54,8 +27,8 @@ export interface AddedPlant {
 /** Speaks the plant store interface over undici. Knows nothing of config, flags or terminals. */
 export class PlantClient {
   readonly #options: PlantClientOptions;
-  readonly #plantsUrl: URL;
   readonly #transport: Transport;
+  readonly #plantsUrl: URL;
   /** What the errors made of the answers say of where they came from. */
   readonly #source: AnswerSource;
   #lastContentType = '';
@@ -63,20 +36,8 @@ export class PlantClient {
 
   constructor(options: PlantClientOptions) {
     this.#options = options;
-    this.#plantsUrl = new URL(`${formatBaseUrl(options.baseUrl)}/plants`);
-    this.#transport = new Transport({
-      baseUrl: options.baseUrl,
-      plantsUrl: this.#plantsUrl,
-      dispatcher: options.dispatcher,
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json',
-        'user-agent': options.userAgent,
-        ...(options.token === undefined ? {} : { authorization: `Bearer ${options.token}` }),
-      },
-      timeoutMs: options.timeoutMs ?? 30_000,
-      storeArgs: options.storeArgs,
-    });
+    this.#transport = new Transport(options);
+    this.#plantsUrl = this.#transport.plantsUrl;
     this.#source = {
       baseUrl: options.baseUrl,
       tokenSource: options.token === undefined ? undefined : (options.tokenSource ?? 'config'),

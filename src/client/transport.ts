@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
+import { formatBaseUrl } from './base-url.js';
 import {
   classifyNetworkFailure,
   errorCode,
@@ -7,7 +8,7 @@ import {
   UnreachableError,
   unreachableMessage,
 } from './errors.js';
-import { type Retryable, retryableFailure } from './retry-policy.js';
+import { type Retryable, type RetryPolicy, retryableFailure } from './retry-policy.js';
 
 /** The most of a response body we read; a Plant or an Error is a few hundred bytes. */
 export const MAX_RESPONSE_BYTES = 1024 * 1024;
@@ -24,19 +25,30 @@ export interface Answer {
   sends: number;
 }
 
-export interface TransportOptions {
-  /** The store's base URL: what an UnreachableError names. */
+export interface PlantClientOptions {
+  /** Where the store is: `{baseUrl}/plants`. */
   baseUrl: URL;
-  /** `{baseUrl}/plants`: the URL of every add, whose origin and path are worked out once. */
-  plantsUrl: URL;
-  /** The undici dispatcher to send with; the caller owns and closes it. */
+  /**
+   * Sent as `Authorization: Bearer <token>`; never logged. Without one the request goes
+   * out unauthenticated and the server's 401 is reported as such (exit 4).
+   */
+  token: string | undefined;
+  /** The undici dispatcher to send with (an Agent, Pool or proxy agent); the caller owns and closes it. */
   dispatcher: Dispatcher;
-  /** Sent with every request. */
-  headers: Record<string, string>;
-  /** Gives up on a request after this long, headers and body included. */
-  timeoutMs: number;
-  /** Carried on every UnreachableError (PlantClientOptions.storeArgs). */
-  storeArgs: readonly string[] | undefined;
+  /** `User-Agent` header, e.g. `plants/0.1.0 node/v20.19.0`. */
+  userAgent: string;
+  /** Gives up on a request after this long, headers and body included. Default 30 000. */
+  timeoutMs?: number;
+  /** Where the token came from (default `config`): carried on an AuthRejectedError for the caller. */
+  tokenSource?: 'environment' | 'config' | undefined;
+  /** How reads and deletes are sent again after a transient failure (addPlant takes its own). Default: not. */
+  retry?: RetryPolicy;
+  /**
+   * How the caller chose this store, in its own terms (the CLI: its flags, so that a command a
+   * hint suggests reaches the same store). Carried on every UnreachableError, never read by the
+   * client. Default: none.
+   */
+  storeArgs?: readonly string[];
 }
 
 /** A failure to get an answer, with whether sending again is allowed. Internal to the client. */
@@ -59,7 +71,11 @@ export class SendError extends Error {
  * SendError saying whether the request may be sent again.
  */
 export class Transport {
-  readonly #options: TransportOptions;
+  /** `{baseUrl}/plants`: the URL of every add, whose origin and path are worked out once. */
+  readonly plantsUrl: URL;
+  readonly #options: PlantClientOptions;
+  readonly #timeoutMs: number;
+  readonly #headers: Record<string, string>;
   readonly #plantsOrigin: string;
   readonly #plantsPath: string;
   /** The requests waiting for an answer, for the one timer that ends those past their deadline. */
@@ -68,10 +84,18 @@ export class Transport {
   /** Whether the base URL's port speaks TLS, asked once (see tlsPortInstead). */
   #tlsProbe: Promise<boolean> | undefined;
 
-  constructor(options: TransportOptions) {
+  constructor(options: PlantClientOptions) {
     this.#options = options;
-    this.#plantsOrigin = options.plantsUrl.origin;
-    this.#plantsPath = `${options.plantsUrl.pathname}${options.plantsUrl.search}`;
+    this.#timeoutMs = options.timeoutMs ?? 30_000;
+    this.#headers = {
+      'content-type': 'application/json',
+      accept: 'application/json',
+      'user-agent': options.userAgent,
+      ...(options.token === undefined ? {} : { authorization: `Bearer ${options.token}` }),
+    };
+    this.plantsUrl = new URL(`${formatBaseUrl(options.baseUrl)}/plants`);
+    this.#plantsOrigin = this.plantsUrl.origin;
+    this.#plantsPath = `${this.plantsUrl.pathname}${this.plantsUrl.search}`;
   }
 
   /**
@@ -89,10 +113,10 @@ export class Transport {
     // per request: with thousands in flight those cost more than the request itself. A request
     // undici has not written yet, and a whole answer once it has started, must also come within
     // the time-out (AnswerCollector's deadline): one timer for all requests ends those past it.
-    const timeoutMs = this.#options.timeoutMs;
+    const timeoutMs = this.#timeoutMs;
     const handler = new AnswerCollector(MAX_RESPONSE_BYTES, timeoutMs);
     this.#watch(handler);
-    const plants = url === this.#options.plantsUrl;
+    const plants = url === this.plantsUrl;
     try {
       this.#options.dispatcher.dispatch(
         {
@@ -100,7 +124,7 @@ export class Transport {
           origin: plants ? this.#plantsOrigin : url.origin,
           path: plants ? this.#plantsPath : `${url.pathname}${url.search}`,
           method: method as Dispatcher.HttpMethod,
-          headers: this.#options.headers,
+          headers: this.#headers,
           body,
           headersTimeout: timeoutMs,
           bodyTimeout: timeoutMs,
@@ -157,9 +181,7 @@ export class Transport {
     const retryable = failure === 'not-applied' && written ? 'maybe-applied' : failure;
     // Sent and then no whole answer: cut mid-answer, timed out waiting, or dropped before any answer.
     const sent = answered || written || retryable === 'maybe-applied';
-    const kind = timedOut
-      ? { kind: 'timeout' as const, timeoutMs: this.#options.timeoutMs }
-      : classifyNetworkFailure(error);
+    const kind = timedOut ? { kind: 'timeout' as const, timeoutMs: this.#timeoutMs } : classifyNetworkFailure(error);
     return new SendError(this.#unreachable(kind, error), retryable, sent, collector.sends);
   }
 
@@ -172,7 +194,7 @@ export class Transport {
   #watch(collector: AnswerCollector): void {
     this.#pending.add(collector);
     if (this.#sweep !== undefined) return;
-    const every = Math.min(250, this.#options.timeoutMs);
+    const every = Math.min(250, this.#timeoutMs);
     this.#sweep = setInterval(() => {
       const now = monotonicMs();
       for (const pending of this.#pending) {
