@@ -203,10 +203,7 @@ export interface AnswerSource {
 }
 
 /** A page of plants, and where the next one is. */
-export interface PlantPage {
-  plants: StoredPlant[];
-  next: URL | undefined;
-}
+export type PlantPage = ReturnType<typeof plantPageOf>;
 
 /** The Plant of a success (an add's 200 or 201), or UnexpectedBodyError. */
 export function plantOf(answer: Answer, source: AnswerSource): { status: number; plant: Plant; rawBody: string } {
@@ -236,7 +233,7 @@ function bodyOf<T>(
  * UnexpectedBodyError when it is not a list of plants, CrossOriginPageError when the next page is
  * on another origin than `origin` (following it would send the token there).
  */
-export function plantPageOf(answer: Answer, url: URL, origin: string, source: AnswerSource): PlantPage {
+export function plantPageOf(answer: Answer, url: URL, origin: string, source: AnswerSource) {
   const plants = bodyOf(answer, StoredPlants, 'a list of plants', source);
   const next = nextLink(answer.link, url);
   if (next !== undefined && next.origin !== origin) {
