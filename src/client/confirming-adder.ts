@@ -35,11 +35,8 @@ export interface ConfirmingAdderOptions {
   onNoReadBack?: (message: string) => void;
 }
 
-type ReadBack =
-  | { kind: 'found'; plant: StoredPlant; rawBody: string }
-  | { kind: 'absent' }
-  | { kind: 'no-get' }
-  | { kind: 'failed' };
+/** What reading a plant back found: the plant, or why not (`no-get`: the store has no GET for plants). */
+type ReadBack = { plant: StoredPlant; rawBody: string } | 'absent' | 'no-get' | 'failed';
 
 /** GET /plants/{id}: the plant, the status of the error (not a refused token) it met, or `failed`. */
 async function readPlant(
@@ -134,17 +131,15 @@ export class ConfirmingAdder {
     // GET (a re-run where every record exists costs one request per record, not two). A store
     // whose 409 is the Error record alone is read back.
     const carried = storedPlantOfConflict(conflict.rawBody);
-    const read: ReadBack =
-      carried !== undefined && carried.plant.id === plant.id
-        ? { kind: 'found', ...carried }
-        : await this.#readBack(plant.id, true);
-    if (read.kind === 'found') {
+    const read =
+      carried !== undefined && carried.plant.id === plant.id ? carried : await this.#readBack(plant.id, true);
+    if (typeof read === 'object') {
       const stored = { plant: read.plant, rawBody: read.rawBody, attempts: conflict.attempts };
       if (sameNewPlant(plant, read.plant)) return { kind: afterRetry ? 'confirmed' : 'existing', ...stored };
       throw differs(plant, read.rawBody, conflict.body.message, conflict.attempts, 'the server answered 409: ');
     }
     // After a retry the 409 may be our own earlier try's doing: not readable now, that is unknown.
-    if (read.kind === 'failed' && afterRetry) {
+    if (read === 'failed' && afterRetry) {
       throw new NoAnswerError(plant.id, conflict, { storeArgs: this.#options.client.storeArgs });
     }
     throw conflict;
@@ -153,13 +148,13 @@ export class ConfirmingAdder {
   /** An add that failed after a try that may have been applied: what the store holds settles it. */
   async #settleInDoubt(plant: NewPlant, error: ResponseError | UnreachableError, state: Tries): Promise<AddSettled> {
     const read = await this.#readBack(plant.id, false);
-    if (read.kind === 'found') {
+    if (typeof read === 'object') {
       if (sameNewPlant(plant, read.plant)) {
         return { kind: 'confirmed', plant: read.plant, rawBody: read.rawBody, attempts: error.attempts };
       }
       throw differs(plant, read.rawBody, `a plant with id ${plant.id} is stored with other data`, error.attempts);
     }
-    if (read.kind === 'absent') {
+    if (read === 'absent') {
       // Not there: not applied, so it is safe to send again, once (the store's 409 still guards
       // against a double add, and a 409 then is settled as after a retry). Still in doubt until
       // that settles: if it fails too, it is read back once more (a late commit shows there).
@@ -168,7 +163,7 @@ export class ConfirmingAdder {
       if (!mayHaveBeenApplied(error)) throw error;
     }
     throw new NoAnswerError(plant.id, error, {
-      noReadBack: read.kind === 'no-get',
+      noReadBack: read === 'no-get',
       storeArgs: this.#options.client.storeArgs,
     });
   }
@@ -178,16 +173,16 @@ export class ConfirmingAdder {
    * it has no GET for plants, not that the plant is missing.
    */
   async #readBack(id: bigint, existsPerStore: boolean): Promise<ReadBack> {
-    if (this.#noGet) return { kind: 'no-get' };
+    if (this.#noGet) return 'no-get';
     const read = await readPlant(this.#options.client, id, this.#options.retry);
-    if (typeof read === 'object') return { kind: 'found', ...read };
+    if (typeof read === 'object') return read;
     if (read === 405 || (read === 404 && existsPerStore)) {
       // (Another read-back may have said so while this one waited.)
       if (!this.#noGet) this.#options.onNoReadBack?.(NO_READ_BACK_MESSAGE);
       this.#noGet = true;
-      return { kind: 'no-get' };
+      return 'no-get';
     }
-    return { kind: read === 404 ? 'absent' : 'failed' };
+    return read === 404 ? 'absent' : 'failed';
   }
 }
 

@@ -28,7 +28,6 @@ export interface AddedPlant {
 export class PlantClient {
   readonly #options: PlantClientOptions;
   readonly #transport: Transport;
-  readonly #plantsUrl: URL;
   /** What the errors made of the answers say of where they came from. */
   readonly #source: AnswerSource;
   #lastContentType = '';
@@ -37,7 +36,6 @@ export class PlantClient {
   constructor(options: PlantClientOptions) {
     this.#options = options;
     this.#transport = new Transport(options);
-    this.#plantsUrl = this.#transport.plantsUrl;
     this.#source = {
       baseUrl: options.baseUrl,
       tokenSource: options.token === undefined ? undefined : (options.tokenSource ?? 'config'),
@@ -54,18 +52,21 @@ export class PlantClient {
     // The first attempt is sent here, and an answer that settles it at once (a 200 carrying the
     // plant sent, written once) returns without going through the retry loop: that is every
     // record of a bulk add that goes well. Anything else continues in the retry loop (exchange) as its attempt 1.
-    return this.#transport.send('POST', this.#plantsUrl, body, true).then(
+    return this.#transport.send('POST', this.#transport.plantsUrl, body, true).then(
       (answer) =>
         answer.sends === 1 && (answer.status === 200 || answer.status === 201) && this.#isPlantSent(answer, body)
           ? { status: answer.status, plant: newPlant, rawBody: answer.text, attempts: 1 }
-          : this.#retry(body, options.retry, { answer }).then((sent) => this.#added(newPlant, body, sent)),
-      (error: unknown) => this.#retry(body, options.retry, { error }).then((sent) => this.#added(newPlant, body, sent)),
+          : this.#retry(newPlant, body, options.retry, { answer }),
+      (error: unknown) => this.#retry(newPlant, body, options.retry, { error }),
     );
   }
 
-  /** An add's retry loop, after its first attempt. */
-  #retry(body: string, policy: RetryPolicy | undefined, first: { answer: Answer } | { error: unknown }) {
-    return exchange(this.#transport, { method: 'POST', url: this.#plantsUrl, body, pipelined: true }, policy, first);
+  /** An add's retry loop, after its first attempt, and what its answer means. */
+  #retry(newPlant: NewPlant, body: string, policy: RetryPolicy | undefined, first: Parameters<typeof exchange>[3]) {
+    const url = this.#transport.plantsUrl;
+    return exchange(this.#transport, { method: 'POST', url, body, pipelined: true }, policy, first).then((sent) =>
+      this.#added(newPlant, body, sent),
+    );
   }
 
   /**
@@ -119,12 +120,12 @@ export class PlantClient {
    * the next page from the `Link: <…>; rel="next"` header, if there is more.
    */
   async listPage(page: { limit?: number; after?: bigint } | URL): Promise<PlantPage> {
-    const url = page instanceof URL ? page : new URL(this.#plantsUrl);
+    const url = page instanceof URL ? page : new URL(this.#transport.plantsUrl);
     if (!(page instanceof URL)) {
       if (page.limit !== undefined) url.searchParams.set('limit', String(page.limit));
       if (page.after !== undefined) url.searchParams.set('after', String(page.after));
     }
-    return plantPageOf(await this.#read('GET', url), url, this.#plantsUrl.origin, this.#source);
+    return plantPageOf(await this.#read('GET', url), url, this.#transport.plantsUrl.origin, this.#source);
   }
 
   /**
@@ -133,7 +134,7 @@ export class PlantClient {
    */
   async reset(): Promise<PlantPage> {
     const url = new URL(`${formatBaseUrl(this.#options.baseUrl)}/reset`);
-    return plantPageOf(await this.#read('POST', url), url, this.#plantsUrl.origin, this.#source);
+    return plantPageOf(await this.#read('POST', url), url, this.#transport.plantsUrl.origin, this.#source);
   }
 
   /**
@@ -187,7 +188,7 @@ export class PlantClient {
   }
 
   #plantUrl(id: bigint): URL {
-    return new URL(`${this.#plantsUrl.pathname}/${id}`, this.#plantsUrl);
+    return new URL(`${this.#transport.plantsUrl.pathname}/${id}`, this.#transport.plantsUrl);
   }
 }
 
