@@ -101,7 +101,16 @@ export class PlantClient {
   #errorOf({ answer, mayHaveBeenApplied }: Exchange): ResponseError {
     const error = errorOf(answer, this.#source);
     if (!mayHaveBeenApplied) return error;
-    if (answer.status === 409) return duplicateAfterRetry(error);
+    if (answer.status === 409) {
+      // Most likely our own first attempt: the same answer (status, body, store, exit code), said otherwise.
+      const again = new ResponseError(
+        `${error.message} (after a retry: the first attempt may have added it before the connection dropped)`,
+        error,
+      );
+      again.afterRetry = true;
+      again.mayHaveBeenApplied = error.mayHaveBeenApplied;
+      return again;
+    }
     error.mayHaveBeenApplied = true;
     return error;
   }
@@ -279,18 +288,6 @@ export function errorOf(answer: Answer, source: AnswerSource): ResponseError {
   });
   error.mayHaveBeenApplied = body.outcome === OUTCOME_UNKNOWN;
   return error;
-}
-
-/** A 409 for a POST sent again after the connection dropped: most likely our own first attempt. */
-function duplicateAfterRetry(error: ResponseError): ResponseError {
-  // The same answer (status, body, store, exit code), said otherwise.
-  const again = new ResponseError(
-    `${error.message} (after a retry: the first attempt may have added it before the connection dropped)`,
-    error,
-  );
-  again.afterRetry = true;
-  again.mayHaveBeenApplied = error.mayHaveBeenApplied;
-  return again;
 }
 
 export function isJsonType(contentType: string): boolean {
