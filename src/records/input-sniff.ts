@@ -43,7 +43,7 @@ export function sniffInput(head: Uint8Array, source: string): { what: string; to
   );
   if (control !== -1) {
     return {
-      what: `binary data, not text (a control byte 0x${hex(look[control] as number)} at byte ${control + 1})`,
+      what: `binary data, not text (a control byte 0x${(look[control] as number).toString(16).padStart(2, '0')} at byte ${control + 1})`,
       todo: READS_JSON,
     };
   }
@@ -68,8 +68,4 @@ function isJson(text: string): boolean {
   } catch {
     return false;
   }
-}
-
-function hex(byte: number): string {
-  return byte.toString(16).padStart(2, '0');
 }
