@@ -1,7 +1,7 @@
 import { DEFAULT_BASE_URL, formatBaseUrl } from '../client/base-url.js';
 import { InvalidInputError } from '../errors.js';
 import { describeBadToken, isBearerToken } from '../schema/token.js';
-import type { ConfigStore, TokenStorage } from './config-store.js';
+import type { ConfigStore } from './config-store.js';
 import { resolveBaseUrl, resolveToken, type SettingInputs, type Source } from './settings.js';
 
 /**
