@@ -33,37 +33,10 @@ export type RecordOutcome = RecordPosition &
     | { kind: 'invalid'; message: string; fields: readonly string[] }
   );
 
-export interface BulkSummary {
-  /** Records read from the input. */
-  records: number;
-  /** Added, answered 200 or confirmed by reading back. */
-  added: number;
-  /** Of those, confirmed by reading back. */
-  confirmed: number;
-  /** Already in the store exactly as sent (--skip-existing). */
-  existing: number;
-  /** Stored with other data than sent. */
-  conflicting: number;
-  rejected: number;
-  /** Of the rejected, 409s whose answer carries the plant stored exactly as sent: an import run again. */
-  storedAsSent: number;
-  invalid: number;
-  /** Not sent: no answer, and never reached the server. */
-  unreachable: number;
-  /** Sent, no answer: may or may not have been added. */
-  unknown: number;
-  /** Stopped before the end of the input: SIGINT, --fail-fast, or a failure no later record can escape. */
-  stopped: 'interrupted' | 'fail-fast' | 'fatal' | undefined;
-  /** The input was read to its end (else `records` is only what was read before stopping). */
-  inputEnded: boolean;
-  /** The failure that stopped a run (a refused token, a server that cannot be reached). */
-  fatal: PlantsError | undefined;
+export type BulkSummary = ReturnType<typeof emptySummary> & {
   /** Set when a store that answered nothing stopped the run: for how long it had answered nothing. */
   silentForMs?: number | undefined;
-  /** The first five failures, for a person to read. */
-  firstFailures: RecordOutcome[];
-  elapsedMs: number;
-}
+};
 
 /**
  * The input's records, in order: waited on one by one, or, where the reader already holds
@@ -128,22 +101,35 @@ export async function bulkAdd(options: BulkAddOptions): Promise<BulkSummary> {
   return run.finish();
 }
 
-function emptySummary(): BulkSummary {
+/** What a bulk add did, counted: none of it yet. */
+function emptySummary() {
   return {
+    /** Records read from the input. */
     records: 0,
+    /** Added, answered 200 or confirmed by reading back. */
     added: 0,
+    /** Of those, confirmed by reading back. */
     confirmed: 0,
+    /** Already in the store exactly as sent (--skip-existing). */
     existing: 0,
+    /** Stored with other data than sent. */
     conflicting: 0,
     rejected: 0,
+    /** Of the rejected, 409s whose answer carries the plant stored exactly as sent: an import run again. */
     storedAsSent: 0,
     invalid: 0,
+    /** Not sent: no answer, and never reached the server. */
     unreachable: 0,
+    /** Sent, no answer: may or may not have been added. */
     unknown: 0,
-    stopped: undefined,
+    /** Stopped before the end of the input: SIGINT, --fail-fast, or a failure no later record can escape. */
+    stopped: undefined as 'interrupted' | 'fail-fast' | 'fatal' | undefined,
+    /** The input was read to its end (else `records` is only what was read before stopping). */
     inputEnded: false,
-    fatal: undefined,
-    firstFailures: [],
+    /** The failure that stopped a run (a refused token, a server that cannot be reached). */
+    fatal: undefined as PlantsError | undefined,
+    /** The first five failures, for a person to read. */
+    firstFailures: [] as RecordOutcome[],
     elapsedMs: 0,
   };
 }
@@ -153,7 +139,7 @@ class BulkRun {
   readonly #options: BulkAddOptions;
   readonly #started = performance.now();
   readonly #window: number;
-  readonly #summary = emptySummary();
+  readonly #summary: BulkSummary = emptySummary();
   /** Outcomes that wait for an earlier record's, by input index. */
   readonly #waiting = new Map<number, RecordOutcome>();
   /** Records sent and not yet settled, by input index. */

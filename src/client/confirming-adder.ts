@@ -35,11 +35,23 @@ export interface ConfirmingAdderOptions {
   onNoReadBack?: (message: string) => void;
 }
 
-type ReadBack =
-  | { kind: 'found'; plant: StoredPlant; rawBody: string }
-  | { kind: 'absent' }
-  | { kind: 'no-get' }
-  | { kind: 'failed' };
+/** What reading a plant back found: the plant, or why not (`no-get`: the store has no GET for plants). */
+type ReadBack = { plant: StoredPlant; rawBody: string } | 'absent' | 'no-get' | 'failed';
+
+/** GET /plants/{id}: the plant, the status of the error (not a refused token) it met, or `failed`. */
+async function readPlant(
+  client: PlantClient,
+  id: bigint,
+  retry?: RetryPolicy,
+): Promise<{ plant: StoredPlant; rawBody: string } | number | 'failed'> {
+  try {
+    return await client.getPlant(id, { retry });
+  } catch (error) {
+    if (error instanceof ResponseError && !(error instanceof AuthRejectedError)) return error.status;
+    if (error instanceof ResponseError || error instanceof UnreachableError) return 'failed';
+    throw error;
+  }
+}
 
 /** Where an add stands before its next try: sent once more already, and how. */
 interface Tries {
@@ -83,22 +95,15 @@ export class ConfirmingAdder {
     this.#options = options;
   }
 
-  add(plant: NewPlant): Promise<AddSettled> {
+  add(plant: NewPlant, state = FIRST_TRY): Promise<AddSettled> {
     // The path every record of a bulk add takes: one promise more than the POST itself.
     return this.#options.client.addPlant(plant, { retry: this.#options.retry }).then(
-      (added): AddSettled => ({ kind: 'added', added }),
-      (error: unknown) => this.settle(plant, error),
+      (added): AddSettled => {
+        added.attempts += state.earlierAttempts;
+        return { kind: 'added', added };
+      },
+      (error: unknown) => this.settle(plant, error, state),
     );
-  }
-
-  async #add(plant: NewPlant, state: Tries): Promise<AddSettled> {
-    try {
-      const added = await this.#options.client.addPlant(plant, { retry: this.#options.retry });
-      if (state.earlierAttempts > 0) added.attempts += state.earlierAttempts;
-      return { kind: 'added', added };
-    } catch (error) {
-      return this.settle(plant, error, state);
-    }
   }
 
   /**
@@ -126,17 +131,15 @@ export class ConfirmingAdder {
     // GET (a re-run where every record exists costs one request per record, not two). A store
     // whose 409 is the Error record alone is read back.
     const carried = storedPlantOfConflict(conflict.rawBody);
-    const read: ReadBack =
-      carried !== undefined && carried.plant.id === plant.id
-        ? { kind: 'found', ...carried }
-        : await this.#readBack(plant.id, true);
-    if (read.kind === 'found') {
+    const read =
+      carried !== undefined && carried.plant.id === plant.id ? carried : await this.#readBack(plant.id, true);
+    if (typeof read === 'object') {
       const stored = { plant: read.plant, rawBody: read.rawBody, attempts: conflict.attempts };
       if (sameNewPlant(plant, read.plant)) return { kind: afterRetry ? 'confirmed' : 'existing', ...stored };
       throw differs(plant, read.rawBody, conflict.body.message, conflict.attempts, 'the server answered 409: ');
     }
     // After a retry the 409 may be our own earlier try's doing: not readable now, that is unknown.
-    if (read.kind === 'failed' && afterRetry) {
+    if (read === 'failed' && afterRetry) {
       throw new NoAnswerError(plant.id, conflict, { storeArgs: this.#options.client.storeArgs });
     }
     throw conflict;
@@ -145,22 +148,22 @@ export class ConfirmingAdder {
   /** An add that failed after a try that may have been applied: what the store holds settles it. */
   async #settleInDoubt(plant: NewPlant, error: ResponseError | UnreachableError, state: Tries): Promise<AddSettled> {
     const read = await this.#readBack(plant.id, false);
-    if (read.kind === 'found') {
+    if (typeof read === 'object') {
       if (sameNewPlant(plant, read.plant)) {
         return { kind: 'confirmed', plant: read.plant, rawBody: read.rawBody, attempts: error.attempts };
       }
       throw differs(plant, read.rawBody, `a plant with id ${plant.id} is stored with other data`, error.attempts);
     }
-    if (read.kind === 'absent') {
+    if (read === 'absent') {
       // Not there: not applied, so it is safe to send again, once (the store's 409 still guards
       // against a double add, and a 409 then is settled as after a retry). Still in doubt until
       // that settles: if it fails too, it is read back once more (a late commit shows there).
-      if (!state.resent) return this.#add(plant, { resent: true, earlierAttempts: error.attempts, maybeApplied: true });
+      if (!state.resent) return this.add(plant, { resent: true, earlierAttempts: error.attempts, maybeApplied: true });
       // Sent again, read back twice and not there, its last try certainly not applied: not added.
       if (!mayHaveBeenApplied(error)) throw error;
     }
     throw new NoAnswerError(plant.id, error, {
-      noReadBack: read.kind === 'no-get',
+      noReadBack: read === 'no-get',
       storeArgs: this.#options.client.storeArgs,
     });
   }
@@ -170,25 +173,43 @@ export class ConfirmingAdder {
    * it has no GET for plants, not that the plant is missing.
    */
   async #readBack(id: bigint, existsPerStore: boolean): Promise<ReadBack> {
-    if (this.#noGet) return { kind: 'no-get' };
-    try {
-      const { plant, rawBody } = await this.#options.client.getPlant(id, { retry: this.#options.retry });
-      return { kind: 'found', plant, rawBody };
-    } catch (error) {
-      if (error instanceof ResponseError && !(error instanceof AuthRejectedError)) {
-        if (error.status === 405 || (error.status === 404 && existsPerStore)) {
-          if (!this.#noGet) {
-            this.#noGet = true;
-            this.#options.onNoReadBack?.(NO_READ_BACK_MESSAGE);
-          }
-          return { kind: 'no-get' };
-        }
-        if (error.status === 404) return { kind: 'absent' };
-        return { kind: 'failed' };
-      }
-      if (error instanceof UnreachableError || error instanceof AuthRejectedError) return { kind: 'failed' };
+    if (this.#noGet) return 'no-get';
+    const read = await readPlant(this.#options.client, id, this.#options.retry);
+    if (typeof read === 'object') return read;
+    if (read === 405 || (read === 404 && existsPerStore)) {
+      // (Another read-back may have said so while this one waited.)
+      if (!this.#noGet) this.#options.onNoReadBack?.(NO_READ_BACK_MESSAGE);
+      this.#noGet = true;
+      return 'no-get';
+    }
+    return read === 404 ? 'absent' : 'failed';
+  }
+}
+
+/**
+ * DELETE /plants/{id}, never reported as not done while it may have been: a delete that may
+ * have been applied (sent with no whole answer, or answered that its outcome is unknown) is
+ * settled by reading the plant back. Gone: it was deleted (`confirmed`). Still there: it was
+ * not, and the failure says so (a ResponseError, exit 1; a missing answer stays what it was).
+ * Not read: NoAnswerError (exit 3), which says how to look.
+ */
+export async function deleteConfirmed(client: PlantClient, id: bigint): Promise<{ confirmed: boolean }> {
+  try {
+    await client.deletePlant(id);
+    return { confirmed: false };
+  } catch (error) {
+    if (!(error instanceof ResponseError || error instanceof UnreachableError) || !mayHaveBeenApplied(error)) {
       throw error;
     }
+    const read = await readPlant(client, id);
+    if (read === 404) return { confirmed: true };
+    if (typeof read === 'object' && error instanceof ResponseError) {
+      const settled = new ResponseError(`${error.message} (read back, plant ${id} is still there: not deleted)`, error);
+      settled.attempts = error.attempts;
+      throw settled;
+    }
+    if (typeof read === 'object') throw error;
+    throw new NoAnswerError(id, error, { done: 'deleted', storeArgs: client.storeArgs });
   }
 }
 

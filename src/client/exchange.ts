@@ -5,14 +5,7 @@ import { type Answer, SendError, type Transport } from './transport.js';
 // The retry loop: a request sent, and sent again under a RetryPolicy where that is safe.
 
 /** What came of a request, retries included. */
-export interface Exchange {
-  answer: Answer;
-  attempts: number;
-  /** From the first retry's start to the answer: how long the tries took (0 when there was one try). */
-  elapsedMs: number;
-  /** A POST was sent again after a connection dropped with no answer: the first may have been applied. */
-  mayHaveBeenApplied: boolean;
-}
+export type Exchange = Awaited<ReturnType<typeof exchange>>;
 
 /**
  * The one way every request goes out: sent, and sent again under the retry policy where that
@@ -26,7 +19,7 @@ export async function exchange(
   policy: RetryPolicy = { attempts: 1 },
   /** Attempt 1, already sent by the caller: its answer, or what it was rejected with. */
   first?: { answer: Answer } | { error: unknown },
-): Promise<Exchange> {
+) {
   let mayHaveBeenApplied = false;
   const started = performance.now();
   /** Writes of the request that undici made on its own (a dropped pipeline), beyond the attempts. */
@@ -51,6 +44,8 @@ export async function exchange(
       const retryAfterMs =
         answer.status === 429 || answer.status === 503 ? parseRetryAfter(answer.retryAfter) : undefined;
       if (retryAfterMs === undefined || attempt >= policy.attempts || retryAfterMs > (policy.maxDelayMs ?? 10_000)) {
+        // elapsedMs: from the first try's start to the answer; mayHaveBeenApplied: a POST was sent
+        // again after a connection dropped with no answer, so the first may have been applied.
         return { answer, attempts: attempt + replays, elapsedMs: performance.now() - started, mayHaveBeenApplied };
       }
       waitMs = retryAfterMs;

@@ -1,48 +1,19 @@
-import type { Dispatcher } from 'undici';
-import { type NewPlant, newPlantJson, type Plant, type StoredPlant } from '../schema/plant.js';
+import { parseJsonExact } from '../schema/exact-json.js';
 import {
-  type AnswerSource,
-  duplicateAfterRetry,
-  errorOf,
-  isJsonType,
-  type PlantPage,
-  plantOf,
-  plantPageOf,
-  storedPlantOf,
-} from './answer-reading.js';
+  ErrorBody,
+  type NewPlant,
+  newPlantJson,
+  OUTCOME_UNKNOWN,
+  Plant,
+  StoredPlant,
+  StoredPlants,
+} from '../schema/plant.js';
 import { formatBaseUrl } from './base-url.js';
-import { ResponseError } from './errors.js';
+import { AuthRejectedError, CrossOriginPageError, ResponseError, UnexpectedBodyError } from './errors.js';
 import { type Exchange, exchange, withAttemptsOn } from './exchange.js';
+import { nextLink } from './link-header.js';
 import type { RetryPolicy } from './retry-policy.js';
-import { type Answer, Transport } from './transport.js';
-
-export type { PlantPage } from './answer-reading.js';
-
-export interface PlantClientOptions {
-  /** Where the store is: `{baseUrl}/plants`. */
-  baseUrl: URL;
-  /**
-   * Sent as `Authorization: Bearer <token>`; never logged. Without one the request goes
-   * out unauthenticated and the server's 401 is reported as such (exit 4).
-   */
-  token: string | undefined;
-  /** The undici dispatcher to send with (an Agent, Pool or proxy agent); the caller owns and closes it. */
-  dispatcher: Dispatcher;
-  /** `User-Agent` header, e.g. `plants/0.1.0 node/v20.19.0`. */
-  userAgent: string;
-  /** Gives up on a request after this long, headers and body included. Default 30 000. */
-  timeoutMs?: number;
-  /** Where the token came from (default `config`): carried on an AuthRejectedError for the caller. */
-  tokenSource?: 'environment' | 'config' | undefined;
-  /** How reads and deletes are sent again after a transient failure (addPlant takes its own). Default: not. */
-  retry?: RetryPolicy;
-  /**
-   * How the caller chose this store, in its own terms (the CLI: its flags, so that a command a
-   * hint suggests reaches the same store). Carried on every UnreachableError, never read by the
-   * client. Default: none.
-   */
-  storeArgs?: readonly string[];
-}
+import { type Answer, type PlantClientOptions, Transport } from './transport.js';
 
 /** A plant the server accepted: the parsed Plant and the exact text it was sent as. */
 export interface AddedPlant {
@@ -56,7 +27,6 @@ export interface AddedPlant {
 /** Speaks the plant store interface over undici. Knows nothing of config, flags or terminals. */
 export class PlantClient {
   readonly #options: PlantClientOptions;
-  readonly #plantsUrl: URL;
   readonly #transport: Transport;
   /** What the errors made of the answers say of where they came from. */
   readonly #source: AnswerSource;
@@ -65,20 +35,7 @@ export class PlantClient {
 
   constructor(options: PlantClientOptions) {
     this.#options = options;
-    this.#plantsUrl = new URL(`${formatBaseUrl(options.baseUrl)}/plants`);
-    this.#transport = new Transport({
-      baseUrl: options.baseUrl,
-      plantsUrl: this.#plantsUrl,
-      dispatcher: options.dispatcher,
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json',
-        'user-agent': options.userAgent,
-        ...(options.token === undefined ? {} : { authorization: `Bearer ${options.token}` }),
-      },
-      timeoutMs: options.timeoutMs ?? 30_000,
-      storeArgs: options.storeArgs,
-    });
+    this.#transport = new Transport(options);
     this.#source = {
       baseUrl: options.baseUrl,
       tokenSource: options.token === undefined ? undefined : (options.tokenSource ?? 'config'),
@@ -95,18 +52,21 @@ export class PlantClient {
     // The first attempt is sent here, and an answer that settles it at once (a 200 carrying the
     // plant sent, written once) returns without going through the retry loop: that is every
     // record of a bulk add that goes well. Anything else continues in the retry loop (exchange) as its attempt 1.
-    return this.#transport.send('POST', this.#plantsUrl, body, true).then(
+    return this.#transport.send('POST', this.#transport.plantsUrl, body, true).then(
       (answer) =>
         answer.sends === 1 && (answer.status === 200 || answer.status === 201) && this.#isPlantSent(answer, body)
           ? { status: answer.status, plant: newPlant, rawBody: answer.text, attempts: 1 }
-          : this.#retry(body, options.retry, { answer }).then((sent) => this.#added(newPlant, body, sent)),
-      (error: unknown) => this.#retry(body, options.retry, { error }).then((sent) => this.#added(newPlant, body, sent)),
+          : this.#retry(newPlant, body, options.retry, { answer }),
+      (error: unknown) => this.#retry(newPlant, body, options.retry, { error }),
     );
   }
 
-  /** An add's retry loop, after its first attempt. */
-  #retry(body: string, policy: RetryPolicy | undefined, first: { answer: Answer } | { error: unknown }) {
-    return exchange(this.#transport, { method: 'POST', url: this.#plantsUrl, body, pipelined: true }, policy, first);
+  /** An add's retry loop, after its first attempt, and what its answer means. */
+  #retry(newPlant: NewPlant, body: string, policy: RetryPolicy | undefined, first: Parameters<typeof exchange>[3]) {
+    const url = this.#transport.plantsUrl;
+    return exchange(this.#transport, { method: 'POST', url, body, pipelined: true }, policy, first).then((sent) =>
+      this.#added(newPlant, body, sent),
+    );
   }
 
   /**
@@ -141,7 +101,16 @@ export class PlantClient {
   #errorOf({ answer, mayHaveBeenApplied }: Exchange): ResponseError {
     const error = errorOf(answer, this.#source);
     if (!mayHaveBeenApplied) return error;
-    if (answer.status === 409) return duplicateAfterRetry(error);
+    if (answer.status === 409) {
+      // Most likely our own first attempt: the same answer (status, body, store, exit code), said otherwise.
+      const again = new ResponseError(
+        `${error.message} (after a retry: the first attempt may have added it before the connection dropped)`,
+        error,
+      );
+      again.afterRetry = true;
+      again.mayHaveBeenApplied = error.mayHaveBeenApplied;
+      return again;
+    }
     error.mayHaveBeenApplied = true;
     return error;
   }
@@ -160,12 +129,12 @@ export class PlantClient {
    * the next page from the `Link: <…>; rel="next"` header, if there is more.
    */
   async listPage(page: { limit?: number; after?: bigint } | URL): Promise<PlantPage> {
-    const url = page instanceof URL ? page : new URL(this.#plantsUrl);
+    const url = page instanceof URL ? page : new URL(this.#transport.plantsUrl);
     if (!(page instanceof URL)) {
       if (page.limit !== undefined) url.searchParams.set('limit', String(page.limit));
       if (page.after !== undefined) url.searchParams.set('after', String(page.after));
     }
-    return plantPageOf(await this.#read('GET', url), url, this.#plantsUrl.origin, this.#source);
+    return plantPageOf(await this.#read('GET', url), url, this.#transport.plantsUrl.origin, this.#source);
   }
 
   /**
@@ -174,7 +143,7 @@ export class PlantClient {
    */
   async reset(): Promise<PlantPage> {
     const url = new URL(`${formatBaseUrl(this.#options.baseUrl)}/reset`);
-    return plantPageOf(await this.#read('POST', url), url, this.#plantsUrl.origin, this.#source);
+    return plantPageOf(await this.#read('POST', url), url, this.#transport.plantsUrl.origin, this.#source);
   }
 
   /**
@@ -228,6 +197,145 @@ export class PlantClient {
   }
 
   #plantUrl(id: bigint): URL {
-    return new URL(`${this.#plantsUrl.pathname}/${id}`, this.#plantsUrl);
+    return new URL(`${this.#transport.plantsUrl.pathname}/${id}`, this.#transport.plantsUrl);
   }
+}
+
+// What an answer means: the Plant or page of plants asked for, or the error it stands for.
+
+/** Where the answers come from, for the errors made of them. */
+export interface AnswerSource {
+  baseUrl: URL;
+  /** Where the token sent came from; undefined when none was sent. */
+  tokenSource: 'environment' | 'config' | undefined;
+  /** PlantClientOptions.storeArgs. */
+  storeArgs?: readonly string[] | undefined;
+}
+
+/** A page of plants, and where the next one is. */
+export type PlantPage = ReturnType<typeof plantPageOf>;
+
+/** The Plant of a success (an add's 200 or 201), or UnexpectedBodyError. */
+export function plantOf(answer: Answer, source: AnswerSource): { status: number; plant: Plant; rawBody: string } {
+  return { status: answer.status, plant: bodyOf(answer, Plant, 'a Plant', source), rawBody: answer.text };
+}
+
+/** The stored plant of GET /plants/{id}'s 200, or UnexpectedBodyError. */
+export function storedPlantOf(answer: Answer, source: AnswerSource): { plant: StoredPlant; rawBody: string } {
+  return { plant: bodyOf(answer, StoredPlant, 'a Plant', source), rawBody: answer.text };
+}
+
+/** The answer's JSON body as `schema` reads it, or UnexpectedBodyError saying it is not `expected`. */
+function bodyOf<T>(
+  answer: Answer,
+  schema: { safeParse(value: unknown): { success: true; data: T } | { success: false } },
+  expected: string,
+  source: AnswerSource,
+): T {
+  const json = tryParseJson(answer.text, answer.contentType);
+  const parsed = json.ok ? schema.safeParse(json.value) : undefined;
+  if (parsed?.success) return parsed.data;
+  throw notA(expected, answer, source);
+}
+
+/**
+ * A page of plants from the 200 of `url`, with the next page's URL from its Link header:
+ * UnexpectedBodyError when it is not a list of plants, CrossOriginPageError when the next page is
+ * on another origin than `origin` (following it would send the token there).
+ */
+export function plantPageOf(answer: Answer, url: URL, origin: string, source: AnswerSource) {
+  const plants = bodyOf(answer, StoredPlants, 'a list of plants', source);
+  const next = nextLink(answer.link, url);
+  if (next !== undefined && next.origin !== origin) {
+    throw new CrossOriginPageError({ nextOrigin: next.origin, baseUrl: source.baseUrl });
+  }
+  return { plants, next };
+}
+
+/**
+ * The error an answer that is no success stands for: AuthRejectedError for 401 and 403, else
+ * ResponseError, which `mayHaveBeenApplied` when its Error says the outcome is unknown.
+ */
+export function errorOf(answer: Answer, source: AnswerSource): ResponseError {
+  const { status, contentType, text } = answer;
+  const json = tryParseJson(text, contentType);
+  const errorBody = json.ok ? ErrorBody.safeParse(json.value) : undefined;
+  const problem = json.ok ? problemMessage(json.value) : undefined;
+  const serverMessage = errorBody?.success ? errorBody.data.message : problem;
+  const message =
+    serverMessage !== undefined
+      ? `the server answered ${status}: ${serverMessage}`
+      : `the server answered ${status} with ${describeBody(text, contentType, 'an Error')}`;
+  const body: ErrorBody = errorBody?.success ? errorBody.data : { error: status, message: serverMessage ?? message };
+  // Any JSON body is passed on as it came (an Error, or a problem+json); other bodies are not.
+  const rawBody = json.ok ? text : undefined;
+  if (status === 401 || status === 403) {
+    return new AuthRejectedError(message, {
+      status,
+      body,
+      rawBody,
+      baseUrl: source.baseUrl,
+      tokenSource: source.tokenSource,
+      storeArgs: source.storeArgs,
+    });
+  }
+  const error = new ResponseError(message, {
+    status,
+    body,
+    rawBody,
+    baseUrl: source.baseUrl,
+    retryAfter: answer.retryAfter,
+  });
+  error.mayHaveBeenApplied = body.outcome === OUTCOME_UNKNOWN;
+  return error;
+}
+
+export function isJsonType(contentType: string): boolean {
+  const type = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
+  return type === 'application/json' || type.endsWith('+json');
+}
+
+function notA(expected: string, answer: Answer, source: AnswerSource): UnexpectedBodyError {
+  return new UnexpectedBodyError({
+    status: answer.status,
+    expected,
+    received: describeBody(answer.text, answer.contentType, expected),
+    baseUrl: source.baseUrl,
+  });
+}
+
+type JsonResult = { ok: true; value: unknown } | { ok: false };
+
+function tryParseJson(text: string, contentType: string): JsonResult {
+  if (!isJsonType(contentType) || text.trim() === '') return { ok: false };
+  try {
+    return { ok: true, value: parseJsonExact(text) };
+  } catch {
+    return { ok: false };
+  }
+}
+
+/** The words of an RFC 9457 problem document (`title`, `detail`), as some servers send for 401. */
+function problemMessage(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { title, detail } = value as { title?: unknown; detail?: unknown };
+  const parts = [title, detail].filter((part): part is string => typeof part === 'string' && part.trim() !== '');
+  return parts.length > 0 ? parts.join(': ') : undefined;
+}
+
+/** What came back instead of the expected record, in a few words and never more than a line. */
+function describeBody(text: string, contentType: string, expected: string): string {
+  const type = contentType.split(';')[0]?.trim() || 'no content type';
+  if (text.length === 0) return `an empty body instead of ${expected}`;
+  if (isJsonType(contentType)) {
+    const json = tryParseJson(text, contentType);
+    if (!json.ok) return `a body that is not valid JSON (possibly truncated) instead of ${expected}`;
+    return `JSON that is not ${expected}: ${excerpt(text)}`;
+  }
+  return `a ${type} body instead of ${expected}: ${excerpt(text)}`;
+}
+
+function excerpt(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > 80 ? `${line.slice(0, 77)}...` : line;
 }

@@ -1,4 +1,4 @@
-import { errorCode } from './network-errors.js';
+import { errorCode } from './errors.js';
 
 // When a request is sent again, and how long to wait first.
 

@@ -1,28 +1,54 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
-import { AnswerCollector, type CollectedAnswer, monotonicMs } from './answer-collector.js';
-import { UnreachableError } from './errors.js';
-import { classifyNetworkFailure, errorCode, isClosedConnection, unreachableMessage } from './network-errors.js';
-import { type Retryable, retryableFailure } from './retry-policy.js';
+import { formatBaseUrl } from './base-url.js';
+import {
+  classifyNetworkFailure,
+  errorCode,
+  isClosedConnection,
+  UnreachableError,
+  unreachableMessage,
+} from './errors.js';
+import { type Retryable, type RetryPolicy, retryableFailure } from './retry-policy.js';
 
 /** The most of a response body we read; a Plant or an Error is a few hundred bytes. */
 export const MAX_RESPONSE_BYTES = 1024 * 1024;
 
-/** One answer, whatever its status: the few headers the client reads, and the body as text (`…` ends a cut one). */
-export type Answer = Omit<CollectedAnswer, 'body' | 'truncated'> & { text: string };
+/** One answer, whatever its status: the few headers the client reads, and the body as text. */
+export interface Answer {
+  status: number;
+  contentType: string;
+  /** The body (its first MAX_RESPONSE_BYTES, then `…`, when it was longer). */
+  text: string;
+  retryAfter: string | undefined;
+  link: string | undefined;
+  /** How many times undici wrote the request: above 1 when it replayed it after a dropped pipeline. */
+  sends: number;
+}
 
-export interface TransportOptions {
-  /** The store's base URL: what an UnreachableError names. */
+export interface PlantClientOptions {
+  /** Where the store is: `{baseUrl}/plants`. */
   baseUrl: URL;
-  /** `{baseUrl}/plants`: the URL of every add, whose origin and path are worked out once. */
-  plantsUrl: URL;
-  /** The undici dispatcher to send with; the caller owns and closes it. */
+  /**
+   * Sent as `Authorization: Bearer <token>`; never logged. Without one the request goes
+   * out unauthenticated and the server's 401 is reported as such (exit 4).
+   */
+  token: string | undefined;
+  /** The undici dispatcher to send with (an Agent, Pool or proxy agent); the caller owns and closes it. */
   dispatcher: Dispatcher;
-  /** Sent with every request. */
-  headers: Record<string, string>;
-  /** Gives up on a request after this long, headers and body included. */
-  timeoutMs: number;
-  /** Carried on every UnreachableError (PlantClientOptions.storeArgs). */
-  storeArgs: readonly string[] | undefined;
+  /** `User-Agent` header, e.g. `plants/0.1.0 node/v20.19.0`. */
+  userAgent: string;
+  /** Gives up on a request after this long, headers and body included. Default 30 000. */
+  timeoutMs?: number;
+  /** Where the token came from (default `config`): carried on an AuthRejectedError for the caller. */
+  tokenSource?: 'environment' | 'config' | undefined;
+  /** How reads and deletes are sent again after a transient failure (addPlant takes its own). Default: not. */
+  retry?: RetryPolicy;
+  /**
+   * How the caller chose this store, in its own terms (the CLI: its flags, so that a command a
+   * hint suggests reaches the same store). Carried on every UnreachableError, never read by the
+   * client. Default: none.
+   */
+  storeArgs?: readonly string[];
 }
 
 /** A failure to get an answer, with whether sending again is allowed. Internal to the client. */
@@ -45,7 +71,11 @@ export class SendError extends Error {
  * SendError saying whether the request may be sent again.
  */
 export class Transport {
-  readonly #options: TransportOptions;
+  /** `{baseUrl}/plants`: the URL of every add, whose origin and path are worked out once. */
+  readonly plantsUrl: URL;
+  readonly #options: PlantClientOptions;
+  readonly #timeoutMs: number;
+  readonly #headers: Record<string, string>;
   readonly #plantsOrigin: string;
   readonly #plantsPath: string;
   /** The requests waiting for an answer, for the one timer that ends those past their deadline. */
@@ -54,10 +84,18 @@ export class Transport {
   /** Whether the base URL's port speaks TLS, asked once (see tlsPortInstead). */
   #tlsProbe: Promise<boolean> | undefined;
 
-  constructor(options: TransportOptions) {
+  constructor(options: PlantClientOptions) {
     this.#options = options;
-    this.#plantsOrigin = options.plantsUrl.origin;
-    this.#plantsPath = `${options.plantsUrl.pathname}${options.plantsUrl.search}`;
+    this.#timeoutMs = options.timeoutMs ?? 30_000;
+    this.#headers = {
+      'content-type': 'application/json',
+      accept: 'application/json',
+      'user-agent': options.userAgent,
+      ...(options.token === undefined ? {} : { authorization: `Bearer ${options.token}` }),
+    };
+    this.plantsUrl = new URL(`${formatBaseUrl(options.baseUrl)}/plants`);
+    this.#plantsOrigin = this.plantsUrl.origin;
+    this.#plantsPath = `${this.plantsUrl.pathname}${this.plantsUrl.search}`;
   }
 
   /**
@@ -75,10 +113,10 @@ export class Transport {
     // per request: with thousands in flight those cost more than the request itself. A request
     // undici has not written yet, and a whole answer once it has started, must also come within
     // the time-out (AnswerCollector's deadline): one timer for all requests ends those past it.
-    const timeoutMs = this.#options.timeoutMs;
+    const timeoutMs = this.#timeoutMs;
     const handler = new AnswerCollector(MAX_RESPONSE_BYTES, timeoutMs);
     this.#watch(handler);
-    const plants = url === this.#options.plantsUrl;
+    const plants = url === this.plantsUrl;
     try {
       this.#options.dispatcher.dispatch(
         {
@@ -86,7 +124,7 @@ export class Transport {
           origin: plants ? this.#plantsOrigin : url.origin,
           path: plants ? this.#plantsPath : `${url.pathname}${url.search}`,
           method: method as Dispatcher.HttpMethod,
-          headers: this.#options.headers,
+          headers: this.#headers,
           body,
           headersTimeout: timeoutMs,
           bodyTimeout: timeoutMs,
@@ -100,17 +138,9 @@ export class Transport {
       handler.abort(error as Error);
     }
     return handler.answer.then(
-      (answer): Answer => {
+      (answer) => {
         this.#pending.delete(handler);
-        const text = answer.body.toString('utf8');
-        return {
-          status: answer.status,
-          contentType: answer.contentType,
-          text: answer.truncated ? `${text}…` : text,
-          retryAfter: answer.retryAfter,
-          link: answer.link,
-          sends: answer.sends,
-        };
+        return answer;
       },
       (error: unknown) => {
         throw this.#sendError(error, handler);
@@ -151,9 +181,7 @@ export class Transport {
     const retryable = failure === 'not-applied' && written ? 'maybe-applied' : failure;
     // Sent and then no whole answer: cut mid-answer, timed out waiting, or dropped before any answer.
     const sent = answered || written || retryable === 'maybe-applied';
-    const kind = timedOut
-      ? { kind: 'timeout' as const, timeoutMs: this.#options.timeoutMs }
-      : classifyNetworkFailure(error);
+    const kind = timedOut ? { kind: 'timeout' as const, timeoutMs: this.#timeoutMs } : classifyNetworkFailure(error);
     return new SendError(this.#unreachable(kind, error), retryable, sent, collector.sends);
   }
 
@@ -166,7 +194,7 @@ export class Transport {
   #watch(collector: AnswerCollector): void {
     this.#pending.add(collector);
     if (this.#sweep !== undefined) return;
-    const every = Math.min(250, this.#options.timeoutMs);
+    const every = Math.min(250, this.#timeoutMs);
     this.#sweep = setInterval(() => {
       const now = monotonicMs();
       for (const pending of this.#pending) {
@@ -182,5 +210,163 @@ export class Transport {
     }, every);
     // The requests' sockets keep the process alive while they wait; the timer alone must not.
     this.#sweep.unref();
+  }
+}
+
+/**
+ * Milliseconds on a monotonic clock. process.hrtime is there from the start, where the
+ * `performance` global loads node:perf_hooks and its ten modules on first use: a one-record add
+ * had them loaded for two readings of the clock.
+ */
+export function monotonicMs(): number {
+  return Number(process.hrtime.bigint()) / 1e6;
+}
+
+/**
+ * Collects one answer straight from undici's dispatch handler (its controller API), for the
+ * client's own requests: the status, content-type, retry-after and link, and the body as text. Lighter than `dispatcher.request()`, which builds a Readable stream and a promise chain
+ * per request: with a bulk add's tens of thousands of requests, that was most of what the client
+ * spent on each (see `bench/rows/bulk.ts`).
+ *
+ * undici calls onRequestStart each time it writes the request: more than once when a pipelined
+ * connection dropped and it sent the request again on a new one (`sends`).
+ *
+ * `deadline` is when the client gives up on the request: `timeoutMs` after it was handed to
+ * undici, while undici has not written it; once written, the start of its answer is undici's
+ * headers time-out to bound, which counts from the moment the request is at the head of its
+ * connection: so one answer that never comes costs the requests pipelined behind it no time-out
+ * of their own (when its time is up, undici writes them again on another connection at once).
+ * Meanwhile the deadline is only a backstop (twice `timeoutMs` after the last write: a server
+ * that sends 1xx for ever); once the answer has started, the whole of it must come within
+ * `timeoutMs` of the last write (a body that drips), or at once when its head came later.
+ *
+ * `answer` settles exactly once, whatever undici does, and once it has, undici is never left
+ * holding the request: a request given up before undici wrote it is aborted the moment undici
+ * starts it, and an answer is never paused (a paused answer that nobody resumes holds its
+ * connection, and every request pipelined behind it, for good).
+ */
+export class AnswerCollector implements Dispatcher.DispatchHandler {
+  sends = 0;
+  /** Headers arrived (a final status): from here on the request was answered. */
+  answered = false;
+  /** Set by the client when the whole answer did not arrive within its time-out. */
+  deadlinePassed = false;
+  /** When the client gives up on the request (monotonicMs; see above). */
+  deadline: number;
+  readonly #timeoutMs: number;
+  #writtenAt = 0;
+  #status = 0;
+  #contentType = '';
+  #retryAfter: string | undefined;
+  #link: string | undefined;
+  #first: Buffer | undefined;
+  #chunks: Buffer[] | undefined;
+  #size = 0;
+  /** undici's controller of the write in progress (a replay brings a new one). */
+  #controller: Dispatcher.DispatchController | undefined;
+  /** Why the request was given up on, for undici to be told when it starts it. */
+  #givenUp: Error | undefined;
+  #settled = false;
+  readonly #limit: number;
+  #resolve!: (answer: Answer) => void;
+  #reject!: (error: unknown) => void;
+  /** The whole answer, or why none came. */
+  readonly answer = new Promise<Answer>((resolve, reject) => {
+    this.#resolve = resolve;
+    this.#reject = reject;
+  });
+
+  constructor(limit: number, timeoutMs: number) {
+    this.#limit = limit;
+    this.#timeoutMs = timeoutMs;
+    this.deadline = monotonicMs() + timeoutMs;
+  }
+
+  /**
+   * Gives up on the request: `answer` rejects with `error` now, and undici is told to drop the
+   * request, now if it has started it, else when it does.
+   */
+  abort(error: Error): void {
+    this.#givenUp ??= error;
+    this.#fail(error);
+    this.#controller?.abort(error);
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.#controller = controller;
+    if (this.#givenUp !== undefined) {
+      controller.abort(this.#givenUp);
+      return;
+    }
+    this.sends++;
+    this.#writtenAt = monotonicMs();
+    this.deadline = this.#writtenAt + 2 * this.#timeoutMs;
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, status: number, headers: IncomingHttpHeaders): void {
+    // 1xx (103 Early Hints): informational, the answer is still to come.
+    if (status < 200) return;
+    this.answered = true;
+    this.deadline = Math.max(this.#writtenAt + this.#timeoutMs, monotonicMs());
+    this.#status = status;
+    // As the client read them before: a repeated content-type joined, a repeated retry-after or link not taken.
+    const contentType = headers['content-type'];
+    this.#contentType =
+      contentType === undefined ? '' : Array.isArray(contentType) ? contentType.join(',') : contentType;
+    const retryAfter = headers['retry-after'];
+    this.#retryAfter = typeof retryAfter === 'string' ? retryAfter : undefined;
+    const link = headers.link;
+    this.#link = typeof link === 'string' ? link : undefined;
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.#settled) return;
+    this.#size += chunk.length;
+    if (this.#size > this.#limit) {
+      // More than any answer of the interface: keep what came before, mark it cut, and stop reading.
+      this.#size -= chunk.length;
+      this.#finish(true);
+      controller.abort(new Error(`the answer is longer than ${this.#limit} bytes`));
+      return;
+    }
+    this.#push(chunk);
+  }
+
+  onResponseEnd(): void {
+    this.#finish(false);
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    this.#fail(error);
+  }
+
+  #fail(error: Error): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    this.#reject(error);
+  }
+
+  #push(chunk: Buffer): void {
+    if (this.#first === undefined) {
+      this.#first = chunk;
+      return;
+    }
+    this.#chunks ??= [this.#first];
+    this.#chunks.push(chunk);
+  }
+
+  #finish(truncated: boolean): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    const body = this.#chunks !== undefined ? Buffer.concat(this.#chunks, this.#size) : this.#first;
+    const text = body?.toString('utf8') ?? '';
+    this.#resolve({
+      status: this.#status,
+      contentType: this.#contentType,
+      text: truncated ? `${text}…` : text,
+      retryAfter: this.#retryAfter,
+      link: this.#link,
+      sends: this.sends,
+    });
   }
 }

@@ -1,45 +1,20 @@
 import type { Command, Config } from '@oclif/core';
 
-/** A flag as completion sees it. */
-export interface CompletionFlag {
-  name: string;
-  char?: string;
-  summary: string;
-  /** False for a boolean switch. */
-  takesValue: boolean;
-  /** The values it accepts, when it names them. */
-  options?: readonly string[];
-  /** Its value is a path (helpValue PATH), so the shell offers files. */
-  completesFiles: boolean;
-}
-
-/** A command, or an alias of one, as the words a user types: `['plant', 'add']`. */
-export interface CompletionCommand {
-  words: readonly string[];
-  summary: string;
-  flags: readonly CompletionFlag[];
-  /** What the first argument can be, when it is one of a known few. */
-  argumentValues?: readonly string[];
-}
-
-/** A topic: a word that only leads to commands (`plant` in `plant add`). */
-export type CompletionTopic = Pick<CompletionCommand, 'words' | 'summary'>;
-
-export interface CompletionTree {
-  bin: string;
-  commands: readonly CompletionCommand[];
-  topics: readonly CompletionTopic[];
-}
+/** The commands (aliases included), topics and flags of the CLI, as completion sees them. */
+export type CompletionTree = ReturnType<typeof completionTree>;
+/** A command, or an alias of one, as the words a user types (`['plant', 'add']`). */
+export type CompletionCommand = CompletionTree['commands'][number];
+export type CompletionFlag = ReturnType<typeof completionFlag>;
 
 /**
  * The visible commands (aliases included: `plant add` is typed as often as `add`), topics and
  * flags of the CLI, from oclif's own description of itself. `helpTopics` are the extra words
  * `plants help` takes besides command names.
  */
-export function completionTree(config: Config, helpTopics: readonly string[] = []): CompletionTree {
+export function completionTree(config: Config, helpTopics: readonly string[] = []) {
   const visible = config.commands.filter((command) => !command.hidden);
   const commands = visible
-    .map((command): CompletionCommand => {
+    .map((command) => {
       const flags = Object.entries(command.flags)
         .filter(([, flag]) => !flag.hidden)
         .map(([name, flag]) => completionFlag(name, flag))
@@ -49,6 +24,7 @@ export function completionTree(config: Config, helpTopics: readonly string[] = [
         words: command.id.split(':'),
         summary: oneLine(command.summary ?? command.description ?? ''),
         flags,
+        // What the first argument can be, when it is one of a known few.
         ...(firstArg?.options === undefined ? {} : { argumentValues: firstArg.options }),
       };
     })
@@ -56,6 +32,7 @@ export function completionTree(config: Config, helpTopics: readonly string[] = [
   const commandIds = new Set(visible.map((command) => command.id));
   const topics = config.topics
     .filter((topic) => !topic.hidden && !commandIds.has(topic.name))
+    // A topic: a word that only leads to commands (`plant` in `plant add`).
     .map((topic) => ({ words: topic.name.split(':'), summary: oneLine(topic.description ?? '') }));
   const topLevel = [...new Set([...commands, ...topics].map((entry) => entry.words[0] ?? ''))].sort();
   return {
@@ -67,14 +44,16 @@ export function completionTree(config: Config, helpTopics: readonly string[] = [
   };
 }
 
-function completionFlag(name: string, flag: Command.Flag.Cached): CompletionFlag {
+function completionFlag(name: string, flag: Command.Flag.Cached) {
   const takesValue = flag.type === 'option';
   return {
     name,
     ...(flag.char === undefined ? {} : { char: flag.char }),
     summary: oneLine(flag.summary ?? flag.description ?? ''),
+    // (False for a boolean switch.)
     takesValue,
     ...(takesValue && flag.options !== undefined ? { options: flag.options } : {}),
+    // Its value is a path (helpValue PATH), so the shell offers files.
     completesFiles: takesValue && flag.helpValue === 'PATH',
   };
 }

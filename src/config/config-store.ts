@@ -346,7 +346,6 @@ function unreadable(file: string, cause: unknown): ConfigFileError {
   });
 }
 
-/** `map` without `key`. */
 function omit(map: Record<string, string> | undefined, key: string): Record<string, string> {
   const { [key]: _left, ...rest } = map ?? {};
   return rest;

@@ -1,20 +1,8 @@
 import { DEFAULT_BASE_URL, formatBaseUrl } from '../client/base-url.js';
 import { InvalidInputError } from '../errors.js';
 import { describeBadToken, isBearerToken } from '../schema/token.js';
-import type { ConfigStore, TokenStorage } from './config-store.js';
+import type { ConfigStore } from './config-store.js';
 import { resolveBaseUrl, resolveToken, type SettingInputs, type Source } from './settings.js';
-
-export interface LoginResult {
-  origin: string;
-  baseUrl: string;
-  /** True when this login made the base URL the default. */
-  madeDefault: boolean;
-  /** The config's default store after the login (the local store when it names none). */
-  defaultBaseUrl: string;
-  /** Where the token went, and why the file when it went there. */
-  storedIn: TokenStorage;
-  why?: string;
-}
 
 /**
  * Stores a token for the origin of `baseUrl`. The default store changes only at the first login
@@ -24,7 +12,7 @@ export interface LoginResult {
 export async function login(
   config: ConfigStore,
   options: { token: string; baseUrl: URL; fromFlag: boolean; makeDefault: boolean; insecureStorage: boolean },
-): Promise<LoginResult> {
+) {
   const token = options.token;
   if (!isBearerToken(token)) throw new InvalidInputError(`token refused: ${describeBadToken(token)}`);
   const origin = options.baseUrl.origin;
@@ -36,6 +24,7 @@ export async function login(
     defaultBaseUrl: madeDefault ? baseUrl : undefined,
     insecureStorage: options.insecureStorage,
   });
+  // madeDefault: this login made the base URL the default; defaultBaseUrl: the default after it.
   return { origin, baseUrl, madeDefault, defaultBaseUrl: madeDefault ? baseUrl : before, ...stored };
 }
 
@@ -63,49 +52,30 @@ export function maskToken(token: string): string {
   return `${'*'.repeat(8)}${shown === 0 ? '' : token.slice(-shown)}`;
 }
 
-export interface OriginStatus {
-  origin: string;
-  /** The masked token, or null when none. */
-  token: string | null;
-  tokenSource: Source | null;
-  isDefault: boolean;
-  /** The CA certificate file `login --ca-cert` kept for the origin, when there is one. */
-  caCert?: string;
-  /** Where its stored token lives: `keyring`, or the config file's path; null when none is stored. */
-  storedIn: TokenStorage | null;
-}
-
-export interface Status {
-  /** The profile in use, and what chose it. */
-  profile: string;
-  profileSource: Exclude<Source, 'config'>;
-  configFile: string;
-  defaultBaseUrl: string;
-  defaultBaseUrlSource: Source;
-  defaultOrigin: string;
-  /** Whether a request to the default origin would carry a token. */
-  authenticated: boolean;
-  origins: OriginStatus[];
-}
+/** What `plants status` shows (and prints with --json). */
+export type Status = ReturnType<typeof describeStatus>;
 
 /** Everything `plants status` shows; the token is only ever there masked. */
 export function describeStatus(
   config: ConfigStore,
   inputs: SettingInputs,
-  profileSource: Status['profileSource'] = 'default',
-): Status {
+  /** What chose the profile in use. */
+  profileSource: Exclude<Source, 'config'> = 'default',
+) {
   const baseUrl = resolveBaseUrl(inputs, config);
   const defaultOrigin = baseUrl.value.origin;
   const origins = new Set([defaultOrigin, ...config.origins()]);
-  const rows = [...origins].map((origin): OriginStatus => {
+  const rows = [...origins].map((origin) => {
     const token = resolveToken(origin, origin === defaultOrigin ? inputs : {}, config);
     const caCert = config.caCertFor(origin);
     return {
       origin,
+      /** Masked; null when there is none. */
       token: token === undefined ? null : maskToken(token.value),
       tokenSource: token?.source ?? null,
       isDefault: origin === defaultOrigin,
       ...(caCert === undefined ? {} : { caCert }),
+      /** Where its stored token lives: `keyring`, or the config file's path; null when none is stored. */
       storedIn: config.storedIn(origin) ?? null,
     };
   });
@@ -116,6 +86,7 @@ export function describeStatus(
     defaultBaseUrl: formatBaseUrl(baseUrl.value),
     defaultBaseUrlSource: baseUrl.source,
     defaultOrigin,
+    /** Whether a request to the default origin would carry a token. */
     authenticated: rows.some((row) => row.isDefault && row.token !== null),
     origins: rows,
   };

@@ -81,15 +81,6 @@ export class KeyringTokenMissingError extends PlantsError {
   }
 }
 
-/** The store a command talks to, as its inputs and the config give it. */
-export interface StoreSettings {
-  baseUrl: URL;
-  /** The token for its origin: the one given, else PLANTS_TOKEN, else the stored one; or none. */
-  token: Setting<string> | undefined;
-  /** The PEM file to trust its TLS certificate with, and how a message names it; or none (Node's list). */
-  caCert: { file: string; where: string } | undefined;
-}
-
 /**
  * The store of a request: its base URL (resolveBaseUrl), its token and its CA file. Refuses
  * (exit 2) to send a token, when there is one, in clear text to a host that is not this machine unless `insecure`
@@ -101,7 +92,7 @@ export function resolveStore(
   inputs: SettingInputs,
   config: Pick<ConfigStore, 'defaultBaseUrl' | 'tokenFor' | 'caCertFor' | 'storedIn'>,
   request: { insecure?: boolean; token?: string; caCert?: string | undefined; storeArgs?: readonly string[] },
-): StoreSettings {
+) {
   const baseUrl = resolveBaseUrl(inputs, config).value;
   const { origin } = baseUrl;
   const token =
@@ -124,5 +115,6 @@ export function resolveStore(
       : stored === undefined
         ? undefined
         : { file: stored, where: `the CA certificate \`plants login --ca-cert\` kept for ${origin}` };
+  // token: the one given, else PLANTS_TOKEN, else the stored one; caCert: none for Node's list.
   return { baseUrl, token, caCert };
 }

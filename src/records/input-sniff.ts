@@ -1,12 +1,6 @@
 /** How many bytes at the start of an input are looked at before any record is read. */
 export const SNIFF_BYTES = 4096;
 
-/** Input that is not JSON text: what it looks like, and what to do instead. */
-export interface NotText {
-  what: string;
-  todo: string;
-}
-
 const READS_JSON = 'plants reads JSON text: a NewPlant object, a JSON array of them, or NDJSON (one per line)';
 
 const UTF16 = {
@@ -37,7 +31,7 @@ const MAGIC: ReadonlyArray<{ bytes: readonly number[]; what: string; first?: str
  * values that does not start as JSON, or text whose first line does not start as JSON and is
  * not JSON, nor is the next one (prose). `source` names the file in what to do (`-` for stdin).
  */
-export function sniffInput(head: Uint8Array, source: string): NotText | undefined {
+export function sniffInput(head: Uint8Array, source: string): { what: string; todo: string } | undefined {
   const named = source === '-' ? 'FILE' : source;
   for (const { bytes, what, first } of MAGIC) {
     if (!bytes.every((byte, at) => head[at] === byte)) continue;
@@ -49,7 +43,7 @@ export function sniffInput(head: Uint8Array, source: string): NotText | undefine
   );
   if (control !== -1) {
     return {
-      what: `binary data, not text (a control byte 0x${hex(look[control] as number)} at byte ${control + 1})`,
+      what: `binary data, not text (a control byte 0x${(look[control] as number).toString(16).padStart(2, '0')} at byte ${control + 1})`,
       todo: READS_JSON,
     };
   }
@@ -74,8 +68,4 @@ function isJson(text: string): boolean {
   } catch {
     return false;
   }
-}
-
-function hex(byte: number): string {
-  return byte.toString(16).padStart(2, '0');
 }

@@ -110,16 +110,6 @@ export function storedPlantOfConflict(
   return { plant: body.data.plant, rawBody: stringifyJsonExact((value as { plant: unknown }).plant) };
 }
 
-/** `id: must be …; name: is required` — one line, each field named, for a terminal or a 400. */
-export function describeIssues(error: z.core.$ZodError): string {
-  return error.issues
-    .map((issue) => {
-      const path = issue.path.map(String).join('.');
-      return path === '' ? issue.message : `${path}: ${issue.message}`;
-    })
-    .join('; ');
-}
-
 /** Validates a NewPlant from parsed JSON (exact) or built from flags; throws InvalidPlantError. */
 export function toNewPlant(value: unknown): NewPlant {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
@@ -129,8 +119,11 @@ export function toNewPlant(value: unknown): NewPlant {
   if (plain !== undefined) return plain;
   const result = NewPlant.safeParse(value);
   if (!result.success) {
-    const fields = [...new Set(result.error.issues.map((issue) => issue.path.map(String).join('.')))];
-    throw new InvalidPlantError(`invalid plant: ${describeIssues(result.error)}`, { fields });
+    const { issues } = result.error;
+    const paths = issues.map((issue) => issue.path.map(String).join('.'));
+    // `id: must be …; name: is required`: one line, each field named, for a terminal or a 400.
+    const words = issues.map((issue, at) => (paths[at] === '' ? issue.message : `${paths[at]}: ${issue.message}`));
+    throw new InvalidPlantError(`invalid plant: ${words.join('; ')}`, { fields: [...new Set(paths)] });
   }
   return result.data;
 }

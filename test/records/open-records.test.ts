@@ -3,8 +3,8 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../src/errors.js';
-import { NOT_UTF8 } from '../../src/records/input-record.js';
 import type { InputRecord } from '../../src/records/json-records.js';
+import { NOT_UTF8 } from '../../src/records/json-records.js';
 import { openRecords } from '../../src/records/open-records.js';
 import { makeTempDir } from '../helpers/cli.js';
 

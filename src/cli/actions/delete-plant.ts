@@ -24,7 +24,7 @@ export async function deletePlant(
       return;
     }
   }
-  const { deleteConfirmed } = await import('../../client/confirmed-delete.js');
+  const { deleteConfirmed } = await import('../../client/confirming-adder.js');
   const { confirmed } = await deleteConfirmed(client, id);
   // The id is a bigint: written as its digits, never through a JS number.
   if (flags.json) output.json([`{"id":${id},"deleted":true}`]);

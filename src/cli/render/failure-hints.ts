@@ -8,11 +8,11 @@ import {
 import {
   AuthRejectedError,
   ConflictError,
+  type NetworkFailure,
   NoAnswerError,
   ResponseError,
   UnreachableError,
 } from '../../client/errors.js';
-import type { NetworkFailure } from '../../client/network-errors.js';
 import { parseRetryAfter } from '../../client/retry-policy.js';
 import { KeyringTokenMissingError } from '../../config/settings.js';
 import type { PlantsError } from '../../errors.js';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { failureHints, loginCommand, refusedTokenHint } from '../../../src/cli/render/failure-hints.js';
 import { ClearTextTokenError, CredentialsInUrlError, parseBaseUrl } from '../../../src/client/base-url.js';
+import type { NetworkFailure } from '../../../src/client/errors.js';
 import {
   AuthRejectedError,
   ConflictError,
@@ -9,7 +10,6 @@ import {
   UnexpectedBodyError,
   UnreachableError,
 } from '../../../src/client/errors.js';
-import type { NetworkFailure } from '../../../src/client/network-errors.js';
 import { KeyringTokenMissingError } from '../../../src/config/settings.js';
 import { InvalidInputError } from '../../../src/errors.js';
 

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { errorOf, plantOf, plantPageOf, storedPlantOf } from '../../src/client/answer-reading.js';
 import {
   AuthRejectedError,
   CrossOriginPageError,
   ResponseError,
   UnexpectedBodyError,
 } from '../../src/client/errors.js';
+import { errorOf, plantOf, plantPageOf, storedPlantOf } from '../../src/client/plant-client.js';
 import type { Answer } from '../../src/client/transport.js';
 
 const baseUrl = new URL('http://127.0.0.1:4010');

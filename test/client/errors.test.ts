@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyNetworkFailure, type NetworkFailure, unreachableMessage } from '../../src/client/network-errors.js';
+import { classifyNetworkFailure, type NetworkFailure, unreachableMessage } from '../../src/client/errors.js';
 
 const coded = (code: string, message = 'failed', extra: object = {}) =>
   Object.assign(new Error('fetch failed', { cause: Object.assign(new Error(message), { code }, extra) }), {});
