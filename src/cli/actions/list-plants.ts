@@ -1,6 +1,5 @@
 import { ResponseError } from '../../client/errors.js';
 import type { PlantClient, PlantPage } from '../../client/plant-client.js';
-import { clientRequest } from '../factory.js';
 import type { JsonOptions, RequestOptions } from '../options.js';
 import type { Output } from '../render/output.js';
 import { plantJsonLine, renderPlantRows } from '../render/render-plant.js';
@@ -86,6 +85,6 @@ export async function listPlants(
 ): Promise<void> {
   const { parsePlantIdText } = await import('../../schema/plant.js');
   const after = flags.after === undefined ? undefined : parsePlantIdText(flags.after);
-  const client = await factory.plantClient(clientRequest(flags));
+  const client = await factory.plantClient(flags);
   await printPlantList(client, output, { limit: flags.limit, after, all: flags.all, json: flags.json });
 }

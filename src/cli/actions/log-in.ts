@@ -1,5 +1,4 @@
 import { ExitCode, InvalidInputError, PlantsError } from '../../errors.js';
-import { clientRequest } from '../factory.js';
 import type { RequestOptions } from '../options.js';
 import type { ActionContext } from '../runner.js';
 
@@ -91,8 +90,7 @@ async function checkToken(
   unchanged: string,
 ): Promise<Check> {
   const { AuthRejectedError, ResponseError, UnreachableError } = await import('../../client/errors.js');
-  const client = await factory.plantClient({
-    ...clientRequest(flags),
+  const client = await factory.plantClient(flags, {
     token,
     // One try, no back-off: a store that does not answer is said at once.
     attempts: 1,

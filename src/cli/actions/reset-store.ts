@@ -1,5 +1,4 @@
 import { InvalidInputError } from '../../errors.js';
-import { clientRequest } from '../factory.js';
 import type { JsonOptions, RequestOptions } from '../options.js';
 import type { ActionContext } from '../runner.js';
 import { printPlantList } from './list-plants.js';
@@ -14,7 +13,7 @@ export async function resetStore(
   { flags }: { flags: RequestOptions & JsonOptions & { yes: boolean } },
   { factory, output }: ActionContext,
 ): Promise<void> {
-  const client = await factory.plantClient(clientRequest(flags));
+  const client = await factory.plantClient(flags);
   const { io } = factory;
   if (!flags.yes) {
     if (!io.canPrompt()) {

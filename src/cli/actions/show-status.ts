@@ -1,6 +1,5 @@
 import { AuthRejectedError, ResponseError } from '../../client/errors.js';
 import { ExitCode } from '../../errors.js';
-import { clientRequest } from '../factory.js';
 import type { JsonOptions, RequestOptions } from '../options.js';
 import { loginCommand } from '../render/failure-hints.js';
 import { errorDocument, type Output } from '../render/output.js';
@@ -25,7 +24,7 @@ export async function showStatus(
   let store: { answered: boolean; token?: 'accepted' | 'not checked'; error?: unknown };
   let failure: ReturnType<typeof asPlantsError> | undefined;
   try {
-    const client = await factory.plantClient(clientRequest(flags));
+    const client = await factory.plantClient(flags);
     const access = await output.withSpinner(`Checking ${status.defaultBaseUrl}`, () => client.checkAccess());
     store = { answered: true, token: access === 'accepted' ? 'accepted' : 'not checked' };
   } catch (error) {
