@@ -63,28 +63,16 @@ export async function serveStore(
   const stopped = untilStopped();
   const { startPlantServer } = await import('../../server/start.js');
   const server = await startPlantServer({
-    host: plan.host,
-    port: plan.port,
-    database: plan.database,
+    ...plan,
     postgresEnv: factory.env.postgres,
-    corsOrigins: plan.corsOrigins,
-    tokens: plan.tokens,
-    durability: plan.durability,
     tls,
-    logFormat: plan.logFormat,
     logLevel: flags.quiet ? 'error' : plan.logLevel,
     // JSON lines go out as they are, for a machine; text is dimmed beside the banner, errors red.
     // The background server of --detach keeps no log: nobody reads its stderr.
     log: child
       ? undefined
       : (line, level) => output.info(plan.logFormat === 'json' ? line : level === 'error' ? c.red(line) : c.dim(line)),
-    metrics: plan.metrics,
-    metricsToken: plan.metricsToken,
     seed,
-    allowReset: plan.allowReset,
-    delay: plan.delay,
-    faults: plan.faults,
-    faultSeed: plan.faultSeed,
   });
   if (plan.tokenFile !== undefined) {
     const { keepToken } = await import('./serve-token.js');

@@ -119,13 +119,9 @@ export class Output {
   /** An error on stderr: `plants: message` and its hints, never a stack. */
   error(error: unknown): void {
     const c = this.errorColor;
-    if (error instanceof PlantsError) {
-      this.info(`${c.red('plants:')} ${sanitizeForTerminal(error.message)}`);
-      for (const hint of failureHints(error)) this.info(c.dim(`  ${hint}`));
-      return;
-    }
     const message = error instanceof Error ? error.message : String(error);
     this.info(`${c.red('plants:')} ${sanitizeForTerminal(message)}`);
+    if (error instanceof PlantsError) for (const hint of failureHints(error)) this.info(c.dim(`  ${hint}`));
   }
 
   /** True when a spinner can be drawn on stderr: a terminal with a width. */
