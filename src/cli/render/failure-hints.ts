@@ -27,7 +27,8 @@ export function failureHints(error: PlantsError): readonly string[] {
 }
 
 function factHints(error: PlantsError): readonly string[] {
-  if (error instanceof NoAnswerError) return noAnswerHints(error);
+  // How to look for a plant sent with no answer (at the same store), then why no answer came.
+  if (error instanceof NoAnswerError) return [...lookUpHints(error), ...factHints(error.cause)];
   if (error instanceof UnreachableError) return unreachableHints(error.failure, error.baseUrl);
   if (error instanceof AuthRejectedError) {
     return [refusedTokenHint(error.baseUrl, error.tokenSource, error.status, error.storeArgs)];
@@ -46,11 +47,6 @@ function factHints(error: PlantsError): readonly string[] {
   return [];
 }
 
-/** How to look for a plant sent with no answer (at the same store), then why no answer came. */
-function noAnswerHints(error: NoAnswerError): string[] {
-  return [...lookUpHints(error), ...factHints(error.cause)];
-}
-
 /** How to look for a plant sent with no answer, at the same store: one per plant. */
 export function lookUpHints(error: NoAnswerError): string[] {
   const lookUp = ['plants', 'get', String(error.id), ...error.storeArgs.map(shellWord)].join(' ');
@@ -58,11 +54,6 @@ export function lookUpHints(error: NoAnswerError): string[] {
     `\`${lookUp}\` shows whether it is in the store.`,
     ...(error.noReadBack ? ['The store cannot be read back (no GET /plants/{id}).'] : []),
   ];
-}
-
-/** Why a plant sent got no answer: the same for every plant of a run, so said once. */
-export function noAnswerCauseHints(error: NoAnswerError): readonly string[] {
-  return failureHints(error.cause);
 }
 
 /** What to try when a store at `baseUrl` gave no answer. */

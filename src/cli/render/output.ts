@@ -2,26 +2,15 @@ import { NoAnswerError, ResponseError } from '../../client/errors.js';
 import { PlantsError } from '../../errors.js';
 import { OUTCOME_UNKNOWN } from '../../schema/outcome.js';
 import type { ColorMode } from '../env.js';
+import type { IOStreams } from '../io-streams.js';
 import { type Colors, chalkColors, plain } from './colors.js';
 import { failureHints } from './failure-hints.js';
 import { importOra } from './import-ora.js';
 import type { JqFilter } from './jq-filter.js';
 
-export interface OutputStreams {
-  readonly stdout: NodeJS.WriteStream;
-  readonly stderr: NodeJS.WriteStream;
-  /** Known without making the stream (IOStreams); else the stream's isTTY says. */
-  readonly stdoutIsTerminal?: boolean;
-  readonly stderrIsTerminal?: boolean;
-}
-
-function isTerminal(streams: OutputStreams, which: 'stdout' | 'stderr'): boolean {
-  return (which === 'stdout' ? streams.stdoutIsTerminal : streams.stderrIsTerminal) ?? streams[which].isTTY === true;
-}
-
 /** Whether a stream is coloured: on a terminal (`auto`), always (FORCE_COLOR) or never (NO_COLOR, TERM=dumb). */
-function colored(streams: OutputStreams, which: 'stdout' | 'stderr', mode: ColorMode): boolean {
-  return mode === 'always' || (mode === 'auto' && isTerminal(streams, which));
+function colored(io: IOStreams, which: 'stdout' | 'stderr', mode: ColorMode): boolean {
+  return mode === 'always' || (mode === 'auto' && io[`${which}IsTerminal`]);
 }
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
@@ -48,7 +37,7 @@ export interface Progress {
  * terminals. Commands never call console.log.
  */
 export class Output {
-  readonly #streams: OutputStreams;
+  readonly #streams: IOStreams;
   /** Colours for stdout and for stderr, each off unless that stream is a TTY. */
   readonly color: Colors;
   readonly errorColor: Colors;
@@ -57,7 +46,7 @@ export class Output {
   #jqFailure: PlantsError | undefined;
 
   /** `palette`: the styles for a coloured stream (chalk's, loaded by open); without them nothing is coloured. */
-  private constructor(streams: OutputStreams, color: ColorMode, palette: Colors = plain) {
+  private constructor(streams: IOStreams, color: ColorMode, palette: Colors = plain) {
     this.#streams = streams;
     this.color = colored(streams, 'stdout', color) ? palette : plain;
     this.errorColor = colored(streams, 'stderr', color) ? palette : plain;
@@ -74,7 +63,7 @@ export class Output {
 
   /** An Output whose coloured streams get chalk's styles: chalk is loaded only when a stream is coloured. */
   static async open(
-    streams: OutputStreams,
+    streams: IOStreams,
     options: { color: ColorMode; loadPalette?: () => Promise<Colors> },
   ): Promise<Output> {
     const wanted = colored(streams, 'stdout', options.color) || colored(streams, 'stderr', options.color);
@@ -127,7 +116,7 @@ export class Output {
   /** True when a spinner can be drawn on stderr: a terminal with a width. */
   get canAnimate(): boolean {
     // A terminal of no width (a bare pty) sends ora's line arithmetic into an endless loop.
-    return isTerminal(this.#streams, 'stderr') && this.stderr.columns > 0;
+    return this.#streams.stderrIsTerminal && this.stderr.columns > 0;
   }
 
   /**
@@ -142,7 +131,7 @@ export class Output {
     let pendingSize = 0;
     let scheduled: NodeJS.Immediate | undefined;
     let spinner: { text: string; clear(): unknown; render(): unknown; stop(): unknown } | undefined;
-    const sharesTerminal = isTerminal(this.#streams, 'stdout');
+    const sharesTerminal = this.#streams.stdoutIsTerminal;
     const flush = () => {
       if (scheduled !== undefined) clearImmediate(scheduled);
       scheduled = undefined;
