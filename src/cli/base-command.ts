@@ -44,6 +44,9 @@ export const jsonFlag = {
   }),
 };
 
+/** The flags of every command that reads or changes plants: the store, the request, JSON. */
+export const storeFlags = { ...connectionFlags, ...requestFlags, ...jsonFlag };
+
 /** What oclif's route gives an action besides the runner's context: what help and autocomplete need. */
 export interface OclifContext extends ActionContext {
   /** oclif's own Config: its commands, topics, plugins, shell and help class. */

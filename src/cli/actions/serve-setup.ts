@@ -252,15 +252,13 @@ export function readTlsFiles(certPath: string, keyPath: string): { cert: Buffer;
  * do not match (what else is wrong with them, TLS reports when it starts).
  */
 function keyMatches(cert: Buffer, key: Buffer): boolean {
-  let certificate: X509Certificate;
-  let privateKey: KeyObject;
+  let pair: [X509Certificate, KeyObject];
   try {
-    certificate = new X509Certificate(cert);
-    privateKey = createPrivateKey(key);
+    pair = [new X509Certificate(cert), createPrivateKey(key)];
   } catch {
     return true;
   }
-  return certificate.checkPrivateKey(privateKey);
+  return pair[0].checkPrivateKey(pair[1]);
 }
 
 function readPem(flag: string, file: string): Buffer {

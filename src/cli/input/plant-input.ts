@@ -46,11 +46,10 @@ function textFlag(flag: string, value: string): string {
   if (!value.includes('\uFFFD')) return value;
   if (rawArguments === undefined) {
     try {
-      const cmdline = readFileSync('/proc/self/cmdline');
-      rawArguments = [];
-      for (let start = 0, end = cmdline.indexOf(0); end !== -1; start = end + 1, end = cmdline.indexOf(0, start)) {
-        rawArguments.push(cmdline.subarray(start, end));
-      }
+      // latin1 keeps every byte as it is.
+      rawArguments = readFileSync('/proc/self/cmdline', 'latin1')
+        .split('\0')
+        .map((arg) => Buffer.from(arg, 'latin1'));
     } catch {
       rawArguments = [];
     }
