@@ -1,4 +1,4 @@
-import { type ParsedCommand, parseArgv } from '../entry/parse-argv.js';
+import { parseArgv } from '../entry/parse-argv.js';
 import type { CommandRoute } from '../entry/route-table.js';
 import { ExitCode, InvalidInputError } from '../errors.js';
 import { type PlantsEnv, readEnv } from './env.js';
@@ -103,20 +103,15 @@ export function actionExport(module: string): string {
  * A command line after its command's words (`get 1 --json`), parsed by the one parser against its
  * route, and its action run over the process's streams; its exit code made the process's. A line
  * the parser refuses is a usage error (exit 2, usage-error.ts), reported as any error is, never
- * repeating a word that may be a token (none of `commands`' words). The action is the one the
- * route names, or `action` (oclif's PlantsCommand runs its own with oclif's Config); one that
- * needs oclif (help, autocomplete) is `oclif`'s to run once the line is read: without it (the
- * single executable) the line is refused.
+ * repeating a word that may be a token (none of `commands`' words). An action that needs oclif
+ * (help, autocomplete) is `oclif`'s to run once the line is read: without it (the single
+ * executable) the line is refused.
  */
 export async function runCommandLine(
   commands: Parameters<typeof knownWordsOf>[0],
   route: CommandRoute,
   argv: readonly string[],
-  setting: {
-    version: string;
-    oclif?: () => Promise<void>;
-    action?: (parsed: ParsedCommand, context: ActionContext) => ReturnType<AnyAction>;
-  },
+  setting: { version: string; oclif?: () => Promise<void> },
 ): Promise<void> {
   const end = argv.indexOf('--');
   // --json (of a command that has it) is honoured even when the line itself is refused.
@@ -129,7 +124,6 @@ export async function runCommandLine(
         const [{ usageError }, secrets] = await Promise.all([import('./help/usage-error.js'), import('./secrets.js')]);
         throw usageError(parsed.misuse, route, argv, secrets.knownWordsOf(commands));
       }
-      if (setting.action !== undefined) return setting.action(parsed, context);
       if (parsed.action !== undefined) return runParsed(await actionNamed(parsed.action), parsed, context);
       if (setting.oclif === undefined) {
         throw new InvalidInputError(`\`plants ${route.id.replaceAll(':', ' ')}\` comes with the npm package only`, {
