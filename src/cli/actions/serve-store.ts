@@ -40,7 +40,6 @@ export async function serveStore(
         pid,
         testing: setup.describeTesting(plan, seed?.plants.length),
         login: setup.loginTarget(url, plan.tls?.certPath),
-        pagePath: PAGE_PREFIX,
       },
       c,
     );

@@ -1,5 +1,6 @@
 import { DEFAULT_BASE_URL } from '../../client/base-url.js';
 import { MIN_SERVE_TOKEN_LENGTH } from '../../schema/token.js';
+import { PAGE_PREFIX } from '../../server/page/page-path.js';
 import type { Colors } from './colors.js';
 import { shellWord } from './failure-hints.js';
 
@@ -23,8 +24,6 @@ export interface ServeBanner {
   testing?: readonly string[];
   /** What a client gives `login`: a URL it can connect to, and the certificate to trust (serve-setup's loginTarget). */
   login: { url: string; caCert?: string };
-  /** The page's path (docs/serve-page.md), after the login URL. */
-  pagePath?: string | undefined;
 }
 
 /** What `plants serve` tells the person who started it, on stderr: where, what, and what to try next. */
@@ -38,8 +37,8 @@ export function renderServeBanner(banner: ServeBanner, c: Colors): string {
         : `${banner.database}, durability: ${banner.durability}`;
   const lines = [`${c.green('✓')} Plant store listening on ${c.bold(banner.url)}`, `  store: ${store}`];
   for (const line of banner.testing ?? []) lines.push(`  ${line}`);
-  if (banner.pagePath !== undefined)
-    lines.push(`  page: ${banner.login.url}${banner.pagePath} (in a browser; it asks for the token)`);
+  // The page (docs/serve-page.md), at the login URL.
+  lines.push(`  page: ${banner.login.url}${PAGE_PREFIX} (in a browser; it asks for the token)`);
   if (banner.clearTextWarning) {
     lines.push(
       c.yellow(`  warning: tokens travel in clear text on ${banner.url}; anyone on the network can read them.`),
