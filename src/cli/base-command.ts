@@ -67,11 +67,7 @@ export interface Parsed<C extends { flags?: Interfaces.FlagInput; args?: Interfa
  * autocomplete), once the one parser (src/entry/parse-argv.ts) has read their line.
  */
 export abstract class PlantsCommand extends Command {
-  /**
-   * What the command does, given its flags and arguments: an action of src/cli/actions/, which
-   * owns the type of its options and which the route table names, or of src/cli/help/ (help,
-   * autocomplete), which needs oclif's Config.
-   */
+  /** What the command does: an action of src/cli/actions/, or of src/cli/help/ (which needs oclif's Config). */
   declare static action: (parsed: never, context: OclifContext) => ReturnType<AnyAction>;
 
   async run(): Promise<void> {

@@ -18,11 +18,9 @@ export interface ActionContext {
 }
 
 /**
- * What `plants <command>` does once parsed: a function of src/cli/actions/, which the command's
- * declaration names (`static action`), given the command's flags and arguments and its context.
- * It resolves with an exit code when it ends in one without throwing (a bulk add with failures,
- * `status` without a token). Each action's own signature names the options it reads; the route
- * table knows actions by name only.
+ * What `plants <command>` does once parsed (the `static action` its declaration names). It
+ * resolves with an exit code when it ends in one without throwing (a bulk add with failures,
+ * `status` without a token). Each action's own signature names the options it reads.
  */
 export type AnyAction = (
   parsed: { flags: Record<string, unknown>; args: Record<string, unknown> },
@@ -42,10 +40,8 @@ export interface RunSetting {
 }
 
 /**
- * Runs an action: opens the output and builds the factory over the run's streams, reports any
- * error once (its message, and with --json its document; report-error.ts chooses the exit code),
- * closes the factory. Resolves with the exit code (the action's own, else the error's, else 0);
- * the route makes it the process's.
+ * Runs an action over the run's Output and Factory, reports any error once (report-error.ts),
+ * closes the factory. Resolves with the exit code: the action's own, else the error's, else 0.
  */
 export async function runAction(
   action: (context: ActionContext) => ReturnType<AnyAction>,
@@ -100,12 +96,10 @@ export function actionExport(module: string): string {
 }
 
 /**
- * A command line after its command's words (`get 1 --json`), parsed by the one parser against its
- * route, and its action run over the process's streams; its exit code made the process's. A line
- * the parser refuses is a usage error (exit 2, usage-error.ts), reported as any error is, never
- * repeating a word that may be a token (none of `commands`' words). An action that needs oclif
- * (help, autocomplete) is `oclif`'s to run once the line is read: without it (the single
- * executable) the line is refused.
+ * A command line after its command's words (`get 1 --json`), parsed against its route and run. A
+ * refused line is a usage error (exit 2), never repeating a word that may be a token (none of
+ * `commands`' words). An action that needs oclif (help, autocomplete) is `oclif`'s to run once
+ * the line is read: without it (the single executable) the line is refused.
  */
 export async function runCommandLine(
   commands: Parameters<typeof knownWordsOf>[0],

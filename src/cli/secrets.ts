@@ -13,9 +13,9 @@ const WORD_SHAPE = /^[a-z]+(?:-[a-z]+)*$/;
 
 /**
  * The words of a command line that may be a secret: any `--token` value, the value of a flag
- * that does not exist (`--tokne=T`), and any other word of a token's shape (long, not shaped as
- * a word: see WORD_SHAPE) that is not a known command or topic word. PLANTS_TOKEN too. A known flag's value (`--durability sometimes`) is not one: usage
- * errors quote it so that the typo can be seen.
+ * that does not exist (`--tokne=T`), any other word of a token's shape (long, not WORD_SHAPE)
+ * that is not a known word, and PLANTS_TOKEN. A known flag's value (`--durability sometimes`) is
+ * not one: usage errors quote it so that the typo can be seen.
  */
 export function secretWords(
   argv: readonly string[],

@@ -16,7 +16,7 @@ export async function deletePlant(
   const { io } = factory;
   if (!flags.yes && io.canPrompt()) {
     const { confirm } = await import('../input/prompt.js');
-    if (!(await confirm(`Delete plant ${id}? [y/N] `, io.stdin, io.stderr))) {
+    if (!(await confirm(`Delete plant ${id}? [y/N] `, io))) {
       // Like `rm -i`: answering no is not a failure.
       output.info('Not deleted.');
       if (flags.json) output.json([`{"id":${id},"deleted":false}`]);

@@ -8,10 +8,8 @@ import type { ActionContext } from '../runner.js';
 
 /**
  * `plants status`: the settings and stored tokens (masked), then whether the default store
- * answers and takes its token, as `gh auth status` checks. A failure of that check is reported
- * like every other command's (same message, hint and exit code); with --json it is the status
- * document's `store.error`, so stdout still holds one document. Exit 4 when the default origin
- * has no token. Resolves with the exit code.
+ * answers and takes its token, as `gh auth status` checks; a failure of that check is reported as
+ * any command's (with --json, as the document's `store.error`: stdout holds one document).
  */
 export async function showStatus(
   { flags }: { flags: RequestOptions & JsonOptions },

@@ -19,7 +19,7 @@ export async function obtainToken(
       hints: ['Use --token TOKEN, or pipe it in with --with-token, or run `plants login` in a terminal.'],
     });
   }
-  return promptSecret('Paste your token: ', io.stdin, io.stderr);
+  return promptSecret('Paste your token: ', io);
 }
 
 /** Reads all of a stream as UTF-8 text (stdin for `--with-token`). */

@@ -1,10 +1,11 @@
 import { ExitCode, PlantsError } from '../../errors.js';
+import type { IOStreams } from '../io-streams.js';
 
 /**
  * Asks for a secret on a terminal, echoing `*` for each character so the token never
  * shows on screen or in the scrollback. Ctrl-C cancels with exit 130.
  */
-export function promptSecret(question: string, stdin: NodeJS.ReadStream, stderr: NodeJS.WriteStream): Promise<string> {
+export function promptSecret(question: string, { stdin, stderr }: IOStreams): Promise<string> {
   // Raw mode before the question, so nothing typed after it is echoed by the terminal.
   stdin.setRawMode(true);
   stderr.write(question);
@@ -41,13 +42,9 @@ export function promptSecret(question: string, stdin: NodeJS.ReadStream, stderr:
 }
 
 /** Asks a yes/no question on a terminal; only `y` or `yes` is yes. Ctrl-C cancels with exit 130. */
-export async function confirm(
-  question: string,
-  stdin: NodeJS.ReadStream,
-  stderr: NodeJS.WriteStream,
-): Promise<boolean> {
+export async function confirm(question: string, io: IOStreams): Promise<boolean> {
   const { createInterface } = await import('node:readline');
-  const prompt = createInterface({ input: stdin, output: stderr });
+  const prompt = createInterface({ input: io.stdin, output: io.stderr });
   try {
     return await new Promise<boolean>((resolve, reject) => {
       prompt.on('SIGINT', () => reject(new PlantsError('cancelled', { exitCode: ExitCode.interrupted })));
