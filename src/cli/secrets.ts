@@ -1,3 +1,4 @@
+import type { RouteTable } from '../entry/route-table.js';
 import { readEnv } from './env.js';
 
 /** Words shorter than this are never taken for a token (a token that short is refused anyway). */
@@ -70,21 +71,6 @@ export function knownWordsOf(commands: [string, KnownCommand][]): { words: Set<s
   return { words, flags };
 }
 
-/** Command, topic and flag words: never secrets, and masking them would only blur the output. */
-async function knownWords(manifestUrl: URL): Promise<{ words: Set<string>; flags: Set<string> }> {
-  const { readFile } = await import('node:fs/promises');
-  const { helpTopics } = await import('./help/help-topics.js');
-  let known = { words: new Set<string>(), flags: new Set<string>() };
-  try {
-    const manifest = JSON.parse(await readFile(manifestUrl, 'utf8')) as { commands: Record<string, KnownCommand> };
-    known = knownWordsOf(Object.entries(manifest.commands));
-  } catch {
-    // Without the manifest every long word is masked: safe, only less readable.
-  }
-  for (const topic of Object.keys(helpTopics)) known.words.add(topic);
-  return known;
-}
-
 /** `text` with every secret word replaced by `***`. */
 export function maskWords(text: string, words: readonly string[]): string {
   let masked = text;
@@ -101,13 +87,22 @@ export function maskWords(text: string, words: readonly string[]): string {
  */
 export async function maskSecretsInDebugOutput(
   argv: readonly string[],
-  manifestUrl: URL,
+  routes: () => Promise<RouteTable>,
   stderr: NodeJS.WriteStream,
 ): Promise<void> {
   const env = readEnv();
   const help = argv[0] === 'help' || argv.some((arg) => arg === '--help' || arg === '-h');
   if (!env.debug && !help) return;
-  const words = secretWords(argv, await knownWords(manifestUrl), env.token);
+  // Command, topic and flag words are never secrets, and masking them would only blur the output.
+  const { helpTopics } = await import('./help/help-topics.js');
+  let known = { words: new Set<string>(), flags: new Set<string>() };
+  try {
+    known = knownWordsOf(Object.entries((await routes()).commands));
+  } catch {
+    // Without the route table every long word is masked: safe, only less readable.
+  }
+  for (const topic of Object.keys(helpTopics)) known.words.add(topic);
+  const words = secretWords(argv, known, env.token);
   if (words.length === 0) return;
   const write = stderr.write.bind(stderr) as (...args: unknown[]) => boolean;
   stderr.write = ((chunk: unknown, ...rest: unknown[]) =>

@@ -27,7 +27,7 @@ export async function logIn({ flags }: { flags: LoginFlags }, context: ActionCon
   if (alone) await config.readKeyring([baseUrl.value.origin]);
   const stored = config.tokenFor(baseUrl.value.origin);
   const switching = alone && stored !== undefined;
-  const { obtainToken } = await import('../input/obtain-token.js');
+  const { obtainToken } = await import('../input/prompt.js');
   const token = switching
     ? stored
     : await obtainToken({ token: flags.token, withToken: flags['with-token'] }, factory.io);
