@@ -28,24 +28,14 @@ export type AnyAction = (
   // biome-ignore lint/suspicious/noConfusingVoidType: most actions end in no exit code of their own and return nothing.
 ) => Promise<number | void>;
 
-/** What a run is given from outside: plants' version, and (in tests) its streams and environment. */
-export interface RunSetting {
-  version: string;
-  /** `--json`: a failure is a JSON document on stdout too. */
-  json: boolean;
-  /** Default: the process's. */
-  io?: IOStreams;
-  /** Default: the process's (readEnv). */
-  env?: PlantsEnv;
-}
-
 /**
  * Runs an action over the run's Output and Factory, reports any error once (report-error.ts),
  * closes the factory. Resolves with the exit code: the action's own, else the error's, else 0.
  */
 export async function runAction(
   action: (context: ActionContext) => ReturnType<AnyAction>,
-  setting: RunSetting,
+  /** `json`: a failure is a JSON document on stdout too; `io` and `env` (in tests): the process's by default. */
+  setting: { version: string; json: boolean; io?: IOStreams; env?: PlantsEnv },
 ): Promise<number> {
   const io = setting.io ?? processStreams();
   const env = setting.env ?? readEnv();

@@ -25,13 +25,6 @@ export function sanitizeForTerminal(text: string): string {
   return text.replace(controlCharacters, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
-/** A progress line that stays out of the way of the data written while it shows. */
-export interface Progress {
-  data(line: string): void;
-  update(text: string): void;
-  stop(): void;
-}
-
 /**
  * Where everything a command prints goes: data on stdout, messages on stderr, colour only on
  * terminals. Commands never call console.log.
@@ -124,7 +117,7 @@ export class Output {
    * data lines on stdout through `data`, which lifts the spinner out of the way when stdout
    * shares the terminal. `stop` writes what is still pending.
    */
-  progress(text: string): Progress {
+  progress(text: string) {
     // Lines are gathered and written a batch at a time: one write per line was the largest
     // single cost of a bulk add.
     let pending: string[] = [];
@@ -154,13 +147,13 @@ export class Output {
       });
     }
     return {
-      data: (line) => {
+      data: (line: string) => {
         pending.push(line);
         pendingSize += line.length;
         if (pendingSize > 64 * 1024) flush();
         else scheduled ??= setImmediate(flush);
       },
-      update: (next) => {
+      update: (next: string) => {
         latest = next;
         if (spinner !== undefined) spinner.text = next;
       },
