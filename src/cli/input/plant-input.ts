@@ -63,9 +63,6 @@ function textFlag(flag: string, value: string): string {
   return value;
 }
 
-/** Told what stdin is waiting for, when a person is at it. */
-export type Notice = (line: string) => void;
-
 /**
  * Reads what `plants add` is to send. Without --file: the flags. With --file: one NewPlant
  * object (flags override its fields), or a JSON array, NDJSON or JSON documents one after
@@ -77,7 +74,8 @@ export async function readPlantInput(
   flags: PlantFlags,
   /** Made on first use: a plant from the flags never touches stdin (Node sets it up when first asked). */
   stdin: () => NodeJS.ReadableStream,
-  notice: Notice = () => {},
+  /** Told what stdin is waiting for, when a person is at it. */
+  notice: (line: string) => void = () => {},
   /** Always records (`add --dry-run`): the flags are one record, and so is a file of one. */
   asRecords = false,
 ): Promise<PlantInput> {
