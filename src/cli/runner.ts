@@ -6,7 +6,6 @@ import { Factory } from './factory.js';
 import { type IOStreams, processStreams } from './io-streams.js';
 import { Output } from './render/output.js';
 import { reportError } from './render/report-error.js';
-import type { knownWordsOf } from './secrets.js';
 
 // The one runner: every command line (the entry's, for the npm package and the single executable
 // alike; oclif's, through PlantsCommand, for help and autocomplete) runs its action through runAction.
@@ -92,7 +91,7 @@ export function actionExport(module: string): string {
  * the line is read: without it (the single executable) the line is refused.
  */
 export async function runCommandLine(
-  commands: Parameters<typeof knownWordsOf>[0],
+  commands: [string, CommandRoute][],
   route: CommandRoute,
   argv: readonly string[],
   setting: { version: string; oclif?: () => Promise<void> },

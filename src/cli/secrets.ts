@@ -1,4 +1,4 @@
-import type { RouteTable } from '../entry/route-table.js';
+import type { CommandRoute, RouteTable } from '../entry/route-table.js';
 import { readEnv } from './env.js';
 
 /** Words shorter than this are never taken for a token (a token that short is refused anyway). */
@@ -49,19 +49,13 @@ export function secretWords(
   return [...words].sort((a, b) => b.length - a.length);
 }
 
-/** A command as secretWords needs it: oclif's Config, its manifest or the route table. */
-interface KnownCommand {
-  aliases?: string[];
-  flags?: Record<string, { char?: string; type?: string }>;
-}
-
-/** The command words and the flags that take a value (with their one-letter names) of these commands, by id. */
-export function knownWordsOf(commands: [string, KnownCommand][]): { words: Set<string>; flags: Set<string> } {
+/** The command words and the flags that take a value (with their one-letter names) of the route table's commands. */
+export function knownWordsOf(commands: [string, CommandRoute][]): { words: Set<string>; flags: Set<string> } {
   const words = new Set<string>();
   const flags = new Set<string>();
-  for (const [id, command] of commands) {
-    for (const name of [id, ...(command.aliases ?? [])]) for (const word of name.split(/[: ]/)) words.add(word);
-    for (const [flag, { char, type }] of Object.entries(command.flags ?? {})) {
+  for (const [key, command] of commands) {
+    for (const word of key.split(' ')) words.add(word);
+    for (const [flag, { char, type }] of Object.entries(command.flags)) {
       // Only flags that take a value: a word after a boolean flag is a stray word.
       if (type !== 'option') continue;
       flags.add(flag);
