@@ -94,32 +94,28 @@ export class Factory {
       store.caCert === undefined
         ? undefined
         : await (await import('../client/ca-cert.js')).trustedCertificates(store.caCert);
+    // One dispatcher a run (createAgent), keeping its connections alive across requests.
+    if (this.#dispatcher === undefined) {
+      const { createAgent } = await import('../client/undici-agent.js');
+      this.#dispatcher = createAgent(store.baseUrl, {
+        ca,
+        connections: options.connections ?? 1,
+        httpProxy: this.env.httpProxy ?? '',
+        httpsProxy: this.env.httpsProxy ?? this.env.httpProxy ?? '',
+        noProxy: this.env.noProxy ?? '',
+      });
+    }
     return new PlantClient({
       baseUrl: store.baseUrl,
       token: store.token?.value,
       tokenSource: store.token?.source === 'environment' ? 'environment' : 'config',
       // Reads and deletes are sent again like adds: a refused connection, a 429/503 with Retry-After.
       retry: { attempts: options.attempts ?? DEFAULT_RETRIES + 1 },
-      dispatcher: await this.dispatcher(store.baseUrl, options.connections ?? 1, ca),
+      dispatcher: this.#dispatcher,
       userAgent: `plants/${this.version} node/${process.version} ${process.platform}`,
       timeoutMs: flags.timeout * 1000,
       storeArgs,
     });
-  }
-
-  /** One dispatcher a run (createAgent), keeping its connections alive across requests. */
-  async dispatcher(baseUrl: URL, connections: number, ca: string[] | undefined): Promise<Dispatcher> {
-    if (this.#dispatcher === undefined) {
-      const { createAgent } = await import('../client/undici-agent.js');
-      this.#dispatcher = createAgent(baseUrl, {
-        ca,
-        connections,
-        httpProxy: this.env.httpProxy ?? '',
-        httpsProxy: this.env.httpsProxy ?? this.env.httpProxy ?? '',
-        noProxy: this.env.noProxy ?? '',
-      });
-    }
-    return this.#dispatcher;
   }
 
   async close(): Promise<void> {

@@ -21,10 +21,7 @@ export type DetachedServePlan = Pick<
   };
 
 /** What the background server reports once it listens. */
-interface ReadyMessage {
-  type: 'ready';
-  url: string;
-}
+type ReadyMessage = { type: 'ready'; url: string };
 
 /**
  * Starts `plants serve` in the background (its own session, so a Ctrl-C at the terminal does

@@ -36,7 +36,8 @@ export class Output {
   readonly errorColor: Colors;
   /** `--jq`: what every JSON value printed goes through (set by the runner before the action runs). */
   jq: JqFilter | undefined;
-  #jqFailure: PlantsError | undefined;
+  /** The --jq error that stopped the output, if one did. */
+  jqFailure: PlantsError | undefined;
 
   /** `palette`: the styles for a coloured stream (chalk's, loaded by open); without them nothing is coloured. */
   private constructor(streams: IOStreams, color: ColorMode, palette: Colors = plain) {
@@ -78,19 +79,14 @@ export class Output {
       if (texts.length > 0) this.stdout.write(`${texts.join('\n')}\n`);
       return;
     }
-    if (this.#jqFailure !== undefined) return;
+    if (this.jqFailure !== undefined) return;
     const { lines, stderr, error } = this.jq.run(texts);
     if (lines.length > 0) this.stdout.write(`${lines.join('\n')}\n`);
     if (stderr !== '') this.info(stderr);
     if (error !== undefined) {
-      this.#jqFailure = error;
+      this.jqFailure = error;
       throw error;
     }
-  }
-
-  /** The --jq error that stopped the output, if one did. */
-  get jqFailure(): PlantsError | undefined {
-    return this.#jqFailure;
   }
 
   /** One line for the person at the terminal, on stderr. */
