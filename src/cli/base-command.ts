@@ -1,7 +1,7 @@
 import { Command, type Config, Flags, type Interfaces } from '@oclif/core';
 import { DEFAULT_TIMEOUT_SECONDS } from './defaults.js';
 import { readerFlag } from './flag-kinds.js';
-import { type ActionContext, type AnyAction, runCommandLine, runParsed } from './runner.js';
+import { type ActionContext, type AnyAction, runAction, runParsed } from './runner.js';
 
 /** Flags every command that talks to a store shares. */
 export const connectionFlags = {
@@ -44,6 +44,9 @@ export const jsonFlag = {
   }),
 };
 
+/** The flags of every command that reads or changes plants: the store, the request, JSON. */
+export const storeFlags = { ...connectionFlags, ...requestFlags, ...jsonFlag };
+
 /** What oclif's route gives an action besides the runner's context: what help and autocomplete need. */
 export interface OclifContext extends ActionContext {
   /** oclif's own Config: its commands, topics, plugins, shell and help class. */
@@ -60,30 +63,22 @@ export interface Parsed<C extends { flags?: Interfaces.FlagInput; args?: Interfa
 
 /**
  * The base of every plants command: its declaration (flags, args, summary, examples), the action
- * it names, and run(), oclif's way to the one runner, for the commands only oclif runs (help,
- * autocomplete: the entry reads their line first) and for oclif's own tools. The line is read by
- * the one parser (src/entry/parse-argv.ts), from this declaration.
+ * it names, and run(), oclif's way to runAction for the commands only oclif runs (help,
+ * autocomplete), once the one parser (src/entry/parse-argv.ts) has read their line.
  */
 export abstract class PlantsCommand extends Command {
-  /**
-   * What the command does, given its flags and arguments: an action of src/cli/actions/, which
-   * owns the type of its options and which the route table names, or of src/cli/help/ (help,
-   * autocomplete), which needs oclif's Config.
-   */
+  /** What the command does: an action of src/cli/actions/, or of src/cli/help/ (which needs oclif's Config). */
   declare static action: (parsed: never, context: OclifContext) => ReturnType<AnyAction>;
 
   async run(): Promise<void> {
-    const { commandRoute } = await import('../entry/command-route.js');
-    const ctor = this.ctor as typeof PlantsCommand;
+    // The entry's one parser has read the line already: oclif's reads it the same.
+    const parsed = await this.parse();
+    const action = (this.ctor as typeof PlantsCommand).action as AnyAction;
     const oclif = { oclif: this.config, argv: this.argv };
-    await runCommandLine(
-      this.config.commands.map((command) => [command.id, command]),
-      commandRoute(this.id ?? '', ctor, undefined),
-      this.argv,
-      {
-        version: this.config.version,
-        action: (parsed, context) => runParsed(ctor.action as AnyAction, parsed, { ...context, ...oclif }),
-      },
-    );
+    const exitCode = await runAction((context) => runParsed(action, parsed, { ...context, ...oclif }), {
+      version: this.config.version,
+      json: false,
+    });
+    if (exitCode !== 0) process.exitCode = exitCode;
   }
 }

@@ -5,39 +5,8 @@ import { resolveBaseUrl, resolveStore, type Setting, type SettingInputs } from '
 import { DEFAULT_RETRIES } from './defaults.js';
 import type { PlantsEnv } from './env.js';
 import type { IOStreams } from './io-streams.js';
+import type { RequestOptions } from './options.js';
 import type { Output } from './render/output.js';
-
-export interface ClientRequest {
-  /** `--base-url`, when given. */
-  flagBaseUrl?: string | undefined;
-  /** `--insecure`: allow a token over plain http to a host that is not loopback. */
-  insecure?: boolean;
-  /** `--timeout` in seconds. */
-  timeoutSeconds?: number;
-  /** Most connections to the store at once (bulk adds keep this many requests in flight). */
-  connections?: number;
-  /** Send this token instead of the one the environment or the config gives (`login` checks a new one). */
-  token?: string;
-  /** Times a request is sent at most (default: once plus DEFAULT_RETRIES). */
-  attempts?: number;
-  /** `--ca-cert`: a PEM file to trust the store's TLS certificate with (else the one login kept for the origin). */
-  caCert?: string | undefined;
-}
-
-/** The request flags every store command shares (base-command.ts), as plantClient takes them. */
-export function clientRequest(flags: {
-  'base-url'?: string | undefined;
-  'ca-cert'?: string | undefined;
-  insecure: boolean;
-  timeout: number;
-}): ClientRequest {
-  return {
-    flagBaseUrl: flags['base-url'],
-    insecure: flags.insecure,
-    timeoutSeconds: flags.timeout,
-    caCert: flags['ca-cert'],
-  };
-}
 
 /**
  * Builds what commands need, lazily and in one place (after gh's cmdutil.Factory): the config
@@ -96,51 +65,57 @@ export class Factory {
     return resolveBaseUrl(this.settingInputs(flagBaseUrl), await this.config());
   }
 
-  /** The API client for the store of `request`, with its origin's token (or none: the server then answers 401, exit 4). */
-  async plantClient(request: ClientRequest): Promise<PlantClient> {
-    const inputs = this.settingInputs(request.flagBaseUrl);
+  /**
+   * The API client for the store the request flags choose, with its origin's token (or none: the
+   * server then answers 401, exit 4). `connections`: most at once (a bulk add keeps this many
+   * requests in flight); `token`: this one instead of the environment's or the config's (`login`
+   * checks a new one); `attempts`: times a request is sent at most (default: once plus DEFAULT_RETRIES).
+   */
+  async plantClient(
+    flags: RequestOptions,
+    options: { connections?: number; token?: string; attempts?: number } = {},
+  ): Promise<PlantClient> {
+    const flagBaseUrl = flags['base-url'];
+    const inputs = this.settingInputs(flagBaseUrl);
     const config = await this.config();
-    if (request.token === undefined && inputs.envToken === undefined) {
+    if (options.token === undefined && inputs.envToken === undefined) {
       await config.readKeyring([resolveBaseUrl(inputs, config).value.origin]);
     }
+    const caCert = flags['ca-cert'];
     const storeArgs = [
       ...this.profileArgs,
-      ...(request.flagBaseUrl === undefined ? [] : ['--base-url', request.flagBaseUrl]),
-      ...(request.caCert === undefined ? [] : ['--ca-cert', request.caCert]),
-      ...(request.insecure === true ? ['--insecure'] : []),
+      ...(flagBaseUrl === undefined ? [] : ['--base-url', flagBaseUrl]),
+      ...(caCert === undefined ? [] : ['--ca-cert', caCert]),
+      ...(flags.insecure ? ['--insecure'] : []),
     ];
-    const store = resolveStore(inputs, config, { ...request, storeArgs });
+    const store = resolveStore(inputs, config, { insecure: flags.insecure, token: options.token, caCert, storeArgs });
     const { PlantClient } = await import('../client/plant-client.js');
     const ca =
       store.caCert === undefined
         ? undefined
         : await (await import('../client/ca-cert.js')).trustedCertificates(store.caCert);
-    return new PlantClient({
-      baseUrl: store.baseUrl,
-      token: store.token?.value,
-      tokenSource: store.token?.source === 'environment' ? 'environment' : 'config',
-      // Reads and deletes are sent again like adds: a refused connection, a 429/503 with Retry-After.
-      retry: { attempts: request.attempts ?? DEFAULT_RETRIES + 1 },
-      dispatcher: await this.dispatcher(store.baseUrl, request.connections ?? 1, ca),
-      userAgent: `plants/${this.version} node/${process.version} ${process.platform}`,
-      timeoutMs: (request.timeoutSeconds ?? 30) * 1000,
-      storeArgs,
-    });
-  }
-
-  /** One dispatcher a run (createAgent), keeping its connections alive across requests. */
-  async dispatcher(baseUrl: URL, connections: number, ca: string[] | undefined): Promise<Dispatcher> {
+    // One dispatcher a run (createAgent), keeping its connections alive across requests.
     if (this.#dispatcher === undefined) {
       const { createAgent } = await import('../client/undici-agent.js');
-      this.#dispatcher = createAgent(baseUrl, {
+      this.#dispatcher = createAgent(store.baseUrl, {
         ca,
-        connections,
+        connections: options.connections ?? 1,
         httpProxy: this.env.httpProxy ?? '',
         httpsProxy: this.env.httpsProxy ?? this.env.httpProxy ?? '',
         noProxy: this.env.noProxy ?? '',
       });
     }
-    return this.#dispatcher;
+    return new PlantClient({
+      baseUrl: store.baseUrl,
+      token: store.token?.value,
+      tokenSource: store.token?.source === 'environment' ? 'environment' : 'config',
+      // Reads and deletes are sent again like adds: a refused connection, a 429/503 with Retry-After.
+      retry: { attempts: options.attempts ?? DEFAULT_RETRIES + 1 },
+      dispatcher: this.#dispatcher,
+      userAgent: `plants/${this.version} node/${process.version} ${process.platform}`,
+      timeoutMs: flags.timeout * 1000,
+      storeArgs,
+    });
   }
 
   async close(): Promise<void> {

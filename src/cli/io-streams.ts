@@ -1,28 +1,12 @@
-/** What IOStreams is made of: the three streams, each made on first use when given as a function. */
-export interface IOStreamsOptions {
-  /**
-   * stdin, or a function that makes it: Node makes process.stdin on first use (for a pipe that
-   * loads node:net), so a command that never reads it never pays for it.
-   */
-  stdin: NodeJS.ReadStream | (() => NodeJS.ReadStream);
-  /** stdout, or a function that makes it on first use (as stdin). */
-  stdout: NodeJS.WriteStream | (() => NodeJS.WriteStream);
-  /** stderr, or a function that makes it on first use: a command that succeeds quietly never does. */
-  stderr: NodeJS.WriteStream | (() => NodeJS.WriteStream);
-  /**
-   * Whether file descriptor 0, 1 or 2 is a terminal, answered without making its stream where
-   * it can be (processStreams). Without it, a stream's own isTTY says.
-   */
-  isTerminal?: (fd: 0 | 1 | 2) => boolean;
-}
-
 /**
  * The streams a command reads and writes, and whether each is a terminal (after gh's
  * iostreams.IOStreams). Made once from the process by the runner (runner.ts, on every route)
- * and handed down through the Factory and the Output: nothing
- * below them touches process.stdin, process.stdout or process.stderr, so a test runs a
- * command in-process with streams of its own (a stream is a terminal when its `isTTY` is true,
- * as Node marks a tty.ReadStream or tty.WriteStream). Each stream is made on first use.
+ * and handed down through the Factory and the Output: nothing below them touches process.stdin,
+ * process.stdout or process.stderr, so a test runs a command in-process with streams of its own
+ * (a stream is a terminal when its `isTTY` is true, as Node marks a tty.ReadStream or
+ * tty.WriteStream). Each stream may be given as a function that makes it, called on first use:
+ * Node makes process.stdin on first use (for a pipe that loads node:net), so a command that
+ * never reads it never pays for it, and a command that succeeds quietly never makes stderr.
  */
 export class IOStreams {
   readonly #stdin: () => NodeJS.ReadStream;
@@ -30,7 +14,13 @@ export class IOStreams {
   readonly #stderr: () => NodeJS.WriteStream;
   readonly #isTerminal: ((fd: 0 | 1 | 2) => boolean) | undefined;
 
-  constructor(options: IOStreamsOptions) {
+  constructor(options: {
+    stdin: NodeJS.ReadStream | (() => NodeJS.ReadStream);
+    stdout: NodeJS.WriteStream | (() => NodeJS.WriteStream);
+    stderr: NodeJS.WriteStream | (() => NodeJS.WriteStream);
+    /** Whether fd 0, 1 or 2 is a terminal, answered without making its stream (processStreams); else its isTTY says. */
+    isTerminal?: (fd: 0 | 1 | 2) => boolean;
+  }) {
     this.#stdin = madeOnce(options.stdin);
     this.#stdout = madeOnce(options.stdout);
     this.#stderr = madeOnce(options.stderr);

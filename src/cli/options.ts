@@ -1,7 +1,6 @@
 /**
- * What the flags every store command shares give its action (base-command.ts declares them):
- * each action's options type is made of these and its own flags, so that nothing below
- * `commands/` names a command.
+ * What the flags every store command shares (base-command.ts) give its action: each action's
+ * options type is made of these and its own flags, so that nothing below `commands/` names a command.
  */
 
 /** `--base-url`, `--profile`. */

@@ -1,4 +1,4 @@
-import { type ParsedCommand, parseArgv } from '../entry/parse-argv.js';
+import { parseArgv } from '../entry/parse-argv.js';
 import type { CommandRoute } from '../entry/route-table.js';
 import { ExitCode, InvalidInputError } from '../errors.js';
 import { type PlantsEnv, readEnv } from './env.js';
@@ -6,7 +6,6 @@ import { Factory } from './factory.js';
 import { type IOStreams, processStreams } from './io-streams.js';
 import { Output } from './render/output.js';
 import { reportError } from './render/report-error.js';
-import type { knownWordsOf } from './secrets.js';
 
 // The one runner: every command line (the entry's, for the npm package and the single executable
 // alike; oclif's, through PlantsCommand, for help and autocomplete) runs its action through runAction.
@@ -18,11 +17,9 @@ export interface ActionContext {
 }
 
 /**
- * What `plants <command>` does once parsed: a function of src/cli/actions/, which the command's
- * declaration names (`static action`), given the command's flags and arguments and its context.
- * It resolves with an exit code when it ends in one without throwing (a bulk add with failures,
- * `status` without a token). Each action's own signature names the options it reads; the route
- * table knows actions by name only.
+ * What `plants <command>` does once parsed (the `static action` its declaration names). It
+ * resolves with an exit code when it ends in one without throwing (a bulk add with failures,
+ * `status` without a token). Each action's own signature names the options it reads.
  */
 export type AnyAction = (
   parsed: { flags: Record<string, unknown>; args: Record<string, unknown> },
@@ -30,26 +27,14 @@ export type AnyAction = (
   // biome-ignore lint/suspicious/noConfusingVoidType: most actions end in no exit code of their own and return nothing.
 ) => Promise<number | void>;
 
-/** What a run is given from outside: plants' version, and (in tests) its streams and environment. */
-export interface RunSetting {
-  version: string;
-  /** `--json`: a failure is a JSON document on stdout too. */
-  json: boolean;
-  /** Default: the process's. */
-  io?: IOStreams;
-  /** Default: the process's (readEnv). */
-  env?: PlantsEnv;
-}
-
 /**
- * Runs an action: opens the output and builds the factory over the run's streams, reports any
- * error once (its message, and with --json its document; report-error.ts chooses the exit code),
- * closes the factory. Resolves with the exit code (the action's own, else the error's, else 0);
- * the route makes it the process's.
+ * Runs an action over the run's Output and Factory, reports any error once (report-error.ts),
+ * closes the factory. Resolves with the exit code: the action's own, else the error's, else 0.
  */
 export async function runAction(
   action: (context: ActionContext) => ReturnType<AnyAction>,
-  setting: RunSetting,
+  /** `json`: a failure is a JSON document on stdout too; `io` and `env` (in tests): the process's by default. */
+  setting: { version: string; json: boolean; io?: IOStreams; env?: PlantsEnv },
 ): Promise<number> {
   const io = setting.io ?? processStreams();
   const env = setting.env ?? readEnv();
@@ -100,23 +85,16 @@ export function actionExport(module: string): string {
 }
 
 /**
- * A command line after its command's words (`get 1 --json`), parsed by the one parser against its
- * route, and its action run over the process's streams; its exit code made the process's. A line
- * the parser refuses is a usage error (exit 2, usage-error.ts), reported as any error is, never
- * repeating a word that may be a token (none of `commands`' words). The action is the one the
- * route names, or `action` (oclif's PlantsCommand runs its own with oclif's Config); one that
- * needs oclif (help, autocomplete) is `oclif`'s to run once the line is read: without it (the
- * single executable) the line is refused.
+ * A command line after its command's words (`get 1 --json`), parsed against its route and run. A
+ * refused line is a usage error (exit 2), never repeating a word that may be a token (none of
+ * `commands`' words). An action that needs oclif (help, autocomplete) is `oclif`'s to run once
+ * the line is read: without it (the single executable) the line is refused.
  */
 export async function runCommandLine(
-  commands: Parameters<typeof knownWordsOf>[0],
+  commands: [string, CommandRoute][],
   route: CommandRoute,
   argv: readonly string[],
-  setting: {
-    version: string;
-    oclif?: () => Promise<void>;
-    action?: (parsed: ParsedCommand, context: ActionContext) => ReturnType<AnyAction>;
-  },
+  setting: { version: string; oclif?: () => Promise<void> },
 ): Promise<void> {
   const end = argv.indexOf('--');
   // --json (of a command that has it) is honoured even when the line itself is refused.
@@ -129,7 +107,6 @@ export async function runCommandLine(
         const [{ usageError }, secrets] = await Promise.all([import('./help/usage-error.js'), import('./secrets.js')]);
         throw usageError(parsed.misuse, route, argv, secrets.knownWordsOf(commands));
       }
-      if (setting.action !== undefined) return setting.action(parsed, context);
       if (parsed.action !== undefined) return runParsed(await actionNamed(parsed.action), parsed, context);
       if (setting.oclif === undefined) {
         throw new InvalidInputError(`\`plants ${route.id.replaceAll(':', ' ')}\` comes with the npm package only`, {

@@ -1,3 +1,4 @@
+import type { CommandRoute, RouteTable } from '../entry/route-table.js';
 import { readEnv } from './env.js';
 
 /** Words shorter than this are never taken for a token (a token that short is refused anyway). */
@@ -13,9 +14,9 @@ const WORD_SHAPE = /^[a-z]+(?:-[a-z]+)*$/;
 
 /**
  * The words of a command line that may be a secret: any `--token` value, the value of a flag
- * that does not exist (`--tokne=T`), and any other word of a token's shape (long, not shaped as
- * a word: see WORD_SHAPE) that is not a known command or topic word. PLANTS_TOKEN too. A known flag's value (`--durability sometimes`) is not one: usage
- * errors quote it so that the typo can be seen.
+ * that does not exist (`--tokne=T`), any other word of a token's shape (long, not WORD_SHAPE)
+ * that is not a known word, and PLANTS_TOKEN. A known flag's value (`--durability sometimes`) is
+ * not one: usage errors quote it so that the typo can be seen.
  */
 export function secretWords(
   argv: readonly string[],
@@ -48,19 +49,13 @@ export function secretWords(
   return [...words].sort((a, b) => b.length - a.length);
 }
 
-/** A command as secretWords needs it: oclif's Config, its manifest or the route table. */
-interface KnownCommand {
-  aliases?: string[];
-  flags?: Record<string, { char?: string; type?: string }>;
-}
-
-/** The command words and the flags that take a value (with their one-letter names) of these commands, by id. */
-export function knownWordsOf(commands: [string, KnownCommand][]): { words: Set<string>; flags: Set<string> } {
+/** The command words and the flags that take a value (with their one-letter names) of the route table's commands. */
+export function knownWordsOf(commands: [string, CommandRoute][]): { words: Set<string>; flags: Set<string> } {
   const words = new Set<string>();
   const flags = new Set<string>();
-  for (const [id, command] of commands) {
-    for (const name of [id, ...(command.aliases ?? [])]) for (const word of name.split(/[: ]/)) words.add(word);
-    for (const [flag, { char, type }] of Object.entries(command.flags ?? {})) {
+  for (const [key, command] of commands) {
+    for (const word of key.split(' ')) words.add(word);
+    for (const [flag, { char, type }] of Object.entries(command.flags)) {
       // Only flags that take a value: a word after a boolean flag is a stray word.
       if (type !== 'option') continue;
       flags.add(flag);
@@ -68,21 +63,6 @@ export function knownWordsOf(commands: [string, KnownCommand][]): { words: Set<s
     }
   }
   return { words, flags };
-}
-
-/** Command, topic and flag words: never secrets, and masking them would only blur the output. */
-async function knownWords(manifestUrl: URL): Promise<{ words: Set<string>; flags: Set<string> }> {
-  const { readFile } = await import('node:fs/promises');
-  const { helpTopics } = await import('./help/help-topics.js');
-  let known = { words: new Set<string>(), flags: new Set<string>() };
-  try {
-    const manifest = JSON.parse(await readFile(manifestUrl, 'utf8')) as { commands: Record<string, KnownCommand> };
-    known = knownWordsOf(Object.entries(manifest.commands));
-  } catch {
-    // Without the manifest every long word is masked: safe, only less readable.
-  }
-  for (const topic of Object.keys(helpTopics)) known.words.add(topic);
-  return known;
 }
 
 /** `text` with every secret word replaced by `***`. */
@@ -101,13 +81,22 @@ export function maskWords(text: string, words: readonly string[]): string {
  */
 export async function maskSecretsInDebugOutput(
   argv: readonly string[],
-  manifestUrl: URL,
+  routes: () => Promise<RouteTable>,
   stderr: NodeJS.WriteStream,
 ): Promise<void> {
   const env = readEnv();
   const help = argv[0] === 'help' || argv.some((arg) => arg === '--help' || arg === '-h');
   if (!env.debug && !help) return;
-  const words = secretWords(argv, await knownWords(manifestUrl), env.token);
+  // Command, topic and flag words are never secrets, and masking them would only blur the output.
+  const { helpTopics } = await import('./help/help-topics.js');
+  let known = { words: new Set<string>(), flags: new Set<string>() };
+  try {
+    known = knownWordsOf(Object.entries((await routes()).commands));
+  } catch {
+    // Without the route table every long word is masked: safe, only less readable.
+  }
+  for (const topic of Object.keys(helpTopics)) known.words.add(topic);
+  const words = secretWords(argv, known, env.token);
   if (words.length === 0) return;
   const write = stderr.write.bind(stderr) as (...args: unknown[]) => boolean;
   stderr.write = ((chunk: unknown, ...rest: unknown[]) =>

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { addPlants } from '../cli/actions/add-plants.js';
-import { connectionFlags, jsonFlag, PlantsCommand, requestFlags } from '../cli/base-command.js';
+import { PlantsCommand, storeFlags } from '../cli/base-command.js';
 import { DEFAULT_CONCURRENCY, DEFAULT_RETRIES, MAX_CONCURRENCY, MAX_RETRIES } from '../cli/defaults.js';
 
 export class Add extends PlantsCommand {
@@ -56,8 +56,6 @@ A 409 met on a retry (the first attempt may have added the plant before its conn
       min: 0,
       max: MAX_RETRIES,
     }),
-    ...connectionFlags,
-    ...requestFlags,
-    ...jsonFlag,
+    ...storeFlags,
   };
 }

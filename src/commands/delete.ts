@@ -1,6 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { deletePlant } from '../cli/actions/delete-plant.js';
-import { connectionFlags, jsonFlag, PlantsCommand, requestFlags } from '../cli/base-command.js';
+import { PlantsCommand, storeFlags } from '../cli/base-command.js';
 
 export class Delete extends PlantsCommand {
   static override action = deletePlant;
@@ -19,8 +19,6 @@ export class Delete extends PlantsCommand {
   };
   static override flags = {
     yes: Flags.boolean({ char: 'y', summary: 'Do not ask for confirmation.', default: false }),
-    ...connectionFlags,
-    ...requestFlags,
-    ...jsonFlag,
+    ...storeFlags,
   };
 }

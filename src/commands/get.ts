@@ -1,6 +1,6 @@
 import { Args } from '@oclif/core';
 import { showPlant } from '../cli/actions/show-plant.js';
-import { connectionFlags, jsonFlag, PlantsCommand, requestFlags } from '../cli/base-command.js';
+import { PlantsCommand, storeFlags } from '../cli/base-command.js';
 
 export class Get extends PlantsCommand {
   static override action = showPlant;
@@ -15,5 +15,5 @@ export class Get extends PlantsCommand {
   static override args = {
     id: Args.string({ description: 'The id of the plant (a 64-bit integer).', required: true }),
   };
-  static override flags = { ...connectionFlags, ...requestFlags, ...jsonFlag };
+  static override flags = storeFlags;
 }

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { listPlants } from '../cli/actions/list-plants.js';
-import { connectionFlags, jsonFlag, PlantsCommand, requestFlags } from '../cli/base-command.js';
+import { PlantsCommand, storeFlags } from '../cli/base-command.js';
 
 export class List extends PlantsCommand {
   static override action = listPlants;
@@ -19,8 +19,6 @@ export class List extends PlantsCommand {
     limit: Flags.integer({ summary: 'Plants per page (the server caps it at 1000).', default: 100, min: 1, max: 1000 }),
     after: Flags.string({ summary: 'Start after this id (the cursor of the next page).', helpValue: 'ID' }),
     all: Flags.boolean({ summary: 'Follow the pages to the end.', default: false }),
-    ...connectionFlags,
-    ...requestFlags,
-    ...jsonFlag,
+    ...storeFlags,
   };
 }

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { resetStore } from '../cli/actions/reset-store.js';
-import { connectionFlags, jsonFlag, PlantsCommand, requestFlags } from '../cli/base-command.js';
+import { PlantsCommand, storeFlags } from '../cli/base-command.js';
 
 export class Reset extends PlantsCommand {
   static override action = resetStore;
@@ -20,8 +20,6 @@ On a terminal it asks first (--yes skips the question); anywhere else it needs -
       summary: 'Do not ask for confirmation (needed when not on a terminal).',
       default: false,
     }),
-    ...connectionFlags,
-    ...requestFlags,
-    ...jsonFlag,
+    ...storeFlags,
   };
 }

@@ -1,5 +1,5 @@
 import { showStatus } from '../cli/actions/show-status.js';
-import { connectionFlags, jsonFlag, PlantsCommand, requestFlags } from '../cli/base-command.js';
+import { PlantsCommand, storeFlags } from '../cli/base-command.js';
 
 export class Status extends PlantsCommand {
   static override action = showStatus;
@@ -13,5 +13,5 @@ export class Status extends PlantsCommand {
     '<%= config.bin %> status --json',
     '<%= config.bin %> status --jq .store.token',
   ];
-  static override flags = { ...connectionFlags, ...requestFlags, ...jsonFlag };
+  static override flags = storeFlags;
 }

@@ -1,5 +1,5 @@
 import type { runCommandLine } from '../cli/runner.js';
-import { enableCompileCache, loadBundle } from './compile-cache.js';
+import { bundleFile, enableCompileCache, loadBundle } from './compile-cache.js';
 import type { HelpPages } from './help-pages.js';
 import type { RouteTable } from './route-table.js';
 import { startPlants } from './start.js';
@@ -25,14 +25,13 @@ startPlants(process.argv.slice(2), {
   routes: async () => JSON.parse(PLANTS_ROUTES) as RouteTable,
   async runner() {
     const text = process.getBuiltinModule('node:sea').getAsset('runner.cjs', 'utf8');
-    // The executable's size and time: a rebuilt binary never meets the cache of another.
-    const { size, mtimeMs } = process.getBuiltinModule('node:fs').statSync(process.execPath);
     const require = (id: string) => {
       const found = process.getBuiltinModule(id);
       if (found === undefined) throw new Error(`${id} is not in the single executable`);
       return found;
     };
-    const source = { file: process.execPath, text, stamp: `${size}-${Math.trunc(mtimeMs)}`, require };
+    // Stamped with the executable's size and time: a rebuilt binary never meets the cache of another.
+    const source = bundleFile(process.execPath, text, require);
     const argv = process.argv.slice(2);
     const bundle = await loadBundle<{ runCommandLine: typeof runCommandLine }>(
       source,

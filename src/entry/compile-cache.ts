@@ -20,13 +20,6 @@ export async function enableCompileCache(): Promise<string | undefined> {
   return folder;
 }
 
-/** A CommonJS bundle's exports, and saveCodeCache to call once it has run. */
-export interface LoadedBundle<T> {
-  exports: T;
-  /** `succeeded`: the command exited 0, so its cache holds the code of the path users take most. */
-  saveCodeCache(succeeded: boolean): void;
-}
-
 /** A CommonJS bundle to run: its text, where it is (a file, or the single executable), what it may require. */
 export interface BundleSource {
   file: string;
@@ -36,15 +29,15 @@ export interface BundleSource {
   require: (id: string) => unknown;
 }
 
-/** A bundle the npm package keeps as a file. */
-export function bundleFile(file: string): BundleSource {
+/** A bundle kept as a file (`text` read from it unless given), stamped with the file's size and time. */
+export function bundleFile(file: string, text?: string, require?: BundleSource['require']): BundleSource {
   const { readFileSync, statSync } = process.getBuiltinModule('node:fs');
   const { size, mtimeMs } = statSync(file);
   return {
     file,
-    text: readFileSync(file, 'utf8'),
+    text: text ?? readFileSync(file, 'utf8'),
     stamp: `${size}-${Math.trunc(mtimeMs)}`,
-    require: module.createRequire(file),
+    require: require ?? module.createRequire(file),
   };
 }
 
@@ -64,7 +57,7 @@ export async function loadBundle<T>(
   bundle: BundleSource,
   cacheFolder: string | undefined,
   argv: readonly string[],
-): Promise<LoadedBundle<T>> {
+): Promise<{ exports: T; saveCodeCache(succeeded: boolean): void }> {
   const { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } =
     process.getBuiltinModule('node:fs');
   const vm = process.getBuiltinModule('node:vm');
@@ -98,7 +91,8 @@ export async function loadBundle<T>(
   const accepted = cachedData !== undefined && !script.cachedDataRejected;
   return {
     exports: loaded.exports,
-    // After the command ran, so that the code of the functions it ran is in the cache too.
+    // After the command ran, so that the code of the functions it ran is in the cache too;
+    // `succeeded` (exit 0): its cache holds the code of the path users take most.
     saveCodeCache(succeeded) {
       if (cacheFolder === undefined || (accepted && !(failedRunCache !== undefined && succeeded))) return;
       const written = succeeded ? cacheName : failedName;

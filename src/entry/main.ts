@@ -61,7 +61,7 @@ export async function main(argv: readonly string[], options: EntryOptions): Prom
     },
     async oclif(words) {
       const { maskSecretsInDebugOutput } = await import('../cli/secrets.js');
-      await maskSecretsInDebugOutput(words, new URL('oclif.manifest.json', packageRoot), process.stderr);
+      await maskSecretsInDebugOutput(words, () => distribution.routes(), process.stderr);
       const { execute } = await import('@oclif/core');
       await execute({ args: [...words], dir: options.bin, development });
     },

@@ -1,6 +1,5 @@
 import type { runCommandLine } from '../cli/runner.js';
 import { sizeHeapForBulkAdd } from './bulk-heap.js';
-import { helpSubjects } from './help-subjects.js';
 import { findRoute } from './parse-argv.js';
 import type { CommandRoute, RouteTable } from './route-table.js';
 import { exitOnStdoutErrors } from './stdout-errors.js';
@@ -27,47 +26,67 @@ export interface Distribution {
  */
 export async function startPlants(argv: readonly string[], distribution: Distribution): Promise<void> {
   await sizeHeapForBulkAdd(argv, distribution.script);
-  const { version } = distribution;
-  if (argv[0] === '--version') {
-    const { oclifUserAgent, userAgent } = await import('../cli/help/oclif-user-agent.js');
-    // Under what oclif may take for WSL, its own words where there is an oclif.
-    const agent = oclifUserAgent(version) ?? (distribution.oclif === undefined ? userAgent(version) : undefined);
-    if (agent !== undefined) return writeOut(`${agent}\n`);
-  }
-  const help = argv[0] === '--version' ? undefined : helpSubjects(argv);
-  let page = help === undefined ? undefined : await distribution.helpPage(help);
-  if (page !== undefined) return writeOut(page);
-  const table = help === undefined && argv[0] !== '--version' ? await distribution.routes() : undefined;
-  const found = table === undefined ? undefined : findRoute(table, argv);
-  if (table !== undefined && found === undefined) {
-    // A topic alone (`plants plant`) asks for its help.
-    const topic = argv.length === 1 && table.topics.includes(argv[0] as string);
-    page = topic ? await distribution.helpPage(argv) : undefined;
-    if (page !== undefined) return writeOut(page);
-    if (!topic) {
-      const { unknownCommand } = await import('../cli/help/suggest.js');
-      const commands = Object.entries(table.commands).flatMap(([words, route]) => (route.hidden ? [] : [words]));
-      process.stderr.write(unknownCommand(argv, commands, table.topics));
-      process.exitCode = 127;
-      return;
-    }
-  }
-  if (table === undefined || found === undefined) {
-    if (distribution.oclif !== undefined) return distribution.oclif(argv);
+  const { version, oclif } = distribution;
+  // What only oclif renders, where there is an oclif.
+  const toOclif = async () => {
+    if (oclif !== undefined) return oclif(argv);
     process.stderr.write(
       `plants: the single executable has no help page for \`plants ${argv.join(' ').slice(0, 60)}\`.\n  Run \`plants --help\` for its commands.\n`,
     );
     process.exitCode = 2;
+  };
+  if (argv[0] === '--version') {
+    const { oclifUserAgent, userAgent } = await import('../cli/help/oclif-user-agent.js');
+    // Under what oclif may take for WSL, its own words where there is an oclif.
+    const agent = oclifUserAgent(version) ?? (oclif === undefined ? userAgent(version) : undefined);
+    return agent === undefined ? toOclif() : writeOut(`${agent}\n`);
+  }
+  const help = helpSubjects(argv);
+  const table = help === undefined ? await distribution.routes() : undefined;
+  const found = table === undefined ? undefined : findRoute(table, argv);
+  if (found === undefined) {
+    // A topic alone (`plants plant`) asks for its help.
+    const topic = table === undefined || (argv.length === 1 && table.topics.includes(argv[0] as string));
+    const page = topic ? await distribution.helpPage(help ?? argv) : undefined;
+    if (page !== undefined) return writeOut(page);
+    if (topic) return toOclif();
+    const { unknownCommand } = await import('../cli/help/suggest.js');
+    const commands = Object.entries(table.commands).flatMap(([words, route]) => (route.hidden ? [] : [words]));
+    process.stderr.write(unknownCommand(argv, commands, table.topics));
+    process.exitCode = 127;
     return;
   }
   exitOnStdoutErrors();
   const runner = await distribution.runner(found.route);
-  const { oclif } = distribution;
-  await runner.runCommandLine(Object.entries(table.commands), found.route, found.rest, {
+  await runner.runCommandLine(Object.entries((table as RouteTable).commands), found.route, found.rest, {
     version,
     ...(oclif === undefined ? {} : { oclif: () => oclif(argv) }),
   });
   runner.ran(process.exitCode === undefined || process.exitCode === 0);
+}
+
+/**
+ * The pages a command line asks for, the first found answering (`plants add --id 1 --help`: `add`;
+ * `plants help add`: `help add`, a help topic, else `add`; `plants`: the root), or undefined when
+ * it asks for none.
+ */
+function helpSubjects(argv: readonly string[]): string[] | undefined {
+  if (argv.length === 0) return [''];
+  if (argv[0] === 'help') {
+    // `help add --help` asks for the same page as `help add`.
+    const words = argv.slice(1).filter((word) => word !== '--help' && word !== '-h');
+    if (words.some((word) => word.startsWith('-'))) return undefined;
+    return words.length === 0 ? [''] : [['help', ...words].join(' '), words.join(' ')];
+  }
+  const end = argv.indexOf('--');
+  const before = end === -1 ? argv : argv.slice(0, end);
+  if (!before.includes('--help') && !before.includes('-h')) return undefined;
+  const words: string[] = [];
+  for (const word of before) {
+    if (word.startsWith('-')) break;
+    words.push(word);
+  }
+  return [words.join(' ')];
 }
 
 /**

@@ -1,6 +1,5 @@
 import type { AddSettled } from '../../client/confirming-adder.js';
 import type { NewPlant } from '../../schema/plant.js';
-import { clientRequest } from '../factory.js';
 import type { JsonOptions, RequestOptions } from '../options.js';
 import type { ActionContext } from '../runner.js';
 
@@ -21,7 +20,7 @@ export async function addSinglePlant(
   flags: AddSingleFlags,
   { factory, output }: ActionContext,
 ): Promise<void> {
-  const client = await factory.plantClient(clientRequest(flags));
+  const client = await factory.plantClient(flags);
   const retry = { attempts: flags.retries + 1 };
   const settled = await output.withSpinner(`Adding plant ${plant.id}`, async (): Promise<AddSettled> => {
     try {

@@ -2,7 +2,6 @@ import { bulkAdd, bulkExitCode, type RecordOutcome, type RecordSource } from '..
 import { ConfirmingAdder } from '../../client/confirming-adder.js';
 import { ExitCode } from '../../errors.js';
 import type { NewPlant } from '../../schema/plant.js';
-import { clientRequest } from '../factory.js';
 import type { JsonOptions, RequestOptions } from '../options.js';
 import { type CarryOn, carryOnLine, outcomeLine, progressText, renderBulkSummary } from '../render/render-bulk.js';
 import type { ActionContext } from '../runner.js';
@@ -28,7 +27,7 @@ export async function addPlantsInBulk(
   flags: BulkFlags,
   { factory, output }: ActionContext,
 ): Promise<ExitCode> {
-  const client = await factory.plantClient({ ...clientRequest(flags), connections: flags.concurrency });
+  const client = await factory.plantClient(flags, { connections: flags.concurrency });
   const carryOn: CarryOn = { file: flags.file ?? '-', storeArgs: client.storeArgs };
   const interrupt = new AbortController();
   const interruptNow = new AbortController();

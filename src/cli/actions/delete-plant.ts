@@ -1,4 +1,3 @@
-import { clientRequest } from '../factory.js';
 import type { JsonOptions, RequestOptions } from '../options.js';
 import type { ActionContext } from '../runner.js';
 
@@ -13,11 +12,11 @@ export async function deletePlant(
 ): Promise<void> {
   const { parsePlantIdText } = await import('../../schema/plant.js');
   const id = parsePlantIdText(args.id);
-  const client = await factory.plantClient(clientRequest(flags));
+  const client = await factory.plantClient(flags);
   const { io } = factory;
   if (!flags.yes && io.canPrompt()) {
     const { confirm } = await import('../input/prompt.js');
-    if (!(await confirm(`Delete plant ${id}? [y/N] `, io.stdin, io.stderr))) {
+    if (!(await confirm(`Delete plant ${id}? [y/N] `, io))) {
       // Like `rm -i`: answering no is not a failure.
       output.info('Not deleted.');
       if (flags.json) output.json([`{"id":${id},"deleted":false}`]);

@@ -1,6 +1,5 @@
 import { ResponseError } from '../../client/errors.js';
 import type { PlantClient, PlantPage } from '../../client/plant-client.js';
-import { clientRequest } from '../factory.js';
 import type { JsonOptions, RequestOptions } from '../options.js';
 import type { Output } from '../render/output.js';
 import { plantJsonLine, renderPlantRows } from '../render/render-plant.js';
@@ -25,22 +24,33 @@ export interface ListOptions {
 export async function printPlantList(client: PlantClient, output: Output, options: ListOptions): Promise<number> {
   const table = !options.json && output.stdout.isTTY === true;
   let page = options.first ?? (await client.listPage({ limit: options.limit, after: options.after }));
-  let first = true;
   let printed = 0;
-  const paging = new PagingCheck();
-  for (;;) {
-    paging.check(page);
+  let lastId: bigint | undefined;
+  for (let pages = 1; ; pages++) {
+    // Pages come in id order, each after the last: a next link that repeats ids (or an empty page
+    // that still points on) would have `--all` loop for ever, so it stops with exit 1.
+    const firstId = page.plants[0]?.id;
+    if (
+      (firstId !== undefined && lastId !== undefined && firstId <= lastId) ||
+      (page.plants.length === 0 && page.next !== undefined && pages > 1)
+    ) {
+      const repeats = lastId === undefined ? '' : ` (it repeats ids up to ${lastId})`;
+      throw new ResponseError(
+        `the server's next page does not move forward${repeats}; stopped after ${pages - 1} page${pages === 2 ? '' : 's'}`,
+        { status: 200, body: { error: 200, message: 'the next page does not move forward' } },
+      );
+    }
+    lastId = page.plants.at(-1)?.id ?? lastId;
     printed += page.plants.length;
     if (table) {
-      if (first && page.plants.length === 0) output.info('No plants.');
+      if (pages === 1 && page.plants.length === 0) output.info('No plants.');
       else if (page.plants.length > 0) {
-        for (const row of renderPlantRows(page.plants, output.stdout.columns || 80, output.color, first))
+        for (const row of renderPlantRows(page.plants, output.stdout.columns || 80, output.color, pages === 1))
           output.data(row);
       }
     } else {
       output.json(page.plants.map(plantJsonLine));
     }
-    first = false;
     if (page.next === undefined) return printed;
     if (!options.all) {
       const last = page.plants.at(-1);
@@ -54,31 +64,6 @@ export async function printPlantList(client: PlantClient, output: Output, option
   }
 }
 
-/**
- * Pages come in id order, each after the last: a next link that repeats ids (or an empty page
- * that still points on) would have `--all` loop for ever, so it stops with exit 1.
- */
-class PagingCheck {
-  #lastId: bigint | undefined;
-  #pages = 0;
-
-  check(page: PlantPage): void {
-    this.#pages++;
-    const first = page.plants[0]?.id;
-    const stuck =
-      (first !== undefined && this.#lastId !== undefined && first <= this.#lastId) ||
-      (page.plants.length === 0 && page.next !== undefined && this.#pages > 1);
-    if (stuck) {
-      const repeats = this.#lastId === undefined ? '' : ` (it repeats ids up to ${this.#lastId})`;
-      throw new ResponseError(
-        `the server's next page does not move forward${repeats}; stopped after ${this.#pages - 1} page${this.#pages === 2 ? '' : 's'}`,
-        { status: 200, body: { error: 200, message: 'the next page does not move forward' } },
-      );
-    }
-    this.#lastId = page.plants.at(-1)?.id ?? this.#lastId;
-  }
-}
-
 /** `plants list`: the request flags and the `--after` cursor as typed, then printPlantList. */
 export async function listPlants(
   { flags }: { flags: RequestOptions & JsonOptions & { limit: number; after?: string | undefined; all: boolean } },
@@ -86,6 +71,6 @@ export async function listPlants(
 ): Promise<void> {
   const { parsePlantIdText } = await import('../../schema/plant.js');
   const after = flags.after === undefined ? undefined : parsePlantIdText(flags.after);
-  const client = await factory.plantClient(clientRequest(flags));
+  const client = await factory.plantClient(flags);
   await printPlantList(client, output, { limit: flags.limit, after, all: flags.all, json: flags.json });
 }

@@ -1,5 +1,4 @@
 import { ExitCode, InvalidInputError, PlantsError } from '../../errors.js';
-import { clientRequest } from '../factory.js';
 import type { RequestOptions } from '../options.js';
 import type { ActionContext } from '../runner.js';
 
@@ -16,13 +15,8 @@ export interface LoginFlags extends RequestOptions {
 type Check = { checked: true; how: string } | { checked: false; why: string };
 
 /**
- * `plants login`: stores the token for the origin of the base URL. As `gh auth login` does, the
- * token is first tried on the store (one plant's page, GET /plants?limit=1): a token the store
- * refuses (401/403) is not stored, exit 4, nor one for a URL that cannot be reached (exit 3, as
- * any command), unless --offline; a store that does not list plants leaves it unchecked, stored
- * with a note. The default store changes only at the first login or with --default (session.ts),
- * and every login says which store is the default. A plain-http URL of another machine is
- * refused here (exit 2), as every later command would.
+ * `plants login` (its description tells the rules): the token tried on the store first, as `gh
+ * auth login` does, then stored for the origin of the base URL; the default store as session.ts says.
  */
 export async function logIn({ flags }: { flags: LoginFlags }, context: ActionContext): Promise<void> {
   const { factory, output } = context;
@@ -33,7 +27,7 @@ export async function logIn({ flags }: { flags: LoginFlags }, context: ActionCon
   if (alone) await config.readKeyring([baseUrl.value.origin]);
   const stored = config.tokenFor(baseUrl.value.origin);
   const switching = alone && stored !== undefined;
-  const { obtainToken } = await import('../input/obtain-token.js');
+  const { obtainToken } = await import('../input/prompt.js');
   const token = switching
     ? stored
     : await obtainToken({ token: flags.token, withToken: flags['with-token'] }, factory.io);
@@ -91,8 +85,7 @@ async function checkToken(
   unchanged: string,
 ): Promise<Check> {
   const { AuthRejectedError, ResponseError, UnreachableError } = await import('../../client/errors.js');
-  const client = await factory.plantClient({
-    ...clientRequest(flags),
+  const client = await factory.plantClient(flags, {
     token,
     // One try, no back-off: a store that does not answer is said at once.
     attempts: 1,

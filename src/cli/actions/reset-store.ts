@@ -1,5 +1,4 @@
 import { InvalidInputError } from '../../errors.js';
-import { clientRequest } from '../factory.js';
 import type { JsonOptions, RequestOptions } from '../options.js';
 import type { ActionContext } from '../runner.js';
 import { printPlantList } from './list-plants.js';
@@ -14,26 +13,19 @@ export async function resetStore(
   { flags }: { flags: RequestOptions & JsonOptions & { yes: boolean } },
   { factory, output }: ActionContext,
 ): Promise<void> {
-  const client = await factory.plantClient(clientRequest(flags));
+  const client = await factory.plantClient(flags);
   const { io } = factory;
   if (!flags.yes) {
     if (!io.canPrompt()) {
       throw new InvalidInputError(
         'plants reset replaces every plant in the store: give --yes to reset without asking',
-        {
-          hints: ['Nothing was sent.'],
-        },
+        { hints: ['Nothing was sent.'] },
       );
     }
     const base = (await factory.baseUrl(flags['base-url'])).value;
     const { confirm } = await import('../input/prompt.js');
-    if (
-      !(await confirm(
-        `Reset the store at ${base.origin}${base.pathname.replace(/\/$/, '')} to its seed? Every plant in it is replaced. [y/N] `,
-        io.stdin,
-        io.stderr,
-      ))
-    ) {
+    const store = `${base.origin}${base.pathname.replace(/\/$/, '')}`;
+    if (!(await confirm(`Reset the store at ${store} to its seed? Every plant in it is replaced. [y/N] `, io))) {
       // Like `rm -i` and `plants delete`: answering no is not a failure.
       output.info('Not reset.');
       return;

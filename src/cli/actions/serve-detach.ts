@@ -1,42 +1,27 @@
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { InvalidInputError } from '../../errors.js';
-import type { LogFormat, LogLevel } from '../../server/observability/server-log.js';
-import type { DelayRange, FaultRate } from '../../server/test-double/testing-options.js';
+import type { PlantServerOptions } from '../../server/server-options.js';
 
 /**
  * What a `plants serve --detach` hands to the server it starts in the background: everything
  * already decided (tokens included), over the IPC channel rather than on a command line that
- * `ps` shows for as long as the server runs.
+ * `ps` shows for as long as the server runs. The server's own options, but for the files it reads.
  */
-export interface DetachedServePlan {
-  host: string;
-  port: number;
-  database: string;
-  tokens: string[];
-  /** Where to keep the made-up token once the server listens (serve-token.ts). */
-  tokenFile?: string | undefined;
-  durability: 'full' | 'normal';
-  tls: { certPath: string; keyPath: string } | undefined;
-  logFormat: LogFormat;
-  logLevel: LogLevel;
-  metrics: boolean;
-  metricsToken: string | undefined;
-  corsOrigins: string[] | undefined;
-  /** serve --seed: the file, read by the server that runs (the background one with --detach). */
-  seedFile?: string | undefined;
-  allowReset?: boolean;
-  delay?: DelayRange | undefined;
-  faults?: FaultRate[];
-  /** Drawn at random when --fault-seed is not given, so that the banner can name it. */
-  faultSeed?: number;
-}
+export type DetachedServePlan = Pick<
+  PlantServerOptions,
+  'host' | 'port' | 'database' | 'tokens' | 'durability' | 'logFormat' | 'logLevel' | 'metrics' | 'metricsToken'
+> &
+  Pick<PlantServerOptions, 'corsOrigins' | 'allowReset' | 'delay' | 'faults' | 'faultSeed'> & {
+    /** Where to keep the made-up token once the server listens (serve-token.ts). */
+    tokenFile?: string | undefined;
+    tls: { certPath: string; keyPath: string } | undefined;
+    /** serve --seed: the file, read by the server that runs (the background one with --detach). */
+    seedFile?: string | undefined;
+  };
 
 /** What the background server reports once it listens. */
-interface ReadyMessage {
-  type: 'ready';
-  url: string;
-}
+type ReadyMessage = { type: 'ready'; url: string };
 
 /**
  * Starts `plants serve` in the background (its own session, so a Ctrl-C at the terminal does

@@ -24,21 +24,10 @@ export function serveTokens(
   return { tokens: [randomBytes(24).toString('base64url')], generated: true };
 }
 
-/** `plants.db` in PLANTS_DATA_DIR, else in the user's data folder (XDG on Linux); the folder is made 0700. */
-export async function defaultDatabasePath(env: PlantsEnv): Promise<string> {
-  let dir = env.dataDir;
-  if (dir === undefined) {
-    const { default: envPaths } = await import('env-paths');
-    dir = envPaths('plants', { suffix: '' }).data;
-  }
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  return path.join(dir, 'plants.db');
-}
-
 /**
  * Where `plants serve` keeps its plants: --memory, --db PATH or --database URL (the flags
  * exclude each other), else PLANTS_DATABASE_URL, else a postgres:// DATABASE_URL, else
- * plants.db in the data folder. A database URL is PostgreSQL (`postgres://`, `postgresql://`)
+ * plants.db in PLANTS_DATA_DIR or the user's data folder (XDG on Linux; made 0700). A database URL is PostgreSQL (`postgres://`, `postgresql://`)
  * or a SQLite file (`file:` URL, or a plain path).
  */
 export async function serveDatabase(
@@ -48,7 +37,11 @@ export async function serveDatabase(
   if (flags.memory) return ':memory:';
   if (flags.db !== undefined) return flags.db;
   const url = flags.database ?? env.databaseUrl;
-  if (url === undefined) return defaultDatabasePath(env);
+  if (url === undefined) {
+    const dir = env.dataDir ?? (await import('env-paths')).default('plants', { suffix: '' }).data;
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    return path.join(dir, 'plants.db');
+  }
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1]?.toLowerCase();
   if (scheme === undefined || scheme === 'file' || scheme === 'postgres' || scheme === 'postgresql') return url;
   // One letter: a Windows drive (C:\plants.db), a path.
@@ -99,14 +92,6 @@ export function invocationName(script: string | undefined, cwd: string): string 
   return relative.startsWith('..') || path.isAbsolute(relative) ? script : `./${relative}`;
 }
 
-/** The made-up token of a SQLite store, kept in `file`: made now (`fresh`), or by an earlier start. */
-export interface KeptToken {
-  file: string;
-  fresh: boolean;
-  /** The file can be read by others. */
-  warning: string | undefined;
-}
-
 /** `plants serve`'s flags. */
 export interface ServeFlags {
   port: number;
@@ -139,7 +124,12 @@ export interface ServeFlags {
 export async function servePlan(
   flags: ServeFlags,
   env: PlantsEnv,
-): Promise<{ plan: DetachedServePlan; generated: boolean; keptToken: KeptToken | undefined }> {
+): Promise<{
+  plan: DetachedServePlan;
+  generated: boolean;
+  /** The made-up token of a SQLite store, kept in `file`: made now (`fresh`), or by an earlier start. */
+  keptToken: { file: string; fresh: boolean; warning: string | undefined } | undefined;
+}> {
   // Checked first: a bad value is a usage error before anything is opened.
   const testing = testingPlan(flags);
   const database = await serveDatabase(flags, env);
@@ -155,7 +145,7 @@ export async function servePlan(
   const tokenFile = given.generated ? keptTokenFile(database) : undefined;
   const kept = tokenFile === undefined ? undefined : readKeptToken(tokenFile);
   const tokens = kept === undefined ? given.tokens : [kept.token];
-  const keptToken: KeptToken | undefined =
+  const keptToken =
     tokenFile === undefined ? undefined : { file: tokenFile, fresh: kept === undefined, warning: kept?.warning };
   const cert = flags['tls-cert'];
   const key = flags['tls-key'];
@@ -262,15 +252,13 @@ export function readTlsFiles(certPath: string, keyPath: string): { cert: Buffer;
  * do not match (what else is wrong with them, TLS reports when it starts).
  */
 function keyMatches(cert: Buffer, key: Buffer): boolean {
-  let certificate: X509Certificate;
-  let privateKey: KeyObject;
+  let pair: [X509Certificate, KeyObject];
   try {
-    certificate = new X509Certificate(cert);
-    privateKey = createPrivateKey(key);
+    pair = [new X509Certificate(cert), createPrivateKey(key)];
   } catch {
     return true;
   }
-  return certificate.checkPrivateKey(privateKey);
+  return pair[0].checkPrivateKey(pair[1]);
 }
 
 function readPem(flag: string, file: string): Buffer {

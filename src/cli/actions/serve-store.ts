@@ -1,6 +1,4 @@
-import { MIN_SERVE_TOKEN_LENGTH } from '../../schema/token.js';
 import { PAGE_PREFIX } from '../../server/page/page-path.js';
-import { isDatabaseServer, shownDatabase } from '../../server/stores/open-store.js';
 import { inSingleExecutable } from '../../single-executable.js';
 import type { ActionContext } from '../runner.js';
 import type { ServeFlags } from './serve-setup.js';
@@ -26,24 +24,9 @@ export async function serveStore(
   // The seed is read before anything is opened or listened on: a bad record is exit 2, no file made.
   const { readSeedFile } = await import('../../server/test-double/seed.js');
   const seed = plan.seedFile === undefined || flags.detach ? undefined : await readSeedFile(plan.seedFile);
+  const command = setup.invocationName(process.argv[1], process.cwd());
   const banner = (url: string, pid?: number) =>
-    renderServeBanner(
-      {
-        url,
-        database: shownDatabase(plan.database),
-        durability: isDatabaseServer(plan.database) ? undefined : plan.durability,
-        generatedToken: generated ? plan.tokens[0] : undefined,
-        keptToken: keptToken === undefined ? undefined : { file: keptToken.file, fresh: keptToken.fresh },
-        clearTextWarning: setup.servesTokensInClear(plan.host, plan.tls !== undefined),
-        shortTokenWarning: plan.tokens.some((token) => token.length < MIN_SERVE_TOKEN_LENGTH),
-        command: setup.invocationName(process.argv[1], process.cwd()),
-        pid,
-        testing: setup.describeTesting(plan, seed?.plants.length),
-        login: setup.loginTarget(url, plan.tls?.certPath),
-        pagePath: PAGE_PREFIX,
-      },
-      c,
-    );
+    renderServeBanner(plan, { url, pid, generated, keptToken, command, seedCount: seed?.plants.length }, c);
   if (flags.detach) {
     const started = await detach.startDetachedServer({
       plan,
@@ -63,28 +46,16 @@ export async function serveStore(
   const stopped = untilStopped();
   const { startPlantServer } = await import('../../server/start.js');
   const server = await startPlantServer({
-    host: plan.host,
-    port: plan.port,
-    database: plan.database,
+    ...plan,
     postgresEnv: factory.env.postgres,
-    corsOrigins: plan.corsOrigins,
-    tokens: plan.tokens,
-    durability: plan.durability,
     tls,
-    logFormat: plan.logFormat,
     logLevel: flags.quiet ? 'error' : plan.logLevel,
     // JSON lines go out as they are, for a machine; text is dimmed beside the banner, errors red.
     // The background server of --detach keeps no log: nobody reads its stderr.
     log: child
       ? undefined
       : (line, level) => output.info(plan.logFormat === 'json' ? line : level === 'error' ? c.red(line) : c.dim(line)),
-    metrics: plan.metrics,
-    metricsToken: plan.metricsToken,
     seed,
-    allowReset: plan.allowReset,
-    delay: plan.delay,
-    faults: plan.faults,
-    faultSeed: plan.faultSeed,
   });
   if (plan.tokenFile !== undefined) {
     const { keepToken } = await import('./serve-token.js');

@@ -52,23 +52,19 @@ export function readKeptToken(file: string): { token: string; warning?: string }
  * could not be kept; the server runs on either way, with this run's token.
  */
 export function keepToken(file: string, token: string): string | undefined {
-  let fd: number;
-  try {
-    fd = openSync(file, 'wx', 0o600);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
-    return `the token could not be kept in ${file} (${whyUnreadable(error)}): the next start makes up a new one`;
-  }
+  let fd: number | undefined;
   let written = false;
   try {
+    fd = openSync(file, 'wx', 0o600);
     writeSync(fd, `${token}\n`);
     written = true;
   } catch (error) {
+    if (fd === undefined && (error as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
     return `the token could not be kept in ${file} (${whyUnreadable(error)}): the next start makes up a new one`;
   } finally {
-    closeSync(fd);
+    if (fd !== undefined) closeSync(fd);
     // Half a token is worse than none: the next start would refuse it.
-    if (!written) unlinkSync(file);
+    if (fd !== undefined && !written) unlinkSync(file);
   }
   return undefined;
 }

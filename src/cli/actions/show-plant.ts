@@ -1,4 +1,3 @@
-import { clientRequest } from '../factory.js';
 import type { JsonOptions, RequestOptions } from '../options.js';
 import type { ActionContext } from '../runner.js';
 
@@ -9,7 +8,7 @@ export async function showPlant(
 ): Promise<void> {
   const { parsePlantIdText } = await import('../../schema/plant.js');
   const id = parsePlantIdText(args.id);
-  const client = await factory.plantClient(clientRequest(flags));
+  const client = await factory.plantClient(flags);
   const found = await client.getPlant(id);
   if (flags.json) {
     output.json([found.rawBody.trim()]);

@@ -1,6 +1,5 @@
 import { AuthRejectedError, ResponseError } from '../../client/errors.js';
 import { ExitCode } from '../../errors.js';
-import { clientRequest } from '../factory.js';
 import type { JsonOptions, RequestOptions } from '../options.js';
 import { loginCommand } from '../render/failure-hints.js';
 import { errorDocument, type Output } from '../render/output.js';
@@ -9,10 +8,8 @@ import type { ActionContext } from '../runner.js';
 
 /**
  * `plants status`: the settings and stored tokens (masked), then whether the default store
- * answers and takes its token, as `gh auth status` checks. A failure of that check is reported
- * like every other command's (same message, hint and exit code); with --json it is the status
- * document's `store.error`, so stdout still holds one document. Exit 4 when the default origin
- * has no token. Resolves with the exit code.
+ * answers and takes its token, as `gh auth status` checks; a failure of that check is reported as
+ * any command's (with --json, as the document's `store.error`: stdout holds one document).
  */
 export async function showStatus(
   { flags }: { flags: RequestOptions & JsonOptions },
@@ -25,7 +22,7 @@ export async function showStatus(
   let store: { answered: boolean; token?: 'accepted' | 'not checked'; error?: unknown };
   let failure: ReturnType<typeof asPlantsError> | undefined;
   try {
-    const client = await factory.plantClient(clientRequest(flags));
+    const client = await factory.plantClient(flags);
     const access = await output.withSpinner(`Checking ${status.defaultBaseUrl}`, () => client.checkAccess());
     store = { answered: true, token: access === 'accepted' ? 'accepted' : 'not checked' };
   } catch (error) {

@@ -39,13 +39,8 @@ export function unknownHelpSubject(
 ): InvalidInputError | undefined {
   const id = words.join(':');
   if (config.findCommand(id) !== undefined || config.findTopic(id) !== undefined) return undefined;
-  const visible = config.commands.filter((command) => !command.hidden);
-  const subjects = [
-    ...visible.map((command) => command.id.replaceAll(':', ' ')),
-    ...visible.flatMap((command) => command.aliases.map((alias) => alias.replaceAll(':', ' '))),
-    ...config.topics.filter((topic) => !topic.hidden).map((topic) => topic.name.replaceAll(':', ' ')),
-    ...topics,
-  ];
+  const visible = visibleWords(config);
+  const subjects = [...visible.commands, ...visible.topics, ...topics];
   const asked = words.join(' ');
   const guess = closestCommand(asked, subjects) ?? closestByPrefix(asked, subjects);
   return new InvalidInputError(`no help for '${asked.slice(0, 40)}': it is neither a command nor a topic`, {
@@ -54,6 +49,16 @@ export function unknownHelpSubject(
       'Run `plants help` for the commands and topics.',
     ],
   });
+}
+
+/** oclif's commands (ids, then aliases) and topics that are not hidden, as typed (`plant add`). */
+export function visibleWords(config: Pick<Config, 'commands' | 'topics'>): { commands: string[]; topics: string[] } {
+  const visible = config.commands.filter((command) => !command.hidden);
+  const words = (ids: string[]) => ids.map((id) => id.replaceAll(':', ' '));
+  return {
+    commands: words([...visible.map((command) => command.id), ...visible.flatMap((command) => command.aliases)]),
+    topics: words(config.topics.filter((topic) => !topic.hidden).map((topic) => topic.name)),
+  };
 }
 
 /** The one candidate that starts with `word` (`env` → `environment`), if exactly one does. */

@@ -18,7 +18,7 @@ export function usageError(
   argv: readonly string[],
   known: Parameters<typeof secretWords>[1],
 ) {
-  const { message, hints } = sentence(misuse, route, argv);
+  const [message = '', ...hints] = sentence(misuse, route, argv);
   return new InvalidInputError(maskWords(message, secretWords(argv, known)), {
     hints: [...hints, `See \`plants ${route.id.replaceAll(':', ' ')} --help\`.`],
   });
@@ -127,56 +127,54 @@ function flagSuggestions(unknown: readonly string[], route: CommandRoute): strin
   });
 }
 
-function sentence(misuse: Misuse, route: CommandRoute, argv: readonly string[]): { message: string; hints: string[] } {
-  const usage = [`Usage: ${usageLine(route)}`];
+/** The message, then its hints. */
+function sentence(misuse: Misuse, route: CommandRoute, argv: readonly string[]): string[] {
+  const usage = `Usage: ${usageLine(route)}`;
   const flag = 'flag' in misuse ? route.flags[misuse.flag] : undefined;
   switch (misuse.kind) {
     case 'unknown-flags': {
       const names = misuse.flags.map((word) => (word.split('=')[0] ?? '').slice(0, 40));
       const message = `${commandName(route)} has no flag${names.length === 1 ? '' : 's'} ${list(names)}`;
-      return { message, hints: flagSuggestions(misuse.flags, route) };
+      return [message, ...flagSuggestions(misuse.flags, route)];
     }
     case 'repeated-flag':
-      return { message: `Flag --${misuse.flag} can only be specified once`, hints: [] };
+      return [`Flag --${misuse.flag} can only be specified once`];
     case 'needs-value': {
       const value = flag?.options === undefined ? flagValue(flag, misuse.flag) : choices(flag.options);
-      return { message: `--${misuse.flag} needs a value: ${value}`, hints: [] };
+      return [`--${misuse.flag} needs a value: ${value}`];
     }
     case 'not-an-option':
-      return {
-        message: `--${misuse.flag} must be ${choices(flag?.options ?? [])} (got ${JSON.stringify(misuse.input)})`,
-        hints: [],
-      };
+      return [`--${misuse.flag} must be ${choices(flag?.options ?? [])} (got ${JSON.stringify(misuse.input)})`];
     case 'bad-value': {
       const read = flag?.read;
       const message =
         read === 'integer'
           ? `--${misuse.flag} must be a whole number${range(flag)} (got ${JSON.stringify(misuse.input)})`
           : flagValueReaders[read as keyof typeof flagValueReaders].refused(misuse.flag, misuse.input);
-      return { message, hints: [] };
+      return [message];
     }
     case 'arg-not-an-option': {
       const options = route.args.find((arg) => arg.name === misuse.arg)?.options ?? [];
       const message = `${misuse.arg.toUpperCase()} must be ${choices(options)} (got ${JSON.stringify(misuse.input)})`;
-      return { message, hints: usage };
+      return [message, usage];
     }
     case 'unexpected-args': {
       const unquoted = unquotedValue(argv, misuse.args, route);
-      if (unquoted === undefined) return { message: unexpectedArgument(route), hints: usage };
+      if (unquoted === undefined) return [unexpectedArgument(route), usage];
       const value = unquoted.words.join(' ');
       // Double quotes as people type them; single quotes when the shell would read into double ones.
       const quoted = /^[^"$`\\!]*$/.test(value) ? `"${value}"` : `'${value.replaceAll("'", "'\\''")}'`;
-      return {
-        message: `unexpected argument: --${unquoted.flag} takes one word as its value, so a value with spaces goes in quotes`,
-        hints: [`Quote it: --${unquoted.flag} ${quoted}`],
-      };
+      return [
+        `unexpected argument: --${unquoted.flag} takes one word as its value, so a value with spaces goes in quotes`,
+        `Quote it: --${unquoted.flag} ${quoted}`,
+      ];
     }
     case 'missing-args': {
       const named = misuse.args.map((name) => {
         const what = phrase(route.args.find((arg) => arg.name === name)?.description);
         return `${name.toUpperCase()}${what === '' ? '' : `, ${what}`}`;
       });
-      return { message: `${commandName(route)} needs ${list(named)}`, hints: usage };
+      return [`${commandName(route)} needs ${list(named)}`, usage];
     }
     case 'flag-relations': {
       const clauses = misuse.relations.map((relation) => {
@@ -186,7 +184,7 @@ function sentence(misuse: Misuse, route: CommandRoute, argv: readonly string[]):
         if (relation.kind === 'exclusive') return `--${relation.flag} and --${relation.other} cannot be used together`;
         return `--${relation.flag} needs ${list(relation.on.map((name) => `--${name}`))} as well`;
       });
-      return { message: [...new Set(clauses)].join('; '), hints: [] };
+      return [[...new Set(clauses)].join('; ')];
     }
   }
 }

@@ -46,11 +46,10 @@ function textFlag(flag: string, value: string): string {
   if (!value.includes('\uFFFD')) return value;
   if (rawArguments === undefined) {
     try {
-      const cmdline = readFileSync('/proc/self/cmdline');
-      rawArguments = [];
-      for (let start = 0, end = cmdline.indexOf(0); end !== -1; start = end + 1, end = cmdline.indexOf(0, start)) {
-        rawArguments.push(cmdline.subarray(start, end));
-      }
+      // latin1 keeps every byte as it is.
+      rawArguments = readFileSync('/proc/self/cmdline', 'latin1')
+        .split('\0')
+        .map((arg) => Buffer.from(arg, 'latin1'));
     } catch {
       rawArguments = [];
     }
@@ -64,9 +63,6 @@ function textFlag(flag: string, value: string): string {
   return value;
 }
 
-/** Told what stdin is waiting for, when a person is at it. */
-export type Notice = (line: string) => void;
-
 /**
  * Reads what `plants add` is to send. Without --file: the flags. With --file: one NewPlant
  * object (flags override its fields), or a JSON array, NDJSON or JSON documents one after
@@ -78,7 +74,8 @@ export async function readPlantInput(
   flags: PlantFlags,
   /** Made on first use: a plant from the flags never touches stdin (Node sets it up when first asked). */
   stdin: () => NodeJS.ReadableStream,
-  notice: Notice = () => {},
+  /** Told what stdin is waiting for, when a person is at it. */
+  notice: (line: string) => void = () => {},
   /** Always records (`add --dry-run`): the flags are one record, and so is a file of one. */
   asRecords = false,
 ): Promise<PlantInput> {

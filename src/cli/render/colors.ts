@@ -1,20 +1,13 @@
 /** One style: the text wrapped in its escape codes, or the text alone when colour is off. */
 export type Style = (text: string) => string;
 
-/** The styles plants prints with. */
-export interface Colors {
-  bold: Style;
-  dim: Style;
-  red: Style;
-  green: Style;
-  yellow: Style;
-  cyan: Style;
-}
+const STYLES = ['bold', 'dim', 'red', 'green', 'yellow', 'cyan'] as const;
 
-const asIs: Style = (text) => text;
+/** The styles plants prints with. */
+export type Colors = Record<(typeof STYLES)[number], Style>;
 
 /** No colour: every style leaves the text as it is. */
-export const plain: Colors = { bold: asIs, dim: asIs, red: asIs, green: asIs, yellow: asIs, cyan: asIs };
+export const plain = Object.fromEntries(STYLES.map((name) => [name, (text: string) => text])) as Colors;
 
 /**
  * The styles in colour, by chalk, imported only here: only a stream that is coloured (a terminal,
@@ -25,12 +18,5 @@ export const plain: Colors = { bold: asIs, dim: asIs, red: asIs, green: asIs, ye
 export async function chalkColors(): Promise<Colors> {
   const { Chalk } = await import('chalk');
   const chalk = new Chalk({ level: 1 });
-  return {
-    bold: chalk.bold,
-    dim: chalk.dim,
-    red: chalk.red,
-    green: chalk.green,
-    yellow: chalk.yellow,
-    cyan: chalk.cyan,
-  };
+  return Object.fromEntries(STYLES.map((name): [string, Style] => [name, chalk[name]])) as Colors;
 }

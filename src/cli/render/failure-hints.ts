@@ -27,7 +27,8 @@ export function failureHints(error: PlantsError): readonly string[] {
 }
 
 function factHints(error: PlantsError): readonly string[] {
-  if (error instanceof NoAnswerError) return noAnswerHints(error);
+  // How to look for a plant sent with no answer (at the same store), then why no answer came.
+  if (error instanceof NoAnswerError) return [...lookUpHints(error), ...factHints(error.cause)];
   if (error instanceof UnreachableError) return unreachableHints(error.failure, error.baseUrl);
   if (error instanceof AuthRejectedError) {
     return [refusedTokenHint(error.baseUrl, error.tokenSource, error.status, error.storeArgs)];
@@ -46,11 +47,6 @@ function factHints(error: PlantsError): readonly string[] {
   return [];
 }
 
-/** How to look for a plant sent with no answer (at the same store), then why no answer came. */
-function noAnswerHints(error: NoAnswerError): string[] {
-  return [...lookUpHints(error), ...factHints(error.cause)];
-}
-
 /** How to look for a plant sent with no answer, at the same store: one per plant. */
 export function lookUpHints(error: NoAnswerError): string[] {
   const lookUp = ['plants', 'get', String(error.id), ...error.storeArgs.map(shellWord)].join(' ');
@@ -58,11 +54,6 @@ export function lookUpHints(error: NoAnswerError): string[] {
     `\`${lookUp}\` shows whether it is in the store.`,
     ...(error.noReadBack ? ['The store cannot be read back (no GET /plants/{id}).'] : []),
   ];
-}
-
-/** Why a plant sent got no answer: the same for every plant of a run, so said once. */
-export function noAnswerCauseHints(error: NoAnswerError): readonly string[] {
-  return failureHints(error.cause);
 }
 
 /** What to try when a store at `baseUrl` gave no answer. */
@@ -74,16 +65,10 @@ export function unreachableHints(failure: NetworkFailure, baseUrl: URL | undefin
       return refusedHints(baseUrl);
     case 'dns':
       return ['Check the host in the base URL (--base-url, PLANTS_BASE_URL, or the default `plants status` shows).'];
-    case 'tls-port': {
-      const secure = new URL(formatBaseUrl(baseUrl));
-      secure.protocol = 'https:';
-      return [`Use ${formatBaseUrl(secure)}`];
-    }
-    case 'not-tls': {
-      const plain = new URL(formatBaseUrl(baseUrl));
-      plain.protocol = 'http:';
-      return [`If it is a plain-HTTP store, try ${formatBaseUrl(plain)}`];
-    }
+    case 'tls-port':
+      return [`Use ${changed(baseUrl, { protocol: 'https:' })}`];
+    case 'not-tls':
+      return [`If it is a plain-HTTP store, try ${changed(baseUrl, { protocol: 'http:' })}`];
     case 'certificate':
       // The chain was trusted when the name is wrong (the name is checked after it): --ca-cert would change nothing.
       return failure.code === 'ERR_TLS_CERT_ALTNAME_INVALID'
@@ -104,17 +89,15 @@ function refusedHints(baseUrl: URL): string[] {
   if (baseUrl.hostname.startsWith('[')) {
     // An IPv6 address (in brackets, as URL keeps it) never reaches serve on 127.0.0.1, its default.
     return [
-      `plants serve listens on 127.0.0.1 unless --host says otherwise: use ${formatBaseUrl(withHost(baseUrl, '127.0.0.1'))}, or start it with \`plants serve --host ::1 --port ${port}\`.`,
+      `plants serve listens on 127.0.0.1 unless --host says otherwise: use ${changed(baseUrl, { hostname: '127.0.0.1' })}, or start it with \`plants serve --host ::1 --port ${port}\`.`,
     ];
   }
   return [`Is a store listening there? \`plants serve --port ${port}\` starts one.`];
 }
 
-/** The same URL with another host. */
-function withHost(baseUrl: URL, host: string): URL {
-  const url = new URL(formatBaseUrl(baseUrl));
-  url.hostname = host;
-  return url;
+/** The base URL with some of its parts changed, as shown. */
+function changed(baseUrl: URL, parts: Partial<Pick<URL, 'protocol' | 'hostname' | 'pathname'>>): string {
+  return formatBaseUrl(Object.assign(new URL(formatBaseUrl(baseUrl)), parts));
 }
 
 /** What to do about a certificate made for other `names`: the URL with the first usable one. */
@@ -126,7 +109,7 @@ function hostNameHint(names: readonly string[], baseUrl: URL): string {
   // A wildcard (*.example.com) is no host to connect to; an IPv6 address goes in brackets.
   const usable = names.find((name) => !name.includes('*'));
   const suggestion =
-    usable === undefined ? '' : ` (${formatBaseUrl(withHost(baseUrl, usable.includes(':') ? `[${usable}]` : usable))})`;
+    usable === undefined ? '' : ` (${changed(baseUrl, { hostname: usable.includes(':') ? `[${usable}]` : usable })})`;
   return `Its certificate names ${names.join(', ')}, not ${host}: use one of those in the URL${suggestion}, or give the store a certificate made for ${host}.`;
 }
 
@@ -172,10 +155,9 @@ export function loginCommand(baseUrl: URL, storeArgs: readonly string[] = []): s
 export function doubledPathHint(status: number, baseUrl: URL): string[] {
   if (status !== 400 && status !== 404 && status !== 405) return [];
   if (!/\/plants$/i.test(baseUrl.pathname)) return [];
-  const base = new URL(formatBaseUrl(baseUrl));
-  base.pathname = base.pathname.replace(/\/plants$/i, '');
+  const base = changed(baseUrl, { pathname: baseUrl.pathname.replace(/\/plants$/i, '') });
   return [
-    `The base URL ends in /plants, which plants adds itself (this asked for ${baseUrl.pathname}/plants…): drop it, and use ${formatBaseUrl(base)}`,
+    `The base URL ends in /plants, which plants adds itself (this asked for ${baseUrl.pathname}/plants…): drop it, and use ${base}`,
   ];
 }
 

@@ -1,13 +1,6 @@
 import type { Jq } from 'jq-wasm';
 import { InvalidInputError } from '../../errors.js';
 
-/** What jq made of some JSON values: the lines to print, what it wrote to stderr (`debug`), and the error that stopped it. */
-export interface JqOutput {
-  lines: string[];
-  stderr: string;
-  error?: InvalidInputError;
-}
-
 const JQ_MANUAL = 'jq’s manual: https://jqlang.org/manual/';
 
 /**
@@ -49,8 +42,11 @@ export class JqFilter {
     return new JqFilter(jq, expression);
   }
 
-  /** Runs the program over JSON texts, one value each, in one run of jq; stops at the first value it fails on. */
-  run(texts: readonly string[]): JqOutput {
+  /**
+   * Runs the program over JSON texts, one value each, in one run of jq: the lines to print, what
+   * jq wrote to stderr (`debug`), and the error of the first value it fails on, where it stops.
+   */
+  run(texts: readonly string[]) {
     const result = this.#jq.raw(texts.join('\n'), this.#program, ['-c']);
     const lines: string[] = [];
     let done = 0;

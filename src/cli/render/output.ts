@@ -2,26 +2,15 @@ import { NoAnswerError, ResponseError } from '../../client/errors.js';
 import { PlantsError } from '../../errors.js';
 import { OUTCOME_UNKNOWN } from '../../schema/outcome.js';
 import type { ColorMode } from '../env.js';
+import type { IOStreams } from '../io-streams.js';
 import { type Colors, chalkColors, plain } from './colors.js';
 import { failureHints } from './failure-hints.js';
 import { importOra } from './import-ora.js';
 import type { JqFilter } from './jq-filter.js';
 
-export interface OutputStreams {
-  readonly stdout: NodeJS.WriteStream;
-  readonly stderr: NodeJS.WriteStream;
-  /** Known without making the stream (IOStreams); else the stream's isTTY says. */
-  readonly stdoutIsTerminal?: boolean;
-  readonly stderrIsTerminal?: boolean;
-}
-
-function isTerminal(streams: OutputStreams, which: 'stdout' | 'stderr'): boolean {
-  return (which === 'stdout' ? streams.stdoutIsTerminal : streams.stderrIsTerminal) ?? streams[which].isTTY === true;
-}
-
 /** Whether a stream is coloured: on a terminal (`auto`), always (FORCE_COLOR) or never (NO_COLOR, TERM=dumb). */
-function colored(streams: OutputStreams, which: 'stdout' | 'stderr', mode: ColorMode): boolean {
-  return mode === 'always' || (mode === 'auto' && isTerminal(streams, which));
+function colored(io: IOStreams, which: 'stdout' | 'stderr', mode: ColorMode): boolean {
+  return mode === 'always' || (mode === 'auto' && io[`${which}IsTerminal`]);
 }
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
@@ -36,28 +25,22 @@ export function sanitizeForTerminal(text: string): string {
   return text.replace(controlCharacters, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
-/** A progress line that stays out of the way of the data written while it shows. */
-export interface Progress {
-  data(line: string): void;
-  update(text: string): void;
-  stop(): void;
-}
-
 /**
  * Where everything a command prints goes: data on stdout, messages on stderr, colour only on
  * terminals. Commands never call console.log.
  */
 export class Output {
-  readonly #streams: OutputStreams;
+  readonly #streams: IOStreams;
   /** Colours for stdout and for stderr, each off unless that stream is a TTY. */
   readonly color: Colors;
   readonly errorColor: Colors;
   /** `--jq`: what every JSON value printed goes through (set by the runner before the action runs). */
   jq: JqFilter | undefined;
-  #jqFailure: PlantsError | undefined;
+  /** The --jq error that stopped the output, if one did. */
+  jqFailure: PlantsError | undefined;
 
   /** `palette`: the styles for a coloured stream (chalk's, loaded by open); without them nothing is coloured. */
-  private constructor(streams: OutputStreams, color: ColorMode, palette: Colors = plain) {
+  private constructor(streams: IOStreams, color: ColorMode, palette: Colors = plain) {
     this.#streams = streams;
     this.color = colored(streams, 'stdout', color) ? palette : plain;
     this.errorColor = colored(streams, 'stderr', color) ? palette : plain;
@@ -74,7 +57,7 @@ export class Output {
 
   /** An Output whose coloured streams get chalk's styles: chalk is loaded only when a stream is coloured. */
   static async open(
-    streams: OutputStreams,
+    streams: IOStreams,
     options: { color: ColorMode; loadPalette?: () => Promise<Colors> },
   ): Promise<Output> {
     const wanted = colored(streams, 'stdout', options.color) || colored(streams, 'stderr', options.color);
@@ -96,19 +79,14 @@ export class Output {
       if (texts.length > 0) this.stdout.write(`${texts.join('\n')}\n`);
       return;
     }
-    if (this.#jqFailure !== undefined) return;
+    if (this.jqFailure !== undefined) return;
     const { lines, stderr, error } = this.jq.run(texts);
     if (lines.length > 0) this.stdout.write(`${lines.join('\n')}\n`);
     if (stderr !== '') this.info(stderr);
     if (error !== undefined) {
-      this.#jqFailure = error;
+      this.jqFailure = error;
       throw error;
     }
-  }
-
-  /** The --jq error that stopped the output, if one did. */
-  get jqFailure(): PlantsError | undefined {
-    return this.#jqFailure;
   }
 
   /** One line for the person at the terminal, on stderr. */
@@ -119,19 +97,15 @@ export class Output {
   /** An error on stderr: `plants: message` and its hints, never a stack. */
   error(error: unknown): void {
     const c = this.errorColor;
-    if (error instanceof PlantsError) {
-      this.info(`${c.red('plants:')} ${sanitizeForTerminal(error.message)}`);
-      for (const hint of failureHints(error)) this.info(c.dim(`  ${hint}`));
-      return;
-    }
     const message = error instanceof Error ? error.message : String(error);
     this.info(`${c.red('plants:')} ${sanitizeForTerminal(message)}`);
+    if (error instanceof PlantsError) for (const hint of failureHints(error)) this.info(c.dim(`  ${hint}`));
   }
 
   /** True when a spinner can be drawn on stderr: a terminal with a width. */
   get canAnimate(): boolean {
     // A terminal of no width (a bare pty) sends ora's line arithmetic into an endless loop.
-    return isTerminal(this.#streams, 'stderr') && this.stderr.columns > 0;
+    return this.#streams.stderrIsTerminal && this.stderr.columns > 0;
   }
 
   /**
@@ -139,14 +113,14 @@ export class Output {
    * data lines on stdout through `data`, which lifts the spinner out of the way when stdout
    * shares the terminal. `stop` writes what is still pending.
    */
-  progress(text: string): Progress {
+  progress(text: string) {
     // Lines are gathered and written a batch at a time: one write per line was the largest
     // single cost of a bulk add.
     let pending: string[] = [];
     let pendingSize = 0;
     let scheduled: NodeJS.Immediate | undefined;
     let spinner: { text: string; clear(): unknown; render(): unknown; stop(): unknown } | undefined;
-    const sharesTerminal = isTerminal(this.#streams, 'stdout');
+    const sharesTerminal = this.#streams.stdoutIsTerminal;
     const flush = () => {
       if (scheduled !== undefined) clearImmediate(scheduled);
       scheduled = undefined;
@@ -169,13 +143,13 @@ export class Output {
       });
     }
     return {
-      data: (line) => {
+      data: (line: string) => {
         pending.push(line);
         pendingSize += line.length;
         if (pendingSize > 64 * 1024) flush();
         else scheduled ??= setImmediate(flush);
       },
-      update: (next) => {
+      update: (next: string) => {
         latest = next;
         if (spinner !== undefined) spinner.text = next;
       },

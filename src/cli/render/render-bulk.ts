@@ -3,7 +3,7 @@ import { ConflictError, NoAnswerError, ResponseError } from '../../client/errors
 import { parseJsonExact, stringifyJsonExact } from '../../schema/exact-json.js';
 import type { NewPlant } from '../../schema/plant.js';
 import type { Colors } from './colors.js';
-import { failureHints, lookUpHints, noAnswerCauseHints, shellWord } from './failure-hints.js';
+import { failureHints, lookUpHints, shellWord } from './failure-hints.js';
 import { sanitizeForTerminal } from './output.js';
 import { plantJsonLine } from './render-plant.js';
 
@@ -187,7 +187,7 @@ export function renderBulkSummary(summary: BulkSummary, c: Colors, carryOn?: Car
       // How to look for a plant sent with no answer, unless the stop below says it already.
       if (failure.kind === 'unknown' && !(summary.fatal instanceof NoAnswerError)) {
         for (const hint of lookUpHints(failure.error)) hints.add(hint);
-        for (const hint of noAnswerCauseHints(failure.error)) causeHints.add(hint);
+        for (const hint of failureHints(failure.error.cause)) causeHints.add(hint);
       }
     }
     if (summary.storedAsSent > 0) {

@@ -1,52 +1,51 @@
 import { DEFAULT_BASE_URL } from '../../client/base-url.js';
 import { MIN_SERVE_TOKEN_LENGTH } from '../../schema/token.js';
+import { PAGE_PREFIX } from '../../server/page/page-path.js';
+import { isDatabaseServer, shownDatabase } from '../../server/stores/open-store.js';
+import type { DetachedServePlan } from '../actions/serve-detach.js';
+import { describeTesting, loginTarget, servesTokensInClear } from '../actions/serve-setup.js';
 import type { Colors } from './colors.js';
 import { shellWord } from './failure-hints.js';
 
+/** What a run of `plants serve` adds to its plan for the banner. */
 export interface ServeBanner {
   url: string;
-  database: string;
-  /** SQLite's --durability; undefined where it means nothing (PostgreSQL commits as its server is set up to). */
-  durability: string | undefined;
-  /** Set only when the token was made up (for this run, or kept for this store): never a token given. */
-  generatedToken: string | undefined;
+  /** The token was made up (for this run, or kept for this store): a token given is never printed. */
+  generated: boolean;
   /** Where a SQLite store keeps its made-up token: made now (`fresh`) or at an earlier start. */
   keptToken?: { file: string; fresh: boolean } | undefined;
-  clearTextWarning: boolean;
-  /** An accepted token is short enough to be guessed. */
-  shortTokenWarning?: boolean;
   /** How to call plants in the suggested commands: `plants`, or `./bin/run.js` in a clone. */
   command: string;
   /** Set when it runs in the background (--detach): the process to stop. */
   pid?: number | undefined;
-  /** The test-double options that are on (--seed, --allow-reset, --delay, --fault), a line each. */
-  testing?: readonly string[];
-  /** What a client gives `login`: a URL it can connect to, and the certificate to trust (serve-setup's loginTarget). */
-  login: { url: string; caCert?: string };
-  /** The page's path (docs/serve-page.md), after the login URL. */
-  pagePath?: string | undefined;
+  /** The seed's plants, once read (not in the parent of --detach). */
+  seedCount?: number | undefined;
 }
 
 /** What `plants serve` tells the person who started it, on stderr: where, what, and what to try next. */
-export function renderServeBanner(banner: ServeBanner, c: Colors): string {
-  // Durability is about what a file keeps through a crash: a store in memory keeps nothing.
+export function renderServeBanner(plan: DetachedServePlan, banner: ServeBanner, c: Colors): string {
+  const database = shownDatabase(plan.database);
+  // Durability is about what a file keeps through a crash: a store in memory keeps nothing, and
+  // PostgreSQL commits as its server is set up to.
   const store =
-    banner.database === ':memory:'
+    database === ':memory:'
       ? 'in memory (gone when the server stops)'
-      : banner.durability === undefined
-        ? banner.database
-        : `${banner.database}, durability: ${banner.durability}`;
+      : isDatabaseServer(plan.database)
+        ? database
+        : `${database}, durability: ${plan.durability}`;
+  const target = loginTarget(banner.url, plan.tls?.certPath);
+  const generatedToken = banner.generated ? plan.tokens[0] : undefined;
   const lines = [`${c.green('✓')} Plant store listening on ${c.bold(banner.url)}`, `  store: ${store}`];
-  for (const line of banner.testing ?? []) lines.push(`  ${line}`);
-  if (banner.pagePath !== undefined)
-    lines.push(`  page: ${banner.login.url}${banner.pagePath} (in a browser; it asks for the token)`);
-  if (banner.clearTextWarning) {
+  for (const line of describeTesting(plan, banner.seedCount)) lines.push(`  ${line}`);
+  // The page (docs/serve-page.md), at the login URL.
+  lines.push(`  page: ${target.url}${PAGE_PREFIX} (in a browser; it asks for the token)`);
+  if (servesTokensInClear(plan.host, plan.tls !== undefined)) {
     lines.push(
       c.yellow(`  warning: tokens travel in clear text on ${banner.url}; anyone on the network can read them.`),
       c.yellow('  Serve HTTPS with --tls-cert and --tls-key, or listen on 127.0.0.1.'),
     );
   }
-  if (banner.shortTokenWarning === true) {
+  if (plan.tokens.some((token) => token.length < MIN_SERVE_TOKEN_LENGTH)) {
     lines.push(
       c.yellow(
         `  warning: a token shorter than ${MIN_SERVE_TOKEN_LENGTH} characters can be guessed; choose a longer one`,
@@ -57,13 +56,13 @@ export function renderServeBanner(banner: ServeBanner, c: Colors): string {
   // In the background the terminal is free: the next commands go in this one.
   lines.push('', banner.pid === undefined ? 'Next, in another terminal:' : 'Next:');
   // The token goes in on stdin, never as --token: that would put it in shell history and ps.
-  const caCert = banner.login.caCert === undefined ? '' : ` --ca-cert ${shellWord(banner.login.caCert)}`;
-  const login = `  ${banner.command} login --base-url ${banner.login.url}${caCert} --with-token`;
+  const caCert = target.caCert === undefined ? '' : ` --ca-cert ${shellWord(target.caCert)}`;
+  const login = `  ${banner.command} login --base-url ${target.url}${caCert} --with-token`;
   const kept = banner.keptToken;
-  if (banner.generatedToken !== undefined && kept !== undefined) {
+  if (generatedToken !== undefined && kept !== undefined) {
     lines.push(
       `${login}   # then paste this store's token at its prompt, Enter:`,
-      `  ${banner.generatedToken}`,
+      `  ${generatedToken}`,
       c.dim(
         kept.fresh
           ? `  (made up for this store and kept in ${kept.file}, 0600: the next start takes it again, so logins hold;`
@@ -71,10 +70,10 @@ export function renderServeBanner(banner: ServeBanner, c: Colors): string {
       ),
       c.dim('  choose your own with --token or PLANTS_TOKEN)'),
     );
-  } else if (banner.generatedToken !== undefined) {
+  } else if (generatedToken !== undefined) {
     lines.push(
       `${login}   # then paste this run's token at its prompt, Enter:`,
-      `  ${banner.generatedToken}`,
+      `  ${generatedToken}`,
       c.dim('  (a token made up for this run; choose your own with --token or PLANTS_TOKEN)'),
     );
   } else {
@@ -85,7 +84,7 @@ export function renderServeBanner(banner: ServeBanner, c: Colors): string {
       ? 'Ctrl-C stops the server.'
       : `It runs in the background as process ${banner.pid}, with no log; \`kill ${banner.pid}\` stops it.`;
   // Another store than the local one is the default only when told so (login --default).
-  const baseUrl = banner.login.url === DEFAULT_BASE_URL ? '' : ` --base-url ${banner.login.url}`;
+  const baseUrl = target.url === DEFAULT_BASE_URL ? '' : ` --base-url ${target.url}`;
   lines.push(`  ${banner.command} add --id 1 --name Fern --tag herb${baseUrl}`, '', c.dim(stop));
   return lines.join('\n');
 }
