@@ -8,8 +8,6 @@
  */
 import { copyFileSync } from 'node:fs';
 import path from 'node:path';
-import { DEFAULT_CONCURRENCY } from '../../src/cli/defaults.js';
-import { PIPELINING } from '../../src/client/undici-agent.js';
 import { baselineCommit, buildBaseline, removeBaseline } from '../lib/baseline.js';
 import { countInstructions, hasValgrind } from '../lib/callgrind.js';
 import { bench, cli, node, token, work } from '../lib/context.js';
@@ -17,6 +15,7 @@ import { freshDir, writeNdjson } from '../lib/files.js';
 import { format, median, noteRow, progress, type Row, type RowGroup, verdict } from '../lib/format.js';
 import { run } from '../lib/processes.js';
 import { startPlantsServe, startServer } from '../lib/servers.js';
+import { barePool } from './bulk.js';
 
 const SMALL = 2_000;
 const LARGE = 12_000;
@@ -52,19 +51,17 @@ function clientCount(client: string): Count {
   };
 }
 
+/** load-pool.mjs's argument: group b's bare Pool posting the file to the server at `url`. */
+function poolArgument(url: string, file: string): string {
+  return JSON.stringify({ url, token, file, ...barePool });
+}
+
 /** A count of the bare Pool script (load-pool.mjs, next to the undici it should load) posting the file. */
 function poolCount(script: string): Count {
   return async (file) => {
     const server = await startPlantsServe('memory', 'normal');
     try {
-      const options = {
-        url: server.url,
-        token,
-        file,
-        connections: DEFAULT_CONCURRENCY / PIPELINING,
-        pipelining: PIPELINING,
-      };
-      return (await countInstructions([script, JSON.stringify(options)])) ?? Number.NaN;
+      return (await countInstructions([script, poolArgument(server.url, file)])) ?? Number.NaN;
     } finally {
       await server.stop();
     }
@@ -81,26 +78,17 @@ function serverCount(serverCli: string, store: 'memory' | 'file'): Count {
     const server = await startServer(`callgrind of ${serverCli} serve`, 'valgrind', [...args, ...db], {
       timeoutMs: 120_000,
     });
-    let stopped = false;
     try {
-      const options = {
-        url: server.url,
-        token,
-        file,
-        connections: DEFAULT_CONCURRENCY / PIPELINING,
-        pipelining: PIPELINING,
-      };
-      const posted = await run(node, [path.join(bench, 'load-pool.mjs'), JSON.stringify(options)], {
+      const posted = await run(node, [path.join(bench, 'load-pool.mjs'), poolArgument(server.url, file)], {
         timeoutMs: 600_000,
       });
       if (posted.code !== 0) throw new Error(`the Pool client failed against ${server.name}:\n${posted.stderr}`);
       await server.stop();
-      stopped = true;
       const collected = /Collected : (\d+)/.exec(server.stderr())?.[1];
       if (collected === undefined) throw new Error(`${server.name} printed no count:\n${server.stderr().slice(-2000)}`);
       return Number(collected);
     } finally {
-      if (!stopped) await server.stop();
+      await server.stop();
     }
   };
 }

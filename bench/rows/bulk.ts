@@ -29,7 +29,7 @@ const wrkConnections = DEFAULT_CONCURRENCY;
  * The bare client: an undici Pool with the CLI's requests in flight laid out as the CLI's agent
  * lays them (PIPELINING on each connection), sending the same file and doing nothing else.
  */
-const barePool = { connections: DEFAULT_CONCURRENCY / PIPELINING, pipelining: PIPELINING };
+export const barePool = { connections: DEFAULT_CONCURRENCY / PIPELINING, pipelining: PIPELINING };
 
 const stores = [
   { key: 'normal', label: 'serve --durability normal (file db)' },
