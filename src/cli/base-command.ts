@@ -3,7 +3,6 @@ import { DEFAULT_TIMEOUT_SECONDS } from './defaults.js';
 import { readerFlag } from './flag-kinds.js';
 import { type ActionContext, type AnyAction, runAction, runParsed } from './runner.js';
 
-/** Flags every command that talks to a store shares. */
 export const connectionFlags = {
   'base-url': Flags.string({
     summary: 'Base URL of the plant store (default: PLANTS_BASE_URL, then the config, then http://127.0.0.1:4010).',
@@ -16,7 +15,6 @@ export const connectionFlags = {
   }),
 };
 
-/** Flags of commands that send requests. */
 export const requestFlags = {
   timeout: readerFlag('seconds', {
     summary: 'Give up on a request after this many seconds.',
@@ -44,14 +42,11 @@ export const jsonFlag = {
   }),
 };
 
-/** The flags of every command that reads or changes plants: the store, the request, JSON. */
 export const storeFlags = { ...connectionFlags, ...requestFlags, ...jsonFlag };
 
-/** What oclif's route gives an action besides the runner's context: what help and autocomplete need. */
+/** What oclif's route gives help and autocomplete besides the runner's context. */
 export interface OclifContext extends ActionContext {
-  /** oclif's own Config: its commands, topics, plugins, shell and help class. */
   oclif: Config;
-  /** The command's words as oclif was given them. */
   argv: string[];
 }
 
@@ -61,17 +56,12 @@ export interface Parsed<C extends { flags?: Interfaces.FlagInput; args?: Interfa
   args: Interfaces.InferredArgs<NonNullable<C['args']>>;
 }
 
-/**
- * The base of every plants command: its declaration (flags, args, summary, examples), the action
- * it names, and run(), oclif's way to runAction for the commands only oclif runs (help,
- * autocomplete), once the one parser (src/entry/parse-argv.ts) has read their line.
- */
+/** The base of every plants command; run() is for the commands only oclif runs (help, autocomplete). */
 export abstract class PlantsCommand extends Command {
-  /** What the command does: an action of src/cli/actions/, or of src/cli/help/ (which needs oclif's Config). */
+  /** An action of src/cli/actions/, or of src/cli/help/ (which needs oclif's Config). */
   declare static action: (parsed: never, context: OclifContext) => ReturnType<AnyAction>;
 
   async run(): Promise<void> {
-    // The entry's one parser has read the line already: oclif's reads it the same.
     const parsed = await this.parse();
     const action = (this.ctor as typeof PlantsCommand).action as AnyAction;
     const oclif = { oclif: this.config, argv: this.argv };

@@ -9,23 +9,18 @@ import type { RequestOptions } from './options.js';
 import type { Output } from './render/output.js';
 
 /**
- * Builds what commands need, lazily and in one place (after gh's cmdutil.Factory): the config
- * store, the HTTP dispatcher, the API client. Heavy modules (conf, undici, zod) are imported
- * only when a command first asks for something that needs them, so `--help` and `--version`
- * never pay for them. What a request may be sent to, and with which token, is the config's to
- * say (resolveStore); how, the client's. The streams (`io`) are the run's, made by the runner.
+ * Builds what commands need, lazily and in one place (after gh's cmdutil.Factory): conf, undici
+ * and zod are imported only when a command first needs them, so `--help` never pays for them.
  */
 export class Factory {
-  /** `--profile`, when given (the runner sets it from the parsed flags). */
+  /** `--profile`, set by the runner. */
   profileFlag: string | undefined;
   #config: ConfigStore | undefined;
   #dispatcher: Dispatcher | undefined;
 
   constructor(
     readonly env: PlantsEnv,
-    /** plants' own version, for the User-Agent. */
     readonly version: string,
-    /** The streams of the run (the process's, or a test's); the output writes to its stdout and stderr. */
     readonly io: IOStreams,
     readonly output: Output,
   ) {}
@@ -35,15 +30,11 @@ export class Factory {
     return this.profileFlag === undefined ? [] : ['--profile', this.profileFlag];
   }
 
-  /** What chose the profile: `--profile`, then PLANTS_PROFILE, else the default profile. */
   get profileSource(): 'flag' | 'environment' | 'default' {
     return this.profileFlag !== undefined ? 'flag' : this.env.profile !== undefined ? 'environment' : 'default';
   }
 
-  /**
-   * The config of the run's profile, opened once a run (`create`: login makes the profile); what
-   * it warns of (a file others can read) is said then.
-   */
+  /** The config of the run's profile, opened once a run (`create`: login makes the profile). */
   async config(options: { create?: boolean } = {}): Promise<ConfigStore> {
     if (this.#config === undefined) {
       const { ConfigStore, configFolder } = await import('../config/config-store.js');
@@ -67,9 +58,7 @@ export class Factory {
 
   /**
    * The API client for the store the request flags choose, with its origin's token (or none: the
-   * server then answers 401, exit 4). `connections`: most at once (a bulk add keeps this many
-   * requests in flight); `token`: this one instead of the environment's or the config's (`login`
-   * checks a new one); `attempts`: times a request is sent at most (default: once plus DEFAULT_RETRIES).
+   * server then answers 401). `token`: this one instead (`login` checks a new one).
    */
   async plantClient(
     flags: RequestOptions,
@@ -94,7 +83,7 @@ export class Factory {
       store.caCert === undefined
         ? undefined
         : await (await import('../client/ca-cert.js')).trustedCertificates(store.caCert);
-    // One dispatcher a run (createAgent), keeping its connections alive across requests.
+    // One dispatcher a run, keeping its connections alive across requests.
     if (this.#dispatcher === undefined) {
       const { createAgent } = await import('../client/undici-agent.js');
       this.#dispatcher = createAgent(store.baseUrl, {
@@ -109,7 +98,6 @@ export class Factory {
       baseUrl: store.baseUrl,
       token: store.token?.value,
       tokenSource: store.token?.source === 'environment' ? 'environment' : 'config',
-      // Reads and deletes are sent again like adds: a refused connection, a 429/503 with Retry-After.
       retry: { attempts: options.attempts ?? DEFAULT_RETRIES + 1 },
       dispatcher: this.#dispatcher,
       userAgent: `plants/${this.version} node/${process.version} ${process.platform}`,

@@ -6,7 +6,7 @@ export const READER = Symbol.for('plants.flagValueReader');
 
 type ValueOf<K extends FlagValueReader> = NonNullable<ReturnType<(typeof flagValueReaders)[K]['read']>>;
 
-/** An oclif option flag whose value is read by one of flagValueReaders (which words its refusal). */
+/** An oclif option flag whose value is read by one of flagValueReaders. */
 export function readerFlag<K extends FlagValueReader, D extends ValueOf<K> | undefined = undefined>(
   reader: K,
   options: { summary: string; helpValue?: string; default?: D },

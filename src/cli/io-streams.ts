@@ -1,12 +1,8 @@
 /**
- * The streams a command reads and writes, and whether each is a terminal (after gh's
- * iostreams.IOStreams). Made once from the process by the runner (runner.ts, on every route)
- * and handed down through the Factory and the Output: nothing below them touches process.stdin,
- * process.stdout or process.stderr, so a test runs a command in-process with streams of its own
- * (a stream is a terminal when its `isTTY` is true, as Node marks a tty.ReadStream or
- * tty.WriteStream). Each stream may be given as a function that makes it, called on first use:
- * Node makes process.stdin on first use (for a pipe that loads node:net), so a command that
- * never reads it never pays for it, and a command that succeeds quietly never makes stderr.
+ * The streams a command reads and writes, and whether each is a terminal (after gh's IOStreams):
+ * nothing below the runner touches process's streams, so tests run commands in-process. A stream
+ * may be a function called on first use: making process.stdin for a pipe loads node:net, so a
+ * command that never reads it never pays for it, and one that succeeds quietly never makes stderr.
  */
 export class IOStreams {
   readonly #stdin: () => NodeJS.ReadStream;
@@ -18,7 +14,7 @@ export class IOStreams {
     stdin: NodeJS.ReadStream | (() => NodeJS.ReadStream);
     stdout: NodeJS.WriteStream | (() => NodeJS.WriteStream);
     stderr: NodeJS.WriteStream | (() => NodeJS.WriteStream);
-    /** Whether fd 0, 1 or 2 is a terminal, answered without making its stream (processStreams); else its isTTY says. */
+    /** Whether fd 0, 1 or 2 is a terminal, answered without making its stream; else its isTTY says. */
     isTerminal?: (fd: 0 | 1 | 2) => boolean;
   }) {
     this.#stdin = madeOnce(options.stdin);
@@ -57,7 +53,6 @@ export class IOStreams {
   }
 }
 
-/** A stream, or the function that makes it, as a function that makes it once. */
 function madeOnce<T extends NodeJS.ReadStream | NodeJS.WriteStream>(stream: T | (() => T)): () => T {
   let made: T | undefined;
   return () => {
@@ -66,7 +61,6 @@ function madeOnce<T extends NodeJS.ReadStream | NodeJS.WriteStream>(stream: T | 
   };
 }
 
-/** The process's own streams: what the edges hand down. */
 export function processStreams(): IOStreams {
   const streams = [() => process.stdin, () => process.stdout, () => process.stderr] as const;
   const terminal: boolean[] = [];
@@ -74,8 +68,7 @@ export function processStreams(): IOStreams {
     stdin: streams[0],
     stdout: streams[1],
     stderr: streams[2],
-    // A terminal is a character device: anything else (a pipe, a file) is answered without
-    // making its stream or loading node:tty, which a terminal's stream loads anyway.
+    // A pipe or a file is answered without making its stream or loading node:tty.
     isTerminal: (fd) => {
       terminal[fd] ??= isCharacterDevice(fd) && streams[fd]().isTTY === true;
       return terminal[fd];
@@ -87,7 +80,6 @@ function isCharacterDevice(fd: number): boolean {
   try {
     return process.getBuiltinModule('node:fs').fstatSync(fd).isCharacterDevice();
   } catch {
-    // Closed: no terminal there.
     return false;
   }
 }

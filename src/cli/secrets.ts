@@ -5,18 +5,15 @@ import { readEnv } from './env.js';
 const SHORTEST_SECRET = 8;
 
 /**
- * A word shaped as words are (lower-case letters, hyphens between): a typo of a command, a topic
- * or a flag (`environmen`, `exit-code`), not a token, whose random letters come in both cases,
- * with digits or signs. Echoed, so that the typo can be seen; a suggestion made from it is a
- * known word of the same shape, which no masked word can be part of.
+ * A word shaped as words are (`exit-code`): a typo, echoed so that it can be seen, not a token,
+ * whose random letters come in both cases, with digits or signs.
  */
 const WORD_SHAPE = /^[a-z]+(?:-[a-z]+)*$/;
 
 /**
  * The words of a command line that may be a secret: any `--token` value, the value of a flag
- * that does not exist (`--tokne=T`), any other word of a token's shape (long, not WORD_SHAPE)
- * that is not a known word, and PLANTS_TOKEN. A known flag's value (`--durability sometimes`) is
- * not one: usage errors quote it so that the typo can be seen.
+ * that does not exist (`--tokne=T`), any other long word not WORD_SHAPE nor known, PLANTS_TOKEN.
+ * A known flag's value is not one: usage errors quote it so that the typo can be seen.
  */
 export function secretWords(
   argv: readonly string[],
@@ -40,7 +37,6 @@ export function secretWords(
     }
     if (flag !== undefined && keep(flag)) return;
     if (value.length < SHORTEST_SECRET || known.words.has(value)) return;
-    // A flag's value may be a token whatever its shape: --token's, or a mistyped flag's (`--tokne T`).
     if (flag === undefined && WORD_SHAPE.test(value)) return;
     words.add(value);
   });
@@ -49,14 +45,13 @@ export function secretWords(
   return [...words].sort((a, b) => b.length - a.length);
 }
 
-/** The command words and the flags that take a value (with their one-letter names) of the route table's commands. */
+/** The command words and the flags that take a value (with their one-letter names). */
 export function knownWordsOf(commands: [string, CommandRoute][]): { words: Set<string>; flags: Set<string> } {
   const words = new Set<string>();
   const flags = new Set<string>();
   for (const [key, command] of commands) {
     for (const word of key.split(' ')) words.add(word);
     for (const [flag, { char, type }] of Object.entries(command.flags)) {
-      // Only flags that take a value: a word after a boolean flag is a stray word.
       if (type !== 'option') continue;
       flags.add(flag);
       if (char !== undefined) flags.add(char);
@@ -65,7 +60,6 @@ export function knownWordsOf(commands: [string, CommandRoute][]): { words: Set<s
   return { words, flags };
 }
 
-/** `text` with every secret word replaced by `***`. */
 export function maskWords(text: string, words: readonly string[]): string {
   let masked = text;
   for (const word of words) if (masked.includes(word)) masked = masked.split(word).join('***');
@@ -73,11 +67,8 @@ export function maskWords(text: string, words: readonly string[]): string {
 }
 
 /**
- * Two ways oclif repeats the command line on stderr, and with it any token given as a flag, a
- * mistyped flag or a stray word: its debug output (DEBUG=*), and help for a command that does
- * not exist (`plants login --help T` says "Command login:T not found"). In those two cases
- * everything written to `stderr` (the process's, where oclif writes) is masked; otherwise this
- * does nothing, at no cost.
+ * oclif repeats the command line, tokens included, on stderr in its debug output (DEBUG=*) and in
+ * help for a command that does not exist ("Command login:T not found"): then stderr is masked.
  */
 export async function maskSecretsInDebugOutput(
   argv: readonly string[],
@@ -87,13 +78,12 @@ export async function maskSecretsInDebugOutput(
   const env = readEnv();
   const help = argv[0] === 'help' || argv.some((arg) => arg === '--help' || arg === '-h');
   if (!env.debug && !help) return;
-  // Command, topic and flag words are never secrets, and masking them would only blur the output.
   const { helpTopics } = await import('./help/help-topics.js');
   let known = { words: new Set<string>(), flags: new Set<string>() };
   try {
     known = knownWordsOf(Object.entries((await routes()).commands));
   } catch {
-    // Without the route table every long word is masked: safe, only less readable.
+    // Without the route table every long word is masked: safe.
   }
   for (const topic of Object.keys(helpTopics)) known.words.add(topic);
   const words = secretWords(argv, known, env.token);

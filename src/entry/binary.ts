@@ -4,18 +4,13 @@ import type { HelpPages } from './help-pages.js';
 import type { RouteTable } from './route-table.js';
 import { startPlants } from './start.js';
 
-/**
- * plants' version, the route table and the help pages oclif rendered (dist/entry/*.json), each a
- * JSON text the build writes into the script (scripts/build-binary.mjs, esbuild's `define`).
- */
+/** JSON texts the build writes into the script (scripts/build-binary.mjs, esbuild's `define`). */
 declare const PLANTS_VERSION: string;
 declare const PLANTS_ROUTES: string;
 declare const PLANTS_HELP: string;
 
-// The single executable's main script (scripts/build-binary.mjs bundles it as CommonJS): start.ts's
-// steps, with no oclif, and the runner with every command (serve too) from the binary's asset
-// runner.cjs, compiled with V8's code cache as the npm package's is (compile-cache.ts). In a
-// single executable, process.argv is [executable, executable, ...arguments].
+// The single executable's main script: start.ts's steps without oclif, the runner (every command)
+// from the asset runner.cjs. Here process.argv is [executable, executable, ...arguments].
 startPlants(process.argv.slice(2), {
   version: PLANTS_VERSION,
   async helpPage(subjects) {
@@ -42,10 +37,7 @@ startPlants(process.argv.slice(2), {
       runCommandLine: bundle.exports.runCommandLine,
       ran(succeeded) {
         bundle.saveCodeCache(succeeded);
-        // The command is over and what it wrote is out (stdout and stderr are synchronous on Linux,
-        // and an error of theirs is told by then: exitOnStdoutErrors); a connection left open is
-        // the exit's to close. Exiting here spares tearing down a heap and an environment that the
-        // process is about to lose (docs/binary.md).
+        // What it wrote is out (synchronous on Linux): exiting spares tearing down the heap (docs/binary.md).
         setImmediate(() => process.exit());
       },
     };

@@ -1,10 +1,8 @@
 import { fileURLToPath } from 'node:url';
 
 /**
- * A bulk add (`add --file`) promises flat memory (docs: Performance), which V8's default heap
- * sizing does not keep: the young generation grows to 32 or 128 MB and the old one by up to 4x
- * its live size. V8 reads the sizes only at start-up, so where Node can (process.execve) the run
- * starts again in place with these flags; elsewhere it sets what V8 reads while running.
+ * A bulk add promises flat memory, which V8's default heap sizing does not keep (young generation
+ * up to 128 MB, old one up to 4x its live size); V8 reads these only at start-up, hence execve.
  */
 const BULK_FLAGS = [
   '--max-semi-space-size=4',
@@ -18,9 +16,8 @@ const BULK_FLAGS = [
 const OLD_GROWTH_PERCENT_WHILE_RUNNING = 150;
 
 /**
- * Restarts a bulk add in place with BULK_FLAGS, or sets what can be set while running; nothing
- * for any other command. Without a `script` (the single executable, which takes no Node flags
- * on its command line) it only sets what can be set while running.
+ * Restarts a bulk add in place with BULK_FLAGS, or (without execve, or without a `script`: the
+ * single executable takes no Node flags) sets what V8 reads while running.
  */
 export async function sizeHeapForBulkAdd(argv: readonly string[], script: URL | undefined): Promise<void> {
   if (!isBulkAdd(argv) || heapSizesGiven()) return;
@@ -33,13 +30,11 @@ export async function sizeHeapForBulkAdd(argv: readonly string[], script: URL | 
       ...argv,
     ]);
   }
-  // The young generation stays at the size it starts with, and the old one grows by a set share.
   const v8 = process.getBuiltinModule('node:v8');
   v8.setFlagsFromString('--semi-space-growth-factor=1');
   v8.setFlagsFromString(`--heap-growing-percent=${OLD_GROWTH_PERCENT_WHILE_RUNNING}`);
 }
 
-/** `plants add` (or `plant add`) with `-f`/`--file`: many records. */
 export function isBulkAdd(argv: readonly string[]): boolean {
   const command = argv[0] === 'plant' ? argv.slice(1) : argv;
   return (
@@ -47,7 +42,7 @@ export function isBulkAdd(argv: readonly string[]): boolean {
   );
 }
 
-/** Heap sizes of the user's own (NODE_OPTIONS, node's flags) are kept. */
+/** The user's own heap sizes (NODE_OPTIONS, node's flags) win. */
 function heapSizesGiven(): boolean {
   return [...process.execArgv, process.env.NODE_OPTIONS ?? ''].some(
     (arg) =>

@@ -18,10 +18,8 @@ const integerParse = Flags.integer().parse;
 const stringParse = String(Flags.string().parse);
 
 /**
- * A command's route, from its oclif declaration (its class): every flag and argument as the one
- * parser reads them. Throws for what the parser cannot read the way oclif's declaration means it
- * (a flag's parse function of its own, env, aliases, relationships…), so that a new kind of flag
- * fails the build, never a command line.
+ * A command's route, from its oclif class. Throws for what the parser would not read as oclif
+ * does (a parse function of its own, env, aliases…): a new kind of flag fails the build, not a run.
  */
 export function commandRoute(id: string, command: Command.Class, action: string | undefined): CommandRoute {
   const args: ArgRoute[] = Object.entries(command.args ?? {}).map(([name, arg]) => {

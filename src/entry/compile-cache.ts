@@ -2,11 +2,8 @@ import module from 'node:module';
 import { isBulkAdd } from './bulk-heap.js';
 
 /**
- * Keeps V8's compiled code of plants between runs, in the user's cache folder (never in the
- * package, which may be read-only); NODE_DISABLE_COMPILE_CACHE=1 turns it off. Node keeps
- * every module's itself (oclif's and serve's); the fast route's bundle, where compiling is a large
- * share of a short command's cost, is compiled with the code V8 produced the last time on every
- * Node (loadBundle).
+ * Keeps V8's compiled code between runs in the user's cache folder (the package may be read-only);
+ * NODE_DISABLE_COMPILE_CACHE=1 turns it off. The fast route's bundle has its own cache (loadBundle).
  */
 export async function enableCompileCache(): Promise<string | undefined> {
   if (process.env.NODE_DISABLE_COMPILE_CACHE === '1') return undefined;
@@ -24,7 +21,7 @@ export async function enableCompileCache(): Promise<string | undefined> {
 export interface BundleSource {
   file: string;
   text: string;
-  /** Changes whenever the text does (its size and time, its version): a cache of another never meets it. */
+  /** Changes whenever the text does: a cache of another never meets it. */
   stamp: string;
   require: (id: string) => unknown;
 }
@@ -42,16 +39,11 @@ export function bundleFile(file: string, text?: string, require?: BundleSource['
 }
 
 /**
- * A CommonJS bundle, compiled as a vm.Script with the code V8 produced the last time
- * (`cachedData`) when there is a cache folder, one file per command (V8 reads a whole cache, and
- * one command's code would cost another to read): the file name holds the bundle's stamp, so a
- * reinstalled bundle never meets an old cache, and V8 refuses one of another V8 or other flags.
- * Node's own module cache, and the single executable's, are written when a script is
- * compiled, before it runs, so they lack every function compiled lazily on first call; this one
- * is written after the command ran. It is written once a command: making it again costs more than
- * the compiling it would spare. A cache written by a run that failed (a first `login` with a
- * mistyped token) lacks the code of the command's success, so it is kept under a name of its own
- * and replaced by the first run that succeeds.
+ * A CommonJS bundle compiled as a vm.Script with V8's code of the last run, one cache file per
+ * command (V8 reads a whole cache). Unlike Node's module cache, written before a script runs, this
+ * one is written after the command ran, so it holds the functions compiled lazily; once, as making
+ * it again costs more than it spares. A failed run's cache (a mistyped `login` token) lacks the
+ * success path: it is kept under a name of its own until a run succeeds.
  */
 export async function loadBundle<T>(
   bundle: BundleSource,
@@ -65,12 +57,10 @@ export async function loadBundle<T>(
   const { file } = bundle;
   // A bulk add runs with other V8 flags (bulk-heap.ts), whose cache V8 would refuse here.
   const command = isBulkAdd(argv) ? 'add-file' : (argv[0] === 'plant' ? argv[1] : argv[0])?.replace(/[^a-z-]/g, '');
-  // The install (the bundle's path) and the V8 in the name: what a later build of the same install
-  // on the same Node replaces, while other installs and other Nodes sharing the folder keep theirs.
+  // Other installs and other Nodes sharing the folder keep their own caches.
   const prefix = `bundle-${command}-${pathTag(file)}-${process.versions.v8}-`;
   const cacheName = `${prefix}${process.arch}-${bundle.stamp}.v8cache`;
   const failedName = cacheName.replace(/\.v8cache$/, '.failed.v8cache');
-  // None yet (or unreadable): compiled from source, and written after the run.
   const read = (name: string): Buffer | undefined => {
     if (cacheFolder === undefined) return undefined;
     try {
@@ -91,8 +81,6 @@ export async function loadBundle<T>(
   const accepted = cachedData !== undefined && !script.cachedDataRejected;
   return {
     exports: loaded.exports,
-    // After the command ran, so that the code of the functions it ran is in the cache too;
-    // `succeeded` (exit 0): its cache holds the code of the path users take most.
     saveCodeCache(succeeded) {
       if (cacheFolder === undefined || (accepted && !(failedRunCache !== undefined && succeeded))) return;
       const written = succeeded ? cacheName : failedName;
@@ -103,15 +91,14 @@ export async function loadBundle<T>(
         const partial = `${cacheFile}.${process.pid}`;
         writeFileSync(partial, script.createCachedData(), { mode: 0o600 });
         renameSync(partial, cacheFile);
-        // This command's caches of older bundles of this install on this Node would never be read
-        // again, nor would one of a failed run once a run succeeded.
+        // Older bundles' caches, and a failed run's, would never be read again.
         for (const name of readdirSync(cacheFolder)) {
           if (name.startsWith(prefix) && name !== written) {
             rmSync(path.join(cacheFolder, name), { force: true });
           }
         }
       } catch {
-        // A cache folder we cannot write: the next run compiles from source, as this one did.
+        // An unwritable folder: the next run compiles from source.
       }
     },
   };

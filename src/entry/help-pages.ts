@@ -3,16 +3,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { oclifUserAgent } from '../cli/help/oclif-user-agent.js';
 
-/** The width oclif renders help at for a pipe (and an 80-column terminal). */
 export const HELP_WIDTH = 80;
 
 /**
- * Help as oclif rendered it at build time (build/write-entry-data.ts), for the root and every
- * command, alias, topic and help topic, keyed by the words that ask for it (`''`, `plant add`).
- * The root page's VERSION line is the running Node's, so it is kept out and put back.
+ * Help as oclif rendered it at build time (build/write-entry-data.ts), keyed by the words that ask
+ * for it (`''`, `plant add`). The root page's VERSION line is the running Node's: kept out, put back.
  */
 export interface HelpPages {
-  /** helpInputsHash at build time. */
   inputs: string;
   pages: Record<string, string>;
   root: { before: string; after: string };
@@ -20,7 +17,6 @@ export interface HelpPages {
 
 /** What oclif renders help from that can change after the build: the manifest, package.json (its plugins). */
 export async function helpInputsHash(packageRoot: URL): Promise<string> {
-  // Loaded here: node:crypto costs whatever loads it, and only help pages need it.
   const { createHash } = process.getBuiltinModule('node:crypto');
   const hash = createHash('sha256');
   hash.update(readFileSync(new URL('oclif.manifest.json', packageRoot)));
@@ -29,10 +25,8 @@ export async function helpInputsHash(packageRoot: URL): Promise<string> {
 }
 
 /**
- * The first of `subjects` from the build's pages, or undefined where oclif could render it
- * otherwise (then oclif answers): another width (a terminal not 80 columns wide, OCLIF_COLUMNS),
- * a theme (theme.json in plants' config folder), DEBUG (oclif's debug lines), another manifest
- * than the build's, a VERSION line long enough to wrap, or a subject with no page.
+ * The first of `subjects` from the build's pages, or undefined (oclif answers) where oclif could
+ * render it otherwise: another width, OCLIF_COLUMNS, a theme.json, DEBUG, another manifest.
  */
 export async function helpPage(
   pagesFile: URL,
@@ -54,11 +48,7 @@ export async function helpPage(
   return pageFrom(help, subjects, version, async () => help.inputs === (await helpInputsHash(packageRoot)));
 }
 
-/**
- * The first of `subjects` from `help`, or undefined for a subject with no page, a VERSION line
- * long enough to wrap, or pages `current` says are not the build's (the single executable's are
- * built into it: always current).
- */
+/** The first of `subjects` from `help`, or undefined: no page, a VERSION line that would wrap, pages not `current`. */
 export async function pageFrom(
   help: HelpPages,
   subjects: readonly string[],

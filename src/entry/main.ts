@@ -7,18 +7,13 @@ import { type Distribution, startPlants } from './start.js';
 import { unbundledCommands } from './unbundled-commands.js';
 
 export interface EntryOptions {
-  /** import.meta.url of the bin script: the package root is its folder's parent. */
+  /** import.meta.url of the bin script. */
   bin: string;
   /** bin/dev.js: the sources through tsx, with oclif's development mode, no build. */
   development?: boolean;
 }
 
-/**
- * `plants ARGV` from the npm package (bin/run.js, bin/dev.js): start.ts's steps, with the route
- * table and the help pages the build wrote to dist/entry/, the runner from the bundle
- * dist/fast/runner.cjs (compiled with V8's code cache, compile-cache.ts) or, for serve, from
- * dist/, and oclif for what only it renders.
- */
+/** `plants ARGV` from the npm package: start.ts's steps over dist/entry/, the bundled runner, and oclif. */
 export async function main(argv: readonly string[], options: EntryOptions): Promise<void> {
   const packageRoot = new URL('..', new URL('.', options.bin));
   const version = (JSON.parse(readFileSync(new URL('package.json', packageRoot), 'utf8')) as { version: string })
@@ -50,7 +45,7 @@ export async function main(argv: readonly string[], options: EntryOptions): Prom
         const runner: Runner = await import('../cli/runner.js');
         return { runCommandLine: runner.runCommandLine, ran() {} };
       }
-      // After the quick answers, which compile too little to pay for finding the cache folder.
+      // Not before the quick answers: they compile too little to pay for finding the folder.
       const cacheFolder = await enableCompileCache();
       // The bundle's one import() of a package (ora, for a spinner: scripts/bundle.mjs), done here.
       (globalThis as Record<symbol, unknown>)[Symbol.for('plants.importModule')] = (specifier: string) =>

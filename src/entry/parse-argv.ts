@@ -7,11 +7,11 @@ export interface ParsedCommand {
   action?: string;
   flags: Record<string, unknown>;
   args: Record<string, string | undefined>;
-  /** Every argument, in order: what a command that is not strict (`help`) reads. */
+  /** Every argument, in order, for a command that is not strict (`help`). */
   argv: string[];
 }
 
-/** Why a command line does not fit its command's declaration: what a usage error words (usage-error.ts). */
+/** Why a command line does not fit its command's declaration (worded by usage-error.ts). */
 export type Misuse =
   | { kind: 'unknown-flags'; flags: string[] }
   | { kind: 'repeated-flag'; flag: string }
@@ -23,16 +23,12 @@ export type Misuse =
   | { kind: 'missing-args'; args: string[] }
   | { kind: 'flag-relations'; relations: FlagRelation[] };
 
-/** A flag missing, given with one it excludes, or without those it needs. */
 export type FlagRelation =
   | { kind: 'required'; flag: string }
   | { kind: 'exclusive'; flag: string; other: string }
   | { kind: 'depends'; flag: string; on: string[] };
 
-/**
- * The route of a command line's first words (`plant add` before `plant`; oclif's id,
- * `autocomplete:script`, too), and the words after them.
- */
+/** The route of a command line's first words (`plant add` before `plant`; `autocomplete:script` too), and the rest. */
 export function findRoute(
   table: RouteTable,
   line: readonly string[],
@@ -47,11 +43,9 @@ export function findRoute(
 }
 
 /**
- * The one parser: a command line read as its command's oclif declaration says (the route), in
- * oclif's own order, so that what it refuses, and which fault it names first, are oclif's: a flag
- * repeated or without its value as met; then values (a value not among a flag's options, before
- * one its kind refuses); then unknown flags, stray words, missing arguments; then flags that
- * exclude or need one another, all of them, in oclif's order.
+ * The one parser: a command line read as its oclif declaration says, checked in oclif's order so
+ * that the fault named first is oclif's: a flag repeated or without its value; bad values; unknown
+ * flags, stray words, missing arguments; then flags that exclude or need one another.
  */
 export function parseArgv(route: CommandRoute, argv: readonly string[]): ParsedCommand | { misuse: Misuse } {
   const lexed = lex(route, argv);
@@ -83,12 +77,11 @@ export function parseArgv(route: CommandRoute, argv: readonly string[]): ParsedC
 interface Lexed {
   /** Each flag given, in order, with its word (a boolean) or its value. */
   tokens: { flag: string; input: string }[];
-  /** Arguments, in order. */
   words: string[];
   unknown: string[];
 }
 
-/** The words of a command line as flags (with their values), arguments and unknown flags, as oclif's lexer tells them. */
+/** The words of a command line as oclif's lexer tells them. */
 function lex(route: CommandRoute, argv: readonly string[]): Lexed | { misuse: Misuse } {
   const queue = [...argv];
   const lexed: Lexed = { tokens: [], words: [], unknown: [] };
@@ -144,7 +137,7 @@ function lex(route: CommandRoute, argv: readonly string[]): Lexed | { misuse: Mi
   return lexed;
 }
 
-/** The flag a word names, as oclif finds it (`--name`, `--no-name` when allowed, `-c`). */
+/** The flag a word names (`--name`, `--no-name` when allowed, `-c`). */
 function flagNamed(route: CommandRoute, word: string): { name: string; flag: FlagRoute; long: boolean } | undefined {
   if (word.startsWith('--')) {
     const long = word.slice(2);
@@ -192,7 +185,6 @@ function readFlags(
   return refused === undefined ? { flags } : { misuse: refused };
 }
 
-/** A flag's value by its kind, or undefined for one it refuses. */
 function readValue(flag: FlagRoute, input: string): unknown {
   switch (flag.read) {
     case undefined:
@@ -210,10 +202,8 @@ function readValue(flag: FlagRoute, input: string): unknown {
 }
 
 /**
- * Flags missing, excluded or needing others, ordered as oclif lists them: by the text of its own
- * reason (`--db=x cannot also be provided when using --memory`, `All of the following…`,
- * `Missing required flag…`), which plants never shows. A default counts as given for a flag
- * another needs, not for one another excludes.
+ * Flags missing, excluded or needing others, in oclif's order: sorted by oclif's own wording of the
+ * reason, which plants never shows. A default counts as given for a dependency, not for an exclusion.
  */
 function flagRelations(route: CommandRoute, flags: Record<string, unknown>, given: Set<string>): FlagRelation[] {
   const found: { reason: string; relation: FlagRelation }[] = [];

@@ -1,12 +1,8 @@
 import type { FlagValueReader } from '../cli/flag-values.js';
 
-/**
- * Every command as the one parser (parse-argv.ts) reads it: derived from the commands' oclif
- * declarations (command-route.ts) at build time, read as JSON at run time by the npm package and
- * built into the single executable.
- */
+/** Every command as the one parser reads it, derived from the oclif declarations at build time (command-route.ts). */
 export interface RouteTable {
-  /** Command by its words on the command line (`add`, `plant add`). */
+  /** By its words on the command line (`add`, `plant add`). */
   commands: Record<string, CommandRoute>;
   /** Topics that are not commands (`plant`): alone on a command line, they ask for their help. */
   topics: string[];
@@ -15,10 +11,7 @@ export interface RouteTable {
 export interface CommandRoute {
   /** oclif's id (`add`, `autocomplete:script`). */
   id: string;
-  /**
-   * The module of its action in src/cli/actions/ (`add-plants`), which exports it as `addPlants`;
-   * absent for an action of src/cli/help/ (help, autocomplete), which needs oclif's Config.
-   */
+  /** The module of its action in src/cli/actions/ (`add-plants`); none for help and autocomplete (oclif runs them). */
   action?: string;
   /** Left out of suggestions for a mistyped command. */
   hidden?: boolean;
@@ -43,7 +36,6 @@ export interface FlagRoute {
   multiple?: boolean;
   greedy?: boolean;
   options?: string[];
-  /** How its value is read: as it is, as a whole number within min and max, or by one of flagValueReaders. */
   read?: 'string' | 'integer' | FlagValueReader;
   min?: number;
   max?: number;

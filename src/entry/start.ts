@@ -9,7 +9,7 @@ export interface Distribution {
   version: string;
   /** The script to start again with a bulk add's heap flags (bulk-heap.ts); none in the single executable. */
   script?: URL;
-  /** Help oclif rendered at build time for the first of `subjects`, or undefined where there is none to give. */
+  /** Help oclif rendered at build time for the first of `subjects`. */
   helpPage(subjects: readonly string[]): Promise<string | undefined>;
   routes(): Promise<RouteTable>;
   /** The runner for a command, and what to do once it ran (`succeeded`: exit 0). */
@@ -19,15 +19,12 @@ export interface Distribution {
 }
 
 /**
- * `plants ARGV`, in both distributions, in this order: `--version`; help oclif rendered at build
- * time; a word that is no command (exit 127); then the command line, read by the one parser from
- * the route table and run by the runner (a line it refuses is a usage error, exit 2). Only what
- * oclif renders is left to it: help the build did not render, and autocomplete's scripts.
+ * `plants ARGV`, in both distributions: `--version`; help oclif rendered at build time; a word that
+ * is no command (exit 127); then the command line, parsed and run. oclif renders only the rest.
  */
 export async function startPlants(argv: readonly string[], distribution: Distribution): Promise<void> {
   await sizeHeapForBulkAdd(argv, distribution.script);
   const { version, oclif } = distribution;
-  // What only oclif renders, where there is an oclif.
   const toOclif = async () => {
     if (oclif !== undefined) return oclif(argv);
     process.stderr.write(
@@ -65,11 +62,7 @@ export async function startPlants(argv: readonly string[], distribution: Distrib
   runner.ran(process.exitCode === undefined || process.exitCode === 0);
 }
 
-/**
- * The pages a command line asks for, the first found answering (`plants add --id 1 --help`: `add`;
- * `plants help add`: `help add`, a help topic, else `add`; `plants`: the root), or undefined when
- * it asks for none.
- */
+/** The pages a command line asks for, the first found answering (`help add`: a help topic, else `add`). */
 function helpSubjects(argv: readonly string[]): string[] | undefined {
   if (argv.length === 0) return [''];
   if (argv[0] === 'help') {
@@ -90,10 +83,9 @@ function helpSubjects(argv: readonly string[]): string[] | undefined {
 }
 
 /**
- * A quick answer, written to fd 1 at once: process.stdout is a stream Node sets up on first use,
- * which costs more than the rest of `--version` (bench l). Where the write fails as a stream's
- * would, it ends as exitOnStdoutErrors says (141 for a reader gone, 74 otherwise); a pipe that
- * is full (EAGAIN) gets the rest through the stream.
+ * A quick answer written to fd 1: setting up process.stdout costs more than the rest of
+ * `--version` (bench l). A failed write ends as a stream's would; a full pipe (EAGAIN) gets the rest
+ * through the stream.
  */
 function writeOut(text: string): void {
   const { writeSync } = process.getBuiltinModule('node:fs');

@@ -1,8 +1,6 @@
 /**
- * stdout that cannot take what is written: stop at once, and say so in the exit code (docs: Exit
- * codes). A reader that went away (`plants list --all | head -1`) is 141, as a shell reports
- * SIGPIPE, so that `set -o pipefail` sees it; anything else (a full disk) is one line and 74
- * (EX_IOERR), never a stack trace.
+ * stdout that cannot take what is written: a reader gone (`| head -1`) is 141, as a shell reports
+ * SIGPIPE, so that `set -o pipefail` sees it; anything else is one line and 74, never a stack.
  */
 export function exitOnStdoutErrors(): void {
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {

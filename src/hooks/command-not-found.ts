@@ -1,10 +1,7 @@
 import type { Hook } from '@oclif/core';
 import { unknownCommand, visibleWords } from '../cli/help/suggest.js';
 
-/**
- * A command oclif does not know, where oclif meets one (the entry answers the rest first): the
- * same words and exit code as the entry's (suggest.ts), on a terminal and in a script alike.
- */
+/** A command oclif does not know (where oclif meets one first): the same words and exit code as the entry's. */
 const hook: Hook<'command_not_found'> = async function (options) {
   const { commands, topics } = visibleWords(options.config);
   process.stderr.write(unknownCommand(options.id.split(':'), commands, topics));

@@ -17,8 +17,7 @@ import { parseRetryAfter } from '../../client/retry-policy.js';
 import { KeyringTokenMissingError } from '../../config/settings.js';
 import type { PlantsError } from '../../errors.js';
 
-// What a failure means to the person running plants, and what to try: the CLI's words (its
-// commands and flags) for the facts the client's errors carry.
+// The CLI's words (its commands and flags) for the facts the client's errors carry.
 
 /** The lines shown under a failure's message: its own hints, then what its facts suggest. */
 export function failureHints(error: PlantsError): readonly string[] {
@@ -27,7 +26,6 @@ export function failureHints(error: PlantsError): readonly string[] {
 }
 
 function factHints(error: PlantsError): readonly string[] {
-  // How to look for a plant sent with no answer (at the same store), then why no answer came.
   if (error instanceof NoAnswerError) return [...lookUpHints(error), ...factHints(error.cause)];
   if (error instanceof UnreachableError) return unreachableHints(error.failure, error.baseUrl);
   if (error instanceof AuthRejectedError) {
@@ -47,7 +45,7 @@ function factHints(error: PlantsError): readonly string[] {
   return [];
 }
 
-/** How to look for a plant sent with no answer, at the same store: one per plant. */
+/** How to look for a plant sent with no answer, at the same store. */
 export function lookUpHints(error: NoAnswerError): string[] {
   const lookUp = ['plants', 'get', String(error.id), ...error.storeArgs.map(shellWord)].join(' ');
   return [
@@ -56,7 +54,6 @@ export function lookUpHints(error: NoAnswerError): string[] {
   ];
 }
 
-/** What to try when a store at `baseUrl` gave no answer. */
 export function unreachableHints(failure: NetworkFailure, baseUrl: URL | undefined): string[] {
   if (failure.kind === 'timeout') return ['Raise the limit with --timeout SECONDS.'];
   if (baseUrl === undefined) return [];
@@ -87,7 +84,7 @@ function refusedHints(baseUrl: URL): string[] {
   if (formatBaseUrl(baseUrl) === DEFAULT_BASE_URL) return ['Is the local store running? Start it with `plants serve`.'];
   const port = baseUrl.port || (baseUrl.protocol === 'https:' ? 443 : 80);
   if (baseUrl.hostname.startsWith('[')) {
-    // An IPv6 address (in brackets, as URL keeps it) never reaches serve on 127.0.0.1, its default.
+    // IPv6 never reaches serve on 127.0.0.1, its default.
     return [
       `plants serve listens on 127.0.0.1 unless --host says otherwise: use ${changed(baseUrl, { hostname: '127.0.0.1' })}, or start it with \`plants serve --host ::1 --port ${port}\`.`,
     ];
@@ -95,25 +92,23 @@ function refusedHints(baseUrl: URL): string[] {
   return [`Is a store listening there? \`plants serve --port ${port}\` starts one.`];
 }
 
-/** The base URL with some of its parts changed, as shown. */
 function changed(baseUrl: URL, parts: Partial<Pick<URL, 'protocol' | 'hostname' | 'pathname'>>): string {
   return formatBaseUrl(Object.assign(new URL(formatBaseUrl(baseUrl)), parts));
 }
 
-/** What to do about a certificate made for other `names`: the URL with the first usable one. */
 function hostNameHint(names: readonly string[], baseUrl: URL): string {
   const host = baseUrl.hostname.replace(/^\[|\]$/g, '');
   if (names.length === 0) {
     return `Its certificate's names do not include ${host}: reach the store by a name its certificate holds, or give it a certificate made for ${host}.`;
   }
-  // A wildcard (*.example.com) is no host to connect to; an IPv6 address goes in brackets.
+  // A wildcard (*.example.com) is no host to connect to.
   const usable = names.find((name) => !name.includes('*'));
   const suggestion =
     usable === undefined ? '' : ` (${changed(baseUrl, { hostname: usable.includes(':') ? `[${usable}]` : usable })})`;
   return `Its certificate names ${names.join(', ')}, not ${host}: use one of those in the URL${suggestion}, or give the store a certificate made for ${host}.`;
 }
 
-/** What to do about a refused token, naming where it came from (PLANTS_TOKEN cannot be mended by a login). */
+/** What to do about a refused token, naming where it came from (a login cannot mend PLANTS_TOKEN). */
 export function refusedTokenHint(
   baseUrl: URL,
   source: 'environment' | 'config' | undefined,
@@ -126,17 +121,12 @@ export function refusedTokenHint(
   }
   if (source === undefined) return `No token is stored for ${baseUrl.origin}: run \`${login}\` or set PLANTS_TOKEN.`;
   if (status === 401 && isLoopbackHost(baseUrl.hostname)) {
-    // A store on this machine is most often plants serve, restarted with a token of its own.
     return `This store may have started with a new token since the login (plants serve makes one up each start with --memory, else keeps it beside its file, as <file>.token): its banner shows the token, and \`${login} --with-token\` stores it.`;
   }
   return `Check the token: \`${login}\` stores a new one.`;
 }
 
-/**
- * `plants login`, with `--base-url` when the store is not the default one, and the rest of the
- * command's store arguments (`--profile`, `--ca-cert`, `--insecure`), so that it logs in where
- * the command went.
- */
+/** `plants login` with the command's store arguments, so that it logs in where the command went. */
 export function loginCommand(baseUrl: URL, storeArgs: readonly string[] = []): string {
   const base = formatBaseUrl(baseUrl);
   const rest: string[] = [];
@@ -148,10 +138,7 @@ export function loginCommand(baseUrl: URL, storeArgs: readonly string[] = []): s
   return ['plants login', ...(base === DEFAULT_BASE_URL ? [] : [`--base-url ${shellWord(base)}`]), ...rest].join(' ');
 }
 
-/**
- * A base URL ending in /plants (`http://127.0.0.1:4010/plants`) sends to /plants/plants: `POST`
- * meets 405, `GET /plants/plants` reads `plants` as an id (400). Say to drop it.
- */
+/** A base URL ending in /plants sends to /plants/plants (405 for POST, 400 for GET: `plants` is no id). */
 export function doubledPathHint(status: number, baseUrl: URL): string[] {
   if (status !== 400 && status !== 404 && status !== 405) return [];
   if (!/\/plants$/i.test(baseUrl.pathname)) return [];
@@ -161,10 +148,7 @@ export function doubledPathHint(status: number, baseUrl: URL): string[] {
   ];
 }
 
-/**
- * A 429 or 503: busy (429) or unavailable (503, whose message says why: a database away is not
- * "busy"), and the tries already made, waiting as Retry-After asked; or when to come back.
- */
+/** A 429 or 503 (a database away is not "busy"): the tries already made, or when to come back. */
 function busyHint({ status, retryAfter, attempts, triedForMs }: ResponseError): string[] {
   if (status !== 429 && status !== 503) return [];
   const cause = status === 429 ? 'The store is busy (429)' : 'The store is unavailable for now (503)';
@@ -179,7 +163,7 @@ function busyHint({ status, retryAfter, attempts, triedForMs }: ResponseError): 
     : [`${cause}; it asks to wait ${Math.ceil(ms / 1000)} s before trying again (Retry-After).`];
 }
 
-/** An argument as a shell takes it back: as it is when it needs no quoting, else in single quotes. */
+/** An argument as a shell takes it back, quoted only when it needs it. */
 export function shellWord(arg: string): string {
   return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", "'\\''")}'`;
 }

@@ -4,20 +4,17 @@ import { InvalidInputError } from '../../errors.js';
 const JQ_MANUAL = 'jq’s manual: https://jqlang.org/manual/';
 
 /**
- * `--jq`: a jq 1.8 program (jq-wasm: jq itself, in WebAssembly) run over each JSON value a command
- * prints, as jq reads an NDJSON stream. jq is given the text plants would print, never numbers
- * JavaScript parsed, so an id keeps every digit unless arithmetic touches it (jq 1.7+). A string
- * it outputs prints raw, anything else as compact JSON, one a line.
+ * `--jq`: a jq 1.8 program (jq-wasm) run over each JSON value a command prints. jq is given the
+ * text plants would print, never numbers JavaScript parsed, so an id keeps every digit.
  */
 export class JqFilter {
   readonly #jq: Jq;
   /**
-   * The expression, each output tagged so that one run over many values tells what each value
-   * gave: `[0, output]`, `[1, error]` for the error that ends a value, `[2]` at the end of each.
-   * (The expression keeps its own first line, so `$__loc__` and a trailing comment mean the same.)
+   * Each output tagged, so that one run over many values tells what each gave: `[0, output]`,
+   * `[1, error]`, `[2]` at the end of each. The newline keeps a trailing comment and `$__loc__` right.
    */
   readonly #program: string;
-  /** The line of `--json`'s output the next value starts on. */
+  /** The line of `--json`'s output the next value starts on, for jq's errors. */
   #line = 1;
 
   private constructor(jq: Jq, expression: string) {
@@ -25,13 +22,13 @@ export class JqFilter {
     this.#program = `(try ((${expression}\n) | [0, .]) catch [1, .]), [2]`;
   }
 
-  /** jq, loaded, with the expression compiled (on no input, so it runs nothing); one it cannot compile is exit 2 with jq's message. */
+  /** jq, loaded, with the expression compiled on no input, so it runs nothing. */
   static async compile(expression: string): Promise<JqFilter> {
     const { loadJq } = await import('jq-wasm');
     const jq = await loadJq();
     const checked = jq.raw('', expression, ['-c']);
     if (checked.exitCode !== 0) {
-      // jq's lines without the excerpt of the program under them (indented).
+      // Without the excerpt of the program under them (indented).
       const message = checked.stderr
         .split('\n')
         .filter((line) => line.trim() !== '' && !line.startsWith(' '))
@@ -42,10 +39,7 @@ export class JqFilter {
     return new JqFilter(jq, expression);
   }
 
-  /**
-   * Runs the program over JSON texts, one value each, in one run of jq: the lines to print, what
-   * jq wrote to stderr (`debug`), and the error of the first value it fails on, where it stops.
-   */
+  /** Runs the program over JSON texts in one run of jq, stopping at the first value it fails on. */
   run(texts: readonly string[]) {
     const result = this.#jq.raw(texts.join('\n'), this.#program, ['-c']);
     const lines: string[] = [];

@@ -8,7 +8,6 @@ import { failureHints } from './failure-hints.js';
 import { importOra } from './import-ora.js';
 import type { JqFilter } from './jq-filter.js';
 
-/** Whether a stream is coloured: on a terminal (`auto`), always (FORCE_COLOR) or never (NO_COLOR, TERM=dumb). */
 function colored(io: IOStreams, which: 'stdout' | 'stderr', mode: ColorMode): boolean {
   return mode === 'always' || (mode === 'auto' && io[`${which}IsTerminal`]);
 }
@@ -16,30 +15,21 @@ function colored(io: IOStreams, which: 'stdout' | 'stderr', mode: ColorMode): bo
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
 const controlCharacters = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u2028\u2029]/g;
 
-/**
- * Text from a server or a file, made safe to print as part of one line: control characters
- * (line breaks included) could rewrite the screen or pass for lines of our own, so they are
- * shown as escapes.
- */
+/** Text from a server or a file, made safe to print: control characters could rewrite the screen or fake lines. */
 export function sanitizeForTerminal(text: string): string {
   return text.replace(controlCharacters, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
-/**
- * Where everything a command prints goes: data on stdout, messages on stderr, colour only on
- * terminals. Commands never call console.log.
- */
+/** Where everything a command prints goes: data on stdout, messages on stderr, colour only on terminals. */
 export class Output {
   readonly #streams: IOStreams;
-  /** Colours for stdout and for stderr, each off unless that stream is a TTY. */
   readonly color: Colors;
   readonly errorColor: Colors;
-  /** `--jq`: what every JSON value printed goes through (set by the runner before the action runs). */
+  /** Set by the runner before the action runs. */
   jq: JqFilter | undefined;
-  /** The --jq error that stopped the output, if one did. */
+  /** The --jq error that stopped the output. */
   jqFailure: PlantsError | undefined;
 
-  /** `palette`: the styles for a coloured stream (chalk's, loaded by open); without them nothing is coloured. */
   private constructor(streams: IOStreams, color: ColorMode, palette: Colors = plain) {
     this.#streams = streams;
     this.color = colored(streams, 'stdout', color) ? palette : plain;
@@ -50,12 +40,11 @@ export class Output {
     return this.#streams.stdout;
   }
 
-  /** Made on first use (IOStreams): a command that succeeds quietly never makes it. */
   get stderr(): NodeJS.WriteStream {
     return this.#streams.stderr;
   }
 
-  /** An Output whose coloured streams get chalk's styles: chalk is loaded only when a stream is coloured. */
+  /** chalk is loaded only when a stream is coloured. */
   static async open(
     streams: IOStreams,
     options: { color: ColorMode; loadPalette?: () => Promise<Colors> },
@@ -65,15 +54,11 @@ export class Output {
     return new Output(streams, options.color, palette);
   }
 
-  /** One line of data on stdout. */
   data(line: string): void {
     this.stdout.write(line.endsWith('\n') ? line : `${line}\n`);
   }
 
-  /**
-   * JSON values on stdout, one a line (a value may span lines), or what --jq makes of them. jq's
-   * first runtime error is thrown, and kept (jqFailure): nothing is printed after it.
-   */
+  /** JSON values on stdout, or what --jq makes of them; jq's first error is thrown and kept: nothing prints after it. */
   json(texts: readonly string[]): void {
     if (this.jq === undefined) {
       if (texts.length > 0) this.stdout.write(`${texts.join('\n')}\n`);
@@ -89,12 +74,10 @@ export class Output {
     }
   }
 
-  /** One line for the person at the terminal, on stderr. */
   info(line: string): void {
     this.stderr.write(`${line}\n`);
   }
 
-  /** An error on stderr: `plants: message` and its hints, never a stack. */
   error(error: unknown): void {
     const c = this.errorColor;
     const message = error instanceof Error ? error.message : String(error);
@@ -102,20 +85,14 @@ export class Output {
     if (error instanceof PlantsError) for (const hint of failureHints(error)) this.info(c.dim(`  ${hint}`));
   }
 
-  /** True when a spinner can be drawn on stderr: a terminal with a width. */
   get canAnimate(): boolean {
     // A terminal of no width (a bare pty) sends ora's line arithmetic into an endless loop.
     return this.#streams.stderrIsTerminal && this.stderr.columns > 0;
   }
 
-  /**
-   * A progress line on stderr (ora), only on a terminal (elsewhere `update` does nothing), and
-   * data lines on stdout through `data`, which lifts the spinner out of the way when stdout
-   * shares the terminal. `stop` writes what is still pending.
-   */
+  /** A progress line on stderr (ora, on a terminal only), and data lines that lift it out of the way. */
   progress(text: string) {
-    // Lines are gathered and written a batch at a time: one write per line was the largest
-    // single cost of a bulk add.
+    // Written a batch at a time: one write per line was the largest single cost of a bulk add.
     let pending: string[] = [];
     let pendingSize = 0;
     let scheduled: NodeJS.Immediate | undefined;
@@ -161,10 +138,7 @@ export class Output {
     };
   }
 
-  /**
-   * Runs `work` with an ora spinner on stderr that appears only if it takes longer than
-   * `delayMs`, and only when stderr is a terminal. ora is loaded only then.
-   */
+  /** Runs `work` with a spinner on stderr that appears only if it takes longer than `delayMs`. */
   async withSpinner<T>(text: string, work: () => Promise<T>, delayMs = 300): Promise<T> {
     if (!this.canAnimate) return work();
     let spinner: { stop(): void } | undefined;
@@ -185,10 +159,8 @@ export class Output {
 }
 
 /**
- * The one JSON document `--json` prints for a failure: the server's own Error when it sent
- * one (its exact text), otherwise an Error record whose `error` is the HTTP status, or 0
- * when no answer was received (the exit code then says why). A change that may or may not
- * have been made says so as the server would, with `outcome` (schema/outcome.ts).
+ * The JSON document `--json` prints for a failure: the server's own Error (its exact text), else
+ * one whose `error` is the HTTP status, or 0 when no answer came (the exit code then says why).
  */
 export function errorDocument(error: unknown): string {
   if (error instanceof NoAnswerError) {

@@ -7,18 +7,13 @@ import { failureHints, lookUpHints, shellWord } from './failure-hints.js';
 import { sanitizeForTerminal } from './output.js';
 import { plantJsonLine } from './render-plant.js';
 
-/** A JSON text on one line: the server's body as it came when it is already one line. */
+/** A JSON text on one line: the server's body as it came when it already is. */
 function oneLine(json: string): string {
   const trimmed = json.trim();
   return trimmed.includes('\n') ? stringifyJsonExact(parseJsonExact(trimmed)) : trimmed;
 }
 
-/**
- * The NDJSON result line of one record: its input line (and index in an array), whether it
- * reached the server, the HTTP status, the Plant or the Error (with the fields at fault for a
- * record never sent), and its outcome. Ids keep every digit: the server's text is passed
- * through, not re-read as numbers.
- */
+/** The NDJSON result line of one record. Ids keep every digit: the server's text is passed through, not re-read. */
 export function outcomeLine(outcome: RecordOutcome): string {
   const head = lineHead(outcome);
   const tail = `,"outcome":"${outcomeName(outcome)}"`;
@@ -37,7 +32,6 @@ export function outcomeLine(outcome: RecordOutcome): string {
     }
     case 'unknown': {
       const { cause, message } = outcome.error;
-      // Answered, that its outcome is unknown: the server's Error, and what it means for the record.
       if (cause instanceof ResponseError) {
         return `${head},"sent":true,"status":${cause.status},"error":${errorBody(cause)},"message":${JSON.stringify(message)}${attempts(outcome.error.attempts)}${tail}}`;
       }
@@ -55,19 +49,18 @@ function lineHead(at: RecordPosition): string {
   return `{"line":${at.line}${at.index === undefined ? '' : `,"index":${at.index}`}`;
 }
 
-/** `add --dry-run`'s result line of a record that would be sent: the NewPlant as it would go. */
+/** `add --dry-run`'s result line of a record that would be sent. */
 export function validLine(at: RecordPosition, plant: NewPlant): string {
   return `${lineHead(at)},"sent":false,"plant":${plantJsonLine(plant)},"outcome":"valid"}`;
 }
 
-/** `add --dry-run`'s count on stderr: `3 records: 2 valid, 1 invalid (line 2)`, the first few invalid named. */
+/** `add --dry-run`'s count on stderr: `3 records: 2 valid, 1 invalid (line 2)`. */
 export function renderDryRunCount(records: number, invalid: number, firstInvalid: readonly RecordPosition[]): string {
   const more = invalid > firstInvalid.length ? '; …' : '';
   const lines = invalid === 0 ? '' : ` (${firstInvalid.map(where).join('; ')}${more})`;
   return `${records} record${records === 1 ? '' : 's'}: ${records - invalid} valid, ${invalid} invalid${lines}`;
 }
 
-/** The `outcome` of a result line: what a script selects on. */
 function outcomeName(outcome: RecordOutcome): string {
   if (outcome.kind === 'confirmed') return 'added';
   if (outcome.kind === 'unreachable') return 'not-sent';
@@ -93,14 +86,12 @@ function describeFailure(outcome: RecordOutcome): string {
     case 'rejected':
     case 'unknown':
     case 'unreachable':
-      // The same words a one-record add uses for the same failure.
       return outcome.error.message;
     case 'invalid':
       return outcome.message;
   }
 }
 
-/** Where a record is, for a person: its line, and its index when it is an element of an array. */
 function where(outcome: RecordPosition): string {
   return outcome.index === undefined ? `line ${outcome.line}` : `line ${outcome.line}, index ${outcome.index}`;
 }
@@ -109,22 +100,17 @@ function where(outcome: RecordPosition): string {
 export interface CarryOn {
   /** `--file`'s value: a path, or `-` for stdin. */
   file: string;
-  /** The arguments that chose the store (PlantClient.storeArgs): --profile, --base-url, --ca-cert, --insecure. */
   storeArgs: readonly string[];
 }
 
-/**
- * The one line that carries on after an import that ended early or left records a run again
- * could add: the same input with --skip-existing, which reports what is stored already as
- * already there and sends the rest.
- */
+/** The line that carries on after an import that ended early, or left records a run again could add. */
 export function carryOnLine({ file, storeArgs }: CarryOn): string {
   const command = ['plants', 'add', '--file', file, '--skip-existing', ...storeArgs].map(shellWord).join(' ');
   const input = file === '-' ? 'the same input on stdin' : 'the same file';
   return `To carry on, send ${input} again: \`${command}\` adds the rest and reports what is stored already as already there.`;
 }
 
-/** Whether running the import again could add what this one did not: it stopped early, or met a store that did not answer, or was busy. */
+/** Whether running the import again could add what this one did not. */
 function mayCarryOn(summary: BulkSummary): boolean {
   if (summary.stopped !== undefined && !summary.inputEnded) return true;
   if (summary.unreachable > 0 || summary.unknown > 0) return true;
@@ -133,16 +119,12 @@ function mayCarryOn(summary: BulkSummary): boolean {
   );
 }
 
-/** The progress line of a bulk add: done (of total when known) and the rate. */
 export function progressText(done: number, elapsedMs: number, total?: number): string {
   const rate = elapsedMs > 0 ? Math.round((done / elapsedMs) * 1000) : 0;
   return `Adding plants: ${done}${total === undefined ? '' : `/${total}`} (${rate}/s)`;
 }
 
-/**
- * The summary for a person, on stderr: counts, how it ended, and the first failures by line.
- * After a stop before the end of the input, the total is what was read ("of N read").
- */
+/** The summary for a person, on stderr: counts, how it ended, and the first failures by line. */
 export function renderBulkSummary(summary: BulkSummary, c: Colors, carryOn?: CarryOn): string {
   // Said even in a pipe: an empty input is most often a producer that failed (a list of an empty store).
   if (summary.records === 0 && summary.stopped === undefined)
@@ -161,7 +143,7 @@ export function renderBulkSummary(summary: BulkSummary, c: Colors, carryOn?: Car
   ];
   if (summary.stopped === 'interrupted')
     lines.push(c.yellow('Interrupted: the rest of the input was not read or sent.'));
-  // A stop that came once the whole input had been read left nothing unsent: every record is counted above.
+  // A stop once the whole input was read left nothing unsent.
   if (summary.stopped === 'fail-fast' && !summary.inputEnded)
     lines.push(c.yellow('Stopped at the first failure (--fail-fast): the rest was not sent.'));
   if (summary.stopped === 'fatal' && !summary.inputEnded) {
@@ -171,7 +153,7 @@ export function renderBulkSummary(summary: BulkSummary, c: Colors, carryOn?: Car
         : ` the store answered nothing for ${Math.round(summary.silentForMs / 1000)} s;`;
     lines.push(c.yellow(`Stopped:${silent} the rest was not sent.`));
   }
-  // Hints about why plants got no answer are the same for each: said once, after the stop they explain.
+  // Why no answer came is the same for each: said once, after the stop it explains.
   const causeHints = new Set<string>();
   if (summary.firstFailures.length > 0) {
     lines.push('First failures:');
@@ -184,7 +166,7 @@ export function renderBulkSummary(summary: BulkSummary, c: Colors, carryOn?: Car
         statuses.add(failure.error.status);
         for (const hint of failureHints(failure.error)) hints.add(hint);
       }
-      // How to look for a plant sent with no answer, unless the stop below says it already.
+      // Unless the stop below says it already.
       if (failure.kind === 'unknown' && !(summary.fatal instanceof NoAnswerError)) {
         for (const hint of lookUpHints(failure.error)) hints.add(hint);
         for (const hint of failureHints(failure.error.cause)) causeHints.add(hint);
@@ -200,7 +182,6 @@ export function renderBulkSummary(summary: BulkSummary, c: Colors, carryOn?: Car
   }
   // (A run not stopped has a fatal failure only when the store answered no record at all.)
   if (summary.fatal !== undefined && (summary.stopped === 'fatal' || summary.stopped === undefined)) {
-    // What stopped the run, in the words (and with the hints) any other command uses for it.
     lines.push(`${c.red('plants:')} ${sanitizeForTerminal(summary.fatal.message)}`);
     for (const hint of failureHints(summary.fatal)) causeHints.add(hint);
   }

@@ -3,11 +3,7 @@ import type { Plant, StoredPlant } from '../../schema/plant.js';
 import type { Colors } from './colors.js';
 import { sanitizeForTerminal } from './output.js';
 
-/**
- * Whether a plant has a tag to show a person. An empty tag is valid (the interface sets no
- * minimum length), is stored as sent and printed exactly in JSON, but reads as no tag: `[]` or
- * an empty `tag` line would look like a fault.
- */
+/** Whether a plant has a tag to show a person: an empty one (valid, kept in JSON) would look like a fault. */
 function hasTag(plant: { tag?: string | undefined }): plant is { tag: string } {
   return plant.tag !== undefined && plant.tag !== '';
 }
@@ -25,10 +21,7 @@ function fitCell(text: string, width: number): string {
   return width <= 1 ? '…'.slice(0, width) : `${clean.slice(0, width - 1)}…`;
 }
 
-/**
- * Plants as table rows for a terminal `columns` wide: the id in full, then name and tag
- * sharing what is left (the name first), cut with … when they do not fit.
- */
+/** Plants as table rows `columns` wide: the id in full, name and tag sharing the rest (the name first), cut with …. */
 export function renderPlantRows(plants: readonly StoredPlant[], columns: number, c: Colors, header: boolean): string[] {
   const idWidth = Math.max(2, ...plants.map((plant) => String(plant.id).length));
   const room = Math.max(10, columns - idWidth - 4);
@@ -42,21 +35,19 @@ export function renderPlantRows(plants: readonly StoredPlant[], columns: number,
   return header ? [c.bold(row('ID', 'NAME', 'TAG')), ...rows] : rows;
 }
 
-/** `plants get` for a person: one field a line. */
 export function renderPlant(plant: StoredPlant, c: Colors): string {
   const lines = [`${c.bold('id')}    ${plant.id}`, `${c.bold('name')}  ${sanitizeForTerminal(plant.name)}`];
   if (hasTag(plant)) lines.push(`${c.bold('tag')}   ${sanitizeForTerminal(plant.tag)}`);
   return lines.join('\n');
 }
 
-/** The human line for an added plant; the id is the one sent when the answer leaves it out. */
+/** The id is the one sent when the answer leaves it out. */
 export function renderAddedPlant(plant: Plant, sentId: bigint, c: Colors): string {
   const id = plant.id ?? sentId;
   const tag = hasTag(plant) ? ` ${c.dim(`[${sanitizeForTerminal(plant.tag)}]`)}` : '';
   return `${c.green('✓')} Added plant ${id}: ${c.bold(sanitizeForTerminal(plant.name))}${tag}`;
 }
 
-/** The human line for a plant already stored exactly as given (`add --skip-existing`). */
 export function renderExistingPlant(plant: StoredPlant, c: Colors): string {
   const tag = plant.tag === undefined ? '' : ` ${c.dim(`[${sanitizeForTerminal(plant.tag)}]`)}`;
   return `${c.green('✓')} Plant ${plant.id} is already there, exactly as given: ${c.bold(sanitizeForTerminal(plant.name))}${tag}`;

@@ -7,26 +7,21 @@ import { describeTesting, loginTarget, servesTokensInClear } from '../actions/se
 import type { Colors } from './colors.js';
 import { shellWord } from './failure-hints.js';
 
-/** What a run of `plants serve` adds to its plan for the banner. */
 export interface ServeBanner {
   url: string;
-  /** The token was made up (for this run, or kept for this store): a token given is never printed. */
+  /** The token was made up: a token given is never printed. */
   generated: boolean;
-  /** Where a SQLite store keeps its made-up token: made now (`fresh`) or at an earlier start. */
   keptToken?: { file: string; fresh: boolean } | undefined;
   /** How to call plants in the suggested commands: `plants`, or `./bin/run.js` in a clone. */
   command: string;
-  /** Set when it runs in the background (--detach): the process to stop. */
+  /** With --detach: the process to stop. */
   pid?: number | undefined;
-  /** The seed's plants, once read (not in the parent of --detach). */
   seedCount?: number | undefined;
 }
 
-/** What `plants serve` tells the person who started it, on stderr: where, what, and what to try next. */
 export function renderServeBanner(plan: DetachedServePlan, banner: ServeBanner, c: Colors): string {
   const database = shownDatabase(plan.database);
-  // Durability is about what a file keeps through a crash: a store in memory keeps nothing, and
-  // PostgreSQL commits as its server is set up to.
+  // Durability is a SQLite file's: PostgreSQL commits as its server is set up to.
   const store =
     database === ':memory:'
       ? 'in memory (gone when the server stops)'
@@ -37,7 +32,6 @@ export function renderServeBanner(plan: DetachedServePlan, banner: ServeBanner, 
   const generatedToken = banner.generated ? plan.tokens[0] : undefined;
   const lines = [`${c.green('✓')} Plant store listening on ${c.bold(banner.url)}`, `  store: ${store}`];
   for (const line of describeTesting(plan, banner.seedCount)) lines.push(`  ${line}`);
-  // The page (docs/serve-page.md), at the login URL.
   lines.push(`  page: ${target.url}${PAGE_PREFIX} (in a browser; it asks for the token)`);
   if (servesTokensInClear(plan.host, plan.tls !== undefined)) {
     lines.push(
@@ -53,7 +47,6 @@ export function renderServeBanner(plan: DetachedServePlan, banner: ServeBanner, 
       c.yellow('  (openssl rand -base64 24 makes one), or leave --token out to have one made up.'),
     );
   }
-  // In the background the terminal is free: the next commands go in this one.
   lines.push('', banner.pid === undefined ? 'Next, in another terminal:' : 'Next:');
   // The token goes in on stdin, never as --token: that would put it in shell history and ps.
   const caCert = target.caCert === undefined ? '' : ` --ca-cert ${shellWord(target.caCert)}`;
@@ -83,7 +76,7 @@ export function renderServeBanner(plan: DetachedServePlan, banner: ServeBanner, 
     banner.pid === undefined
       ? 'Ctrl-C stops the server.'
       : `It runs in the background as process ${banner.pid}, with no log; \`kill ${banner.pid}\` stops it.`;
-  // Another store than the local one is the default only when told so (login --default).
+  // Another store is the default only when told so (login --default).
   const baseUrl = target.url === DEFAULT_BASE_URL ? '' : ` --base-url ${target.url}`;
   lines.push(`  ${banner.command} add --id 1 --name Fern --tag herb${baseUrl}`, '', c.dim(stop));
   return lines.join('\n');

@@ -4,10 +4,7 @@ import type { Colors } from './colors.js';
 const sourceWords = { flag: '--base-url', environment: 'environment', config: 'config', default: 'default' } as const;
 const profileWords = { flag: '--profile', environment: 'PLANTS_PROFILE', default: 'default' } as const;
 
-/**
- * `plants status` for a person: the default first, then every origin with a token.
- * `refusedOrigin`: the store there has just refused its token (never marked ✓).
- */
+/** `refusedOrigin`: the store there has just refused its token (never marked ✓). */
 export function renderStatus(status: Status, c: Colors, refusedOrigin?: string): string {
   const lines = [
     `${c.bold('Default store:')} ${status.defaultBaseUrl} ${c.dim(`(from ${sourceWords[status.defaultBaseUrlSource]})`)}`,

@@ -4,10 +4,8 @@ import { DatabaseConnectError, StoreStartError } from '../../server/stores/store
 import { errorDocument, type Output } from './output.js';
 
 /**
- * Every failure as a PlantsError: a plant the schema refuses is bad input (exit 2); a store that
- * cannot start is exit 2 (fix the command line or the machine), or 3 when PostgreSQL cannot be
- * reached, as the client's "unreachable"; anything else is a bug, reported in one line too (never
- * as a stack trace), with exit 1.
+ * Every failure as a PlantsError: a store that cannot start is exit 2 (fix the command line or the
+ * machine), or 3 when PostgreSQL cannot be reached; anything else is a bug, in one line, exit 1.
  */
 export function asPlantsError(error: unknown): PlantsError {
   if (error instanceof PlantsError) return error;
@@ -26,11 +24,7 @@ export function asPlantsError(error: unknown): PlantsError {
   });
 }
 
-/**
- * Tells the user about a failure and returns its exit code: the message (and hints) on
- * stderr, and with --json also one JSON document on stdout. The one place a failure becomes
- * what the user sees and the exit code, whichever command met it.
- */
+/** The one place a failure becomes what the user sees (with --json, a document on stdout too) and an exit code. */
 export function reportError(error: unknown, output: Output, options: { json: boolean }): ExitCode {
   const known = asPlantsError(error);
   if (options.json) output.data(errorDocument(known));

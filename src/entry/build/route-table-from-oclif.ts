@@ -4,10 +4,7 @@ import { actionExport, actionNamed } from '../../cli/runner.js';
 import { commandRoute } from '../command-route.js';
 import type { CommandRoute, RouteTable } from '../route-table.js';
 
-/**
- * The route table of every command oclif knows (its manifest, and each class for how a flag's
- * value is read), under its id and its aliases, and the topics that are not commands.
- */
+/** The route table of every command oclif knows, under its id and its aliases, and the topics that are not commands. */
 export async function routeTableFrom(config: Config): Promise<RouteTable> {
   const commands: Record<string, CommandRoute> = {};
   // oclif lists each alias as a command of its own too: the route is the aliased command's.
@@ -26,11 +23,7 @@ export async function routeTableFrom(config: Config): Promise<RouteTable> {
   return { commands, topics };
 }
 
-/**
- * The module of src/cli/actions/ a command's action is the export of, named after it
- * (`addPlants`: add-plants.ts), which is how the runner finds it (runner.ts's actionNamed);
- * undefined for an action of src/cli/help/, which needs oclif's Config: oclif runs it.
- */
+/** The module of src/cli/actions/ exporting a command's action (`addPlants`: add-plants.ts); none for cli/help/. */
 async function actionModule(id: string, action: typeof PlantsCommand.action): Promise<string | undefined> {
   const module = action.name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
   if (actionExport(module) === action.name) {

@@ -1,8 +1,4 @@
-/**
- * Build step (`npm run bundle`, after tsc): what the entry reads instead of loading oclif, each
- * derived from the commands' oclif declarations: dist/entry/routes.json (the fast route's table)
- * and dist/entry/help.json (oclif's own help, rendered for a pipe or an 80-column terminal).
- */
+/** Build step (`npm run bundle`): dist/entry/routes.json and help.json, what the entry reads instead of oclif. */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Config, loadHelpClass } from '@oclif/core';
@@ -13,10 +9,7 @@ import { routeTableFrom } from './route-table-from-oclif.js';
 const packageRoot = new URL('../../../', import.meta.url);
 const config = await Config.load({ root: fileURLToPath(packageRoot) });
 
-/**
- * What oclif's help prints for these words, from a Config and a Help of their own, as each run of
- * plants has: rendering one page changes what oclif lists on the next.
- */
+/** What oclif's help prints for these words, from a fresh Config: rendering one page changes the next. */
 async function rendered(argv: string[]): Promise<string> {
   const fresh = await Config.load({ root: fileURLToPath(packageRoot) });
   const Help = await loadHelpClass(fresh);
@@ -42,7 +35,6 @@ const subjects = [
   ...config.topics.filter((topic) => !topic.hidden).map((topic) => topic.name),
 ];
 for (const id of new Set(subjects)) pages[id.split(':').join(' ')] = await rendered([...id.split(':'), '--help']);
-// `plants help TOPIC` for the topics that are not commands: the help command prints their text.
 for (const [name, topic] of Object.entries(helpTopics)) pages[`help ${name}`] = `${topic.text}\n`;
 
 const root = (await rendered(['--help'])).split(config.userAgent);
