@@ -4,12 +4,7 @@ import type { NewPlant } from '../../schema/plant.js';
 import type { Output } from '../render/output.js';
 import { outcomeLine, renderDryRunCount, validLine } from '../render/render-bulk.js';
 
-/**
- * `plants add --dry-run`: every record checked as `add` checks it (the same reader, flags and
- * schema), one result line each, `valid` (the NewPlant as it would be sent) or `invalid` (the
- * fields at fault), and nothing sent: no token, config or store is needed. The count goes to
- * stderr. Resolves with 0 when every record is valid, else 2.
- */
+/** `plants add --dry-run`: every record checked as `add` checks it, one result line each, nothing sent. */
 export async function addDryRun(
   { records, toPlant }: { records: RecordSource; toPlant: (value: unknown) => NewPlant },
   output: Output,
@@ -26,7 +21,7 @@ export async function addDryRun(
       if (firstInvalid.length < 5) firstInvalid.push(plant);
       lines.push(outcomeLine(plant));
     } else lines.push(validLine(positionOf(record), plant));
-    // A batch at a time: one write (and, with --jq, one run of jq) for many lines.
+    // One write (and, with --jq, one run of jq) for many lines.
     if (lines.length === 512) {
       output.json(lines);
       lines = [];

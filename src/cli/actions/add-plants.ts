@@ -4,13 +4,9 @@ import type { ActionContext } from '../runner.js';
 import type { AddSingleFlags } from './add-single.js';
 import type { BulkFlags } from './bulk-session.js';
 
-/** `plants add`'s flags: the plants' (PlantFlags), and how to send one or many. */
 export type AddFlags = PlantFlags & AddSingleFlags & BulkFlags & { 'dry-run': boolean };
 
-/**
- * `plants add`: one plant (from the flags, or a file of one record), or a bulk add of many.
- * Resolves with a bulk add's exit code.
- */
+/** `plants add`: one plant (from the flags, or a file of one record), or a bulk add of many. */
 export async function addPlants(
   { flags }: { flags: AddFlags },
   { factory, output }: ActionContext,

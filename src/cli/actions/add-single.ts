@@ -3,18 +3,12 @@ import type { NewPlant } from '../../schema/plant.js';
 import type { JsonOptions, RequestOptions } from '../options.js';
 import type { ActionContext } from '../runner.js';
 
-/** What a one-plant add reads of `plants add`'s flags. */
 export interface AddSingleFlags extends RequestOptions, JsonOptions {
   retries: number;
   'skip-existing': boolean;
 }
 
-/**
- * Sends one plant and prints the answer: a human line, or with --json the body exactly. A 409
- * on a retry (any 409 with --skip-existing) and an add any try of which may have been applied (no
- * whole answer, or an answer saying its outcome is unknown) are settled by reading the plant
- * back (see ConfirmingAdder); a plant confirmed that way is printed as the store holds it.
- */
+/** Sends one plant and prints the answer; an add that may have been applied is settled by ConfirmingAdder. */
 export async function addSinglePlant(
   plant: NewPlant,
   flags: AddSingleFlags,
@@ -26,7 +20,7 @@ export async function addSinglePlant(
     try {
       return { kind: 'added', added: await client.addPlant(plant, { retry }) };
     } catch (error) {
-      // Loaded only when the add did not simply succeed: a shell loop of adds pays nothing for it.
+      // Loaded only here: a shell loop of adds pays nothing for it.
       const { ConfirmingAdder } = await import('../../client/confirming-adder.js');
       const adder = new ConfirmingAdder({
         client,

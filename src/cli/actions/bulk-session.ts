@@ -6,21 +6,18 @@ import type { JsonOptions, RequestOptions } from '../options.js';
 import { type CarryOn, carryOnLine, outcomeLine, progressText, renderBulkSummary } from '../render/render-bulk.js';
 import type { ActionContext } from '../runner.js';
 
-/** What a bulk add reads of `plants add`'s flags. */
 export interface BulkFlags extends RequestOptions, JsonOptions {
   concurrency: number;
   retries: number;
   'fail-fast': boolean;
   'skip-existing': boolean;
-  /** The file read (`-` or none: stdin), for the line that carries on after an early end. */
+  /** `-` or none: stdin. */
   file?: string | undefined;
 }
 
 /**
- * A bulk add as the user sees it: NDJSON results on stdout, a progress line and a summary on
- * stderr, always. Ctrl-C stops reading and says what it waits for (the requests in flight, which still
- * finish and are reported); a second Ctrl-C stops waiting: what is known is printed (results so
- * far, those in flight as unknown, the summary) and it exits 130. Resolves with the exit code.
+ * A bulk add as the user sees it: NDJSON results on stdout, progress and a summary on stderr.
+ * Ctrl-C stops reading and waits for the requests in flight; a second one stops waiting (exit 130).
  */
 export async function addPlantsInBulk(
   { records, toPlant }: { records: RecordSource; toPlant: (value: unknown) => NewPlant },
@@ -54,8 +51,7 @@ export async function addPlantsInBulk(
     else output.info(waiting);
   };
   process.on('SIGINT', onSigint);
-  // A reader gone (`| head -1`): the entry exits 141 at once (stdout-errors.ts); this listener,
-  // put before it, leaves the summary of what was done on stderr first.
+  // Put before stdout-errors.ts's exit 141: what was done is said on stderr first.
   let added = 0;
   let closed = false;
   const onStdoutError = (error: NodeJS.ErrnoException) => {
@@ -90,7 +86,7 @@ export async function addPlantsInBulk(
       live,
       concurrency: flags.concurrency,
       failFast: flags['fail-fast'],
-      // As long as one request may wait for its answer: a store silent that long is not there.
+      // A store silent as long as one request may wait is not there.
       silenceMs: flags.timeout * 1000,
       signal: interrupt.signal,
       signalNow: interruptNow.signal,
@@ -113,7 +109,6 @@ export async function addPlantsInBulk(
     for (const notice of notices) output.info(notice);
     if (closed) return ExitCode.brokenPipe;
     const exitCode = bulkExitCode(summary);
-    // Whatever ended it, a bulk add ends with its summary on stderr: a script's log says what was done.
     output.info(renderBulkSummary(summary, output.errorColor, carryOn));
     // Requests still in flight would hold the process (and closing the agent waits for them).
     if (interruptNow.signal.aborted) process.exit(exitCode);

@@ -1,11 +1,7 @@
 import type { JsonOptions, RequestOptions } from '../options.js';
 import type { ActionContext } from '../runner.js';
 
-/**
- * `plants delete ID`: asks first on a terminal unless `yes`; never asks when piped or scripted.
- * With `json`, one document on stdout, as `get --json`: the id (exact) and whether it was deleted.
- * A delete that may have been applied is settled by reading the plant back (deleteConfirmed).
- */
+/** `plants delete ID`: asks first on a terminal unless `yes`; never asks when piped or scripted. */
 export async function deletePlant(
   { args, flags }: { args: { id: string }; flags: RequestOptions & JsonOptions & { yes: boolean } },
   { factory, output }: ActionContext,
@@ -25,7 +21,6 @@ export async function deletePlant(
   }
   const { deleteConfirmed } = await import('../../client/confirming-adder.js');
   const { confirmed } = await deleteConfirmed(client, id);
-  // The id is a bigint: written as its digits, never through a JS number.
   if (flags.json) output.json([`{"id":${id},"deleted":true}`]);
   else output.data(`${output.color.green('✓')} Deleted plant ${id}`);
   if (confirmed) {

@@ -8,27 +8,20 @@ import type { ActionContext } from '../runner.js';
 export interface ListOptions {
   limit: number;
   after: bigint | undefined;
-  /** Follow the pages to the end. */
   all: boolean;
-  /** NDJSON even on a terminal. */
   json: boolean;
   /** The first page, already fetched (`plants reset` gets it as the answer to the reset). */
   first?: PlantPage;
 }
 
-/**
- * Prints plants: a table on a terminal, NDJSON when piped or with --json. With --all the
- * pages are followed and printed as they come, so any number of plants lists in flat memory.
- * Resolves with how many were printed.
- */
+/** Prints plants as the pages come (flat memory), a table on a terminal; resolves with how many. */
 export async function printPlantList(client: PlantClient, output: Output, options: ListOptions): Promise<number> {
   const table = !options.json && output.stdout.isTTY === true;
   let page = options.first ?? (await client.listPage({ limit: options.limit, after: options.after }));
   let printed = 0;
   let lastId: bigint | undefined;
   for (let pages = 1; ; pages++) {
-    // Pages come in id order, each after the last: a next link that repeats ids (or an empty page
-    // that still points on) would have `--all` loop for ever, so it stops with exit 1.
+    // A next link that repeats ids (or an empty page that points on) would have `--all` loop for ever.
     const firstId = page.plants[0]?.id;
     if (
       (firstId !== undefined && lastId !== undefined && firstId <= lastId) ||
@@ -64,7 +57,6 @@ export async function printPlantList(client: PlantClient, output: Output, option
   }
 }
 
-/** `plants list`: the request flags and the `--after` cursor as typed, then printPlantList. */
 export async function listPlants(
   { flags }: { flags: RequestOptions & JsonOptions & { limit: number; after?: string | undefined; all: boolean } },
   { factory, output }: ActionContext,

@@ -2,7 +2,6 @@ import { ExitCode, InvalidInputError, PlantsError } from '../../errors.js';
 import type { RequestOptions } from '../options.js';
 import type { ActionContext } from '../runner.js';
 
-/** `plants login`'s flags. */
 export interface LoginFlags extends RequestOptions {
   token?: string | undefined;
   'with-token': boolean;
@@ -11,13 +10,9 @@ export interface LoginFlags extends RequestOptions {
   offline: boolean;
 }
 
-/** What the store said of a new token. */
 type Check = { checked: true; how: string } | { checked: false; why: string };
 
-/**
- * `plants login` (its description tells the rules): the token tried on the store first, as `gh
- * auth login` does, then stored for the origin of the base URL; the default store as session.ts says.
- */
+/** `plants login` (its description tells the rules): the token tried on the store first, as `gh auth login` does. */
 export async function logIn({ flags }: { flags: LoginFlags }, context: ActionContext): Promise<void> {
   const { factory, output } = context;
   const config = await factory.config({ create: true });
@@ -81,13 +76,12 @@ async function checkToken(
   token: string,
   flags: LoginFlags,
   { factory, output }: ActionContext,
-  /** What a URL that cannot be reached leaves as it was. */
   unchanged: string,
 ): Promise<Check> {
   const { AuthRejectedError, ResponseError, UnreachableError } = await import('../../client/errors.js');
   const client = await factory.plantClient(flags, {
     token,
-    // One try, no back-off: a store that does not answer is said at once.
+    // No back-off: a store that does not answer is said at once.
     attempts: 1,
   });
   const { formatBaseUrl } = await import('../../client/base-url.js');

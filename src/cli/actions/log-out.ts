@@ -1,10 +1,6 @@
 import type { ConnectionOptions } from '../options.js';
 import type { ActionContext } from '../runner.js';
 
-/**
- * `plants logout`: forgets the token of the origin of the base URL; other origins keep theirs.
- * Logged out of the default origin, the default is the local store again, and that is said.
- */
 export async function logOut(
   { flags }: { flags: ConnectionOptions },
   { factory, output }: ActionContext,

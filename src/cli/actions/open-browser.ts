@@ -1,13 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 
-/**
- * Opens `url` in the user's browser (serve --open), without waiting for it and never failing:
- * a machine without a browser or an opener (a server, a container) gets `onFailure` with a
- * sentence to print, and serve goes on.
- */
+/** Opens `url` in the user's browser without waiting, never failing: `onFailure` gets a sentence instead. */
 export function openInBrowser(url: string, onFailure: (why: string) => void): void {
-  // The program that hands a URL to the browser. start's first quoted argument is a window
-  // title; the URL is ours (no & or ^ to escape).
+  // start's first quoted argument is a window title; the URL is ours (no & or ^ to escape).
   const [command, args] =
     process.platform === 'darwin'
       ? ['open', [url]]

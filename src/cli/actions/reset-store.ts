@@ -3,12 +3,7 @@ import type { JsonOptions, RequestOptions } from '../options.js';
 import type { ActionContext } from '../runner.js';
 import { printPlantList } from './list-plants.js';
 
-/**
- * `plants reset`: POST /reset on a `plants serve --allow-reset`, which puts the store back to its
- * seed. Asks first on a terminal unless `yes`; anywhere else it needs `yes` (a reset empties a
- * store). Then prints what the store holds, as `plants list --all` does: a table on a terminal,
- * NDJSON when piped or with --json; the first page is the server's answer to the reset itself.
- */
+/** `plants reset`: asks first on a terminal unless `yes`, elsewhere needs it; then prints the store as `list --all`. */
 export async function resetStore(
   { flags }: { flags: RequestOptions & JsonOptions & { yes: boolean } },
   { factory, output }: ActionContext,
@@ -26,7 +21,7 @@ export async function resetStore(
     const { confirm } = await import('../input/prompt.js');
     const store = `${base.origin}${base.pathname.replace(/\/$/, '')}`;
     if (!(await confirm(`Reset the store at ${store} to its seed? Every plant in it is replaced. [y/N] `, io))) {
-      // Like `rm -i` and `plants delete`: answering no is not a failure.
+      // Like `rm -i`: answering no is not a failure.
       output.info('Not reset.');
       return;
     }
@@ -39,7 +34,6 @@ export async function resetStore(
     json: flags.json,
     first,
   });
-  // On stderr: the plants themselves went to stdout.
   const holds = shown === 0 ? 'no plants' : shown === 1 ? '1 plant' : `${shown} plants`;
   output.info(`${output.errorColor.green('✓')} Reset: the store holds ${holds} now`);
 }

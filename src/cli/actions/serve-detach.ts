@@ -4,34 +4,30 @@ import { InvalidInputError } from '../../errors.js';
 import type { PlantServerOptions } from '../../server/server-options.js';
 
 /**
- * What a `plants serve --detach` hands to the server it starts in the background: everything
- * already decided (tokens included), over the IPC channel rather than on a command line that
- * `ps` shows for as long as the server runs. The server's own options, but for the files it reads.
+ * What `plants serve --detach` hands to its background server, tokens included: over IPC, not on
+ * a command line that `ps` shows. The server's own options, but for the files it reads.
  */
 export type DetachedServePlan = Pick<
   PlantServerOptions,
   'host' | 'port' | 'database' | 'tokens' | 'durability' | 'logFormat' | 'logLevel' | 'metrics' | 'metricsToken'
 > &
   Pick<PlantServerOptions, 'corsOrigins' | 'allowReset' | 'delay' | 'faults' | 'faultSeed'> & {
-    /** Where to keep the made-up token once the server listens (serve-token.ts). */
+    /** Where to keep the made-up token once the server listens. */
     tokenFile?: string | undefined;
     tls: { certPath: string; keyPath: string } | undefined;
-    /** serve --seed: the file, read by the server that runs (the background one with --detach). */
+    /** Read by the server that runs (the background one with --detach). */
     seedFile?: string | undefined;
   };
 
-/** What the background server reports once it listens. */
 type ReadyMessage = { type: 'ready'; url: string };
 
 /**
- * Starts `plants serve` in the background (its own session, so a Ctrl-C at the terminal does
- * not reach it) and waits until it listens. Its start-up messages are passed on to `stderr`;
- * once it is ready nothing of it is left attached to this process, so `$(…)` and `| head`
- * return. Resolves with its URL and process id, or with its exit code when it could not start.
+ * Starts `plants serve` in its own session (Ctrl-C does not reach it) and waits until it listens;
+ * then nothing of it is left attached, so `$(…)` and `| head` return.
  */
 export async function startDetachedServer(options: {
   plan: DetachedServePlan;
-  /** The script that runs plants (process.argv[1]); undefined for the single executable, which is plants itself. */
+  /** process.argv[1]; undefined for the single executable, which is plants itself. */
   script: string | undefined;
   stderr: NodeJS.WritableStream;
   pidFile: string | undefined;
@@ -67,7 +63,6 @@ export async function startDetachedServer(options: {
   return { url: outcome.url, pid };
 }
 
-/** In the background server: the plan its parent sends. */
 export function receiveDetachedPlan(): Promise<DetachedServePlan> {
   return new Promise((resolve, reject) => {
     if (process.send === undefined) {
@@ -78,10 +73,7 @@ export function receiveDetachedPlan(): Promise<DetachedServePlan> {
   });
 }
 
-/**
- * In the background server, once it listens: tells the parent, and lets go of the channel and
- * of stderr (the parent stops reading it; a later write would fail with EPIPE, which is ignored).
- */
+/** Tells the parent; a later write to stderr, no longer read, would fail with EPIPE: ignored. */
 export function reportDetachedReady(url: string, stderr: NodeJS.WritableStream): void {
   stderr.on('error', () => {});
   const message: ReadyMessage = { type: 'ready', url };

@@ -24,12 +24,7 @@ export function serveTokens(
   return { tokens: [randomBytes(24).toString('base64url')], generated: true };
 }
 
-/**
- * Where `plants serve` keeps its plants: --memory, --db PATH or --database URL (the flags
- * exclude each other), else PLANTS_DATABASE_URL, else a postgres:// DATABASE_URL, else
- * plants.db in PLANTS_DATA_DIR or the user's data folder (XDG on Linux; made 0700). A database URL is PostgreSQL (`postgres://`, `postgresql://`)
- * or a SQLite file (`file:` URL, or a plain path).
- */
+/** Where `plants serve` keeps its plants: the flags, the environment, else plants.db in the user's data folder. */
 export async function serveDatabase(
   flags: Pick<ServeFlags, 'memory' | 'db' | 'database'>,
   env: PlantsEnv,
@@ -52,15 +47,13 @@ export async function serveDatabase(
   );
 }
 
-/** True when tokens would cross the network in clear text: plain http on an address other machines reach. */
 export function servesTokensInClear(host: string, tls: boolean): boolean {
   return !tls && !isLoopbackHost(host);
 }
 
 /**
- * The URL a client on this machine logs in to for a server listening on `url`: an unspecified
- * address (0.0.0.0, ::) is no address to connect to, so loopback's; with TLS, a host the
- * certificate names, and the certificate file for --ca-cert when no authority Node trusts signed it.
+ * The URL a client on this machine logs in to: loopback for 0.0.0.0 and ::; with TLS, a host the
+ * certificate names, and the file for --ca-cert when no authority Node trusts signed it.
  */
 export function loginTarget(url: string, certPath: string | undefined): { url: string; caCert?: string } {
   const target = new URL(url);
@@ -81,18 +74,13 @@ export function loginTarget(url: string, certPath: string | undefined): { url: s
   return trusted ? { url: target.origin } : { url: target.origin, caCert: path.resolve(certPath) };
 }
 
-/**
- * How the person ran plants, so that the commands the banner suggests can be pasted as they
- * are: `plants` when it is on the PATH under that name, else the script's path (`./bin/run.js`
- * after `npm ci && npm start` in a clone).
- */
+/** How the person ran plants (`plants`, `./bin/run.js`), so that the banner's commands paste as they are. */
 export function invocationName(script: string | undefined, cwd: string): string {
   if (script === undefined || path.basename(script) === 'plants') return 'plants';
   const relative = path.relative(cwd, script);
   return relative.startsWith('..') || path.isAbsolute(relative) ? script : `./${relative}`;
 }
 
-/** `plants serve`'s flags. */
 export interface ServeFlags {
   port: number;
   host: string;
@@ -120,21 +108,19 @@ export interface ServeFlags {
   'detached-child': boolean;
 }
 
-/** Everything `plants serve` decides from its flags and the environment before it starts. */
+/** Everything `plants serve` decides before it starts. */
 export async function servePlan(
   flags: ServeFlags,
   env: PlantsEnv,
 ): Promise<{
   plan: DetachedServePlan;
   generated: boolean;
-  /** The made-up token of a SQLite store, kept in `file`: made now (`fresh`), or by an earlier start. */
   keptToken: { file: string; fresh: boolean; warning: string | undefined } | undefined;
 }> {
-  // Checked first: a bad value is a usage error before anything is opened.
   const testing = testingPlan(flags);
   const database = await serveDatabase(flags, env);
   if (flags.durability !== undefined && isDatabaseServer(database)) {
-    // As pg_dump refuses options that cannot work together: a flag that would change nothing is a mistake.
+    // A flag that would change nothing is a mistake, as pg_dump holds.
     throw new InvalidInputError(
       `--durability applies to a SQLite file only; PostgreSQL commits as its server is set up to (${flags.database === undefined ? 'the store comes from PLANTS_DATABASE_URL or DATABASE_URL' : 'the store is --database'})`,
       { hints: ['Leave --durability out, or set synchronous_commit on the PostgreSQL server.'] },
@@ -155,7 +141,7 @@ export async function servePlan(
       port: flags.port,
       database,
       tokens,
-      // Written by the server that runs (the background one with --detach), once it listens.
+      // Written by the server that runs, once it listens.
       tokenFile: keptToken?.fresh === true ? keptToken.file : undefined,
       durability: flags.durability === 'normal' ? 'normal' : 'full',
       tls: cert === undefined || key === undefined ? undefined : { certPath: cert, keyPath: key },
@@ -171,7 +157,6 @@ export async function servePlan(
   };
 }
 
-/** serve's test-double flags (--seed, --allow-reset, --delay, --fault, --fault-seed), checked. */
 function testingPlan(
   flags: ServeFlags,
 ): Pick<DetachedServePlan, 'seedFile' | 'allowReset' | 'delay' | 'faults' | 'faultSeed'> {
@@ -190,10 +175,7 @@ function testingPlan(
   };
 }
 
-/**
- * The banner's lines for the test-double options: which are on, and how to replay the faults.
- * `seedCount` is known once the seed is read (not in the parent of --detach).
- */
+/** The banner's lines for the test-double options; `seedCount` is unknown in the parent of --detach. */
 export function describeTesting(plan: DetachedServePlan, seedCount: number | undefined): string[] {
   const lines: string[] = [];
   if (plan.seedFile !== undefined) {
@@ -218,11 +200,7 @@ export function describeTesting(plan: DetachedServePlan, seedCount: number | und
   return lines;
 }
 
-/**
- * The PEM files of --tls-cert and --tls-key, each checked for what it must hold, so that a
- * missing, unreadable or swapped file is named with its flag (exit 2), never with OpenSSL's
- * error codes.
- */
+/** The PEM files of --tls-cert and --tls-key: a bad or swapped file is named with its flag, never with OpenSSL's codes. */
 export function readTlsFiles(certPath: string, keyPath: string): { cert: Buffer; key: Buffer } {
   const cert = readPem('--tls-cert', certPath);
   const key = readPem('--tls-key', keyPath);
@@ -247,10 +225,7 @@ export function readTlsFiles(certPath: string, keyPath: string): { cert: Buffer;
   return { cert, key };
 }
 
-/**
- * Whether the first certificate of the chain is the key's: false only when both could be read and
- * do not match (what else is wrong with them, TLS reports when it starts).
- */
+/** False only when both could be read and do not match (anything else, TLS reports when it starts). */
 function keyMatches(cert: Buffer, key: Buffer): boolean {
   let pair: [X509Certificate, KeyObject];
   try {

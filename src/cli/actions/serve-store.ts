@@ -3,11 +3,7 @@ import { inSingleExecutable } from '../../single-executable.js';
 import type { ActionContext } from '../runner.js';
 import type { ServeFlags } from './serve-setup.js';
 
-/**
- * `plants serve`: plans the store from the flags and the environment (serve-setup.ts), then runs
- * it in this process until SIGINT or SIGTERM, or with --detach starts it in the background
- * (serve-detach.ts). Resolves with an exit code when the background server could not start.
- */
+/** `plants serve`: runs the store until SIGINT or SIGTERM, or with --detach in the background. */
 export async function serveStore(
   { flags }: { flags: ServeFlags },
   { factory, output }: ActionContext,
@@ -41,8 +37,7 @@ export async function serveStore(
     return undefined;
   }
   const tls = plan.tls === undefined ? undefined : setup.readTlsFiles(plan.tls.certPath, plan.tls.keyPath);
-  // Listen for SIGINT/SIGTERM before anything can send one: a script may stop the server as
-  // soon as it has read the URL, and that must be the graceful stop too.
+  // Before anything can send one: a script may stop the server as soon as it has read the URL.
   const stopped = untilStopped();
   const { startPlantServer } = await import('../../server/start.js');
   const server = await startPlantServer({
@@ -50,7 +45,6 @@ export async function serveStore(
     postgresEnv: factory.env.postgres,
     tls,
     logLevel: flags.quiet ? 'error' : plan.logLevel,
-    // JSON lines go out as they are, for a machine; text is dimmed beside the banner, errors red.
     // The background server of --detach keeps no log: nobody reads its stderr.
     log: child
       ? undefined
@@ -76,7 +70,6 @@ export async function serveStore(
   return undefined;
 }
 
-/** serve --open: the page in the user's browser, or a note saying why not (serve goes on either way). */
 async function openPage(url: string, onFailure: (why: string) => void): Promise<void> {
   const { openInBrowser } = await import('./open-browser.js');
   openInBrowser(`${url}${PAGE_PREFIX}`, onFailure);

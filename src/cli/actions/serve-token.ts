@@ -5,10 +5,8 @@ import { isBearerToken } from '../../schema/token.js';
 import { isDatabaseServer, sqliteFile } from '../../server/stores/open-store.js';
 
 /**
- * Where `plants serve` keeps the token it made up for a SQLite file: `<file>.token`, beside it
- * (as the file's -wal and -shm are), so that the store and its token go together and a restart
- * takes the same token. None for a store in memory (nothing outlives it) or on PostgreSQL (its
- * servers are set up with tokens of their own).
+ * Where `plants serve` keeps the token it made up for a SQLite file, beside it so that a restart
+ * takes the same one. None in memory or on PostgreSQL (set up with tokens of its own).
  */
 export function keptTokenFile(database: string): string | undefined {
   if (isDatabaseServer(database)) return undefined;
@@ -17,11 +15,7 @@ export function keptTokenFile(database: string): string | undefined {
   return `${file}.token`;
 }
 
-/**
- * The token kept in `file`, or undefined when there is none yet. A file that holds no valid
- * token is exit 2 with what to do, never quietly replaced: the users logged in with it would
- * be refused with no word why.
- */
+/** The token kept in `file`; one not valid is never quietly replaced: its users would be refused with no word why. */
 export function readKeptToken(file: string): { token: string; warning?: string } | undefined {
   let text: string;
   try {
@@ -46,11 +40,7 @@ export function readKeptToken(file: string): { token: string; warning?: string }
   return warning === undefined ? { token } : { token, warning };
 }
 
-/**
- * Writes the made-up token to `file`, mode 0600, unless one is there already (another serve
- * of the same file started first: its token is kept). Returns a line to tell the user when it
- * could not be kept; the server runs on either way, with this run's token.
- */
+/** Writes the token to `file` unless another serve of it did first; returns a warning when it could not. */
 export function keepToken(file: string, token: string): string | undefined {
   let fd: number | undefined;
   let written = false;

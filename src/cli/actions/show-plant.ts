@@ -1,7 +1,6 @@
 import type { JsonOptions, RequestOptions } from '../options.js';
 import type { ActionContext } from '../runner.js';
 
-/** `plants get ID`: the plant as a human line, or with --json the body exactly as the server sent it. */
 export async function showPlant(
   { args, flags }: { args: { id: string }; flags: RequestOptions & JsonOptions },
   { factory, output }: ActionContext,

@@ -6,11 +6,7 @@ import { errorDocument, type Output } from '../render/output.js';
 import { asPlantsError } from '../render/report-error.js';
 import type { ActionContext } from '../runner.js';
 
-/**
- * `plants status`: the settings and stored tokens (masked), then whether the default store
- * answers and takes its token, as `gh auth status` checks; a failure of that check is reported as
- * any command's (with --json, as the document's `store.error`: stdout holds one document).
- */
+/** `plants status`: the settings and tokens, then whether the default store takes its token (`gh auth status`). */
 export async function showStatus(
   { flags }: { flags: RequestOptions & JsonOptions },
   { factory, output }: ActionContext,
@@ -41,7 +37,6 @@ export async function showStatus(
   // No token is exit 4 whatever the store did: a script can test for a login offline.
   if (failure !== undefined && status.authenticated) return failure.exitCode;
   if (!status.authenticated) {
-    // (A refused request already said that no token is stored.)
     if (!flags.json && !(failure instanceof AuthRejectedError)) {
       const { value } = await factory.baseUrl(flags['base-url']);
       output.info(

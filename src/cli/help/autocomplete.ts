@@ -3,9 +3,8 @@ import { InvalidInputError } from '../../errors.js';
 import type { OclifContext } from '../base-command.js';
 
 /**
- * @oclif/plugin-autocomplete writes zsh and PowerShell completion; bash and fish are ours
- * (src/completion/): the plugin's bash script knows neither flag values nor files nor help
- * topics. Our `autocomplete` commands take the plugin's place and hand zsh and PowerShell to it.
+ * bash and fish completion are ours (src/completion/): the plugin's bash script knows neither flag
+ * values nor files nor help topics. zsh and PowerShell are handed to @oclif/plugin-autocomplete.
  */
 const COMPLETION_SHELLS = ['bash', 'zsh', 'fish', 'powershell'];
 
@@ -17,10 +16,7 @@ export const shellArg = {
   }),
 };
 
-/**
- * The shell asked for, else the user's own (oclif reads it from $SHELL), when it is one of ours;
- * zsh and PowerShell are answered by the plugin's own command of this id, with the same arguments.
- */
+/** The shell asked for, else $SHELL, when it is one of ours; else the plugin's command of this id answers. */
 export async function ourShell(
   asked: string | undefined,
   { oclif, argv }: OclifContext,

@@ -1,12 +1,7 @@
 import { Help } from '@oclif/core';
 import { helpTopics } from './help-topics.js';
 
-/**
- * oclif's help, plus a list of topics at the end of the root help: the command topics (`plant`,
- * whose commands are aliases oclif leaves out) and those of `plants help TOPIC` that are not
- * commands (environment, exit-codes), so that `plants --help`, `plants -h` and `plants help`
- * show the same thing, and every topic.
- */
+/** oclif's help, with every topic at the end of the root help: oclif leaves out `plant`, whose commands are aliases. */
 export default class PlantsHelp extends Help {
   protected override async showRootHelp(): Promise<void> {
     await super.showRootHelp();

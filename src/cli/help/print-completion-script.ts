@@ -1,7 +1,6 @@
 import type { OclifContext } from '../base-command.js';
 import { ourShell } from './autocomplete.js';
 
-/** `plants autocomplete script SHELL`: our completion script for bash or fish, from oclif's description of the commands. */
 export async function printCompletionScript(
   { args }: { args: { shell?: string | undefined } },
   context: OclifContext,

@@ -1,7 +1,6 @@
 import type { OclifContext } from '../base-command.js';
 import { ourShell } from './autocomplete.js';
 
-/** `plants autocomplete [SHELL]`: how to install our script for bash or fish. */
 export async function setUpCompletion(
   { args, flags }: { args: { shell?: string | undefined }; flags: { 'refresh-cache': boolean } },
   context: OclifContext,

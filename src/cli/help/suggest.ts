@@ -1,7 +1,7 @@
 import type { Config } from '@oclif/core';
 import { InvalidInputError } from '../../errors.js';
 
-/** Edit distance (insertions, deletions, substitutions) between two short words. */
+/** Levenshtein distance. */
 export function editDistance(a: string, b: string): number {
   let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
   for (let i = 1; i <= a.length; i++) {
@@ -28,10 +28,7 @@ export function closestCommand(word: string, candidates: readonly string[]): str
   return best !== undefined && best.distance <= Math.max(2, Math.floor(word.length / 2)) ? best.id : undefined;
 }
 
-/**
- * For `plants help WORDS`: an error naming the closest command or topic when WORDS are neither
- * (`help env` → `plants help environment`), or undefined when oclif's help knows them.
- */
+/** For `plants help WORDS`: an error naming the closest command or topic, or undefined when oclif knows them. */
 export function unknownHelpSubject(
   words: readonly string[],
   config: Config,
@@ -51,7 +48,7 @@ export function unknownHelpSubject(
   });
 }
 
-/** oclif's commands (ids, then aliases) and topics that are not hidden, as typed (`plant add`). */
+/** oclif's commands and topics that are not hidden, as typed (`plant add`). */
 export function visibleWords(config: Pick<Config, 'commands' | 'topics'>): { commands: string[]; topics: string[] } {
   const visible = config.commands.filter((command) => !command.hidden);
   const words = (ids: string[]) => ids.map((id) => id.replaceAll(':', ' '));
@@ -68,11 +65,8 @@ function closestByPrefix(word: string, candidates: readonly string[]): string | 
 }
 
 /**
- * What a command line whose first words are no command gets on stderr (exit 127, as shells say it
- * for an unknown command): the closest command, never run (as gh does not). Only the first word
- * is repeated (the rest may be a value typed without its flag, a token even), and the second when
- * the first is a topic (`plant ad` is a mistyped `plant add`); a word that resembles no command
- * is not repeated at all: it may be a token typed as the command.
+ * An unknown command's message: the closest command, never run (as gh). Only the first word (and
+ * the second after a topic) is repeated, and only when it resembles a command: the rest may be a token.
  */
 export function unknownCommand(argv: readonly string[], commands: readonly string[], topics: readonly string[]) {
   const [first = '', second] = argv;

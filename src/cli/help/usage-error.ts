@@ -6,11 +6,8 @@ import { maskWords, secretWords } from '../secrets.js';
 import { closestCommand } from './suggest.js';
 
 /**
- * A command line the one parser refused (parse-argv.ts), as one sentence in plants' voice naming
- * the flag or argument and what it takes, with its hints: the flag meant, the usage, quotes for a
- * value with spaces, the command's help. Exit 2. Never a word of the command line that may be a
- * token (`--tokne=T`, a stray word): flag values and stray words of 8 characters or more are
- * masked, but not the words `known` holds (secrets.ts's knownWordsOf).
+ * A command line the one parser refused, as one sentence in plants' voice with its hints. Never a
+ * word that may be a token (`--tokne=T`, a stray word): those are masked (secrets.ts).
  */
 export function usageError(
   misuse: Misuse,
@@ -24,7 +21,7 @@ export function usageError(
   });
 }
 
-/** `plants get ID`: the command as typed, with its arguments' names. */
+/** `plants get ID` */
 export function usageLine(route: CommandRoute): string {
   const args = route.args.map((arg) => (arg.required ? arg.name.toUpperCase() : `[${arg.name.toUpperCase()}]`));
   return [`plants ${route.id.replaceAll(':', ' ')}`, ...args].join(' ');
@@ -40,7 +37,7 @@ function list(words: readonly string[], conjunction = 'and'): string {
   return `${words.slice(0, -1).join(', ')} ${conjunction} ${words.at(-1)}`;
 }
 
-/** An argument's description as part of a sentence: `The id of the plant.` → `the id of the plant`. */
+/** `The id of the plant.` → `the id of the plant`. */
 function phrase(description: string | undefined): string {
   const text = (description ?? '').trim().replace(/\.$/, '');
   return text.length > 1 && text[1] === text[1]?.toLowerCase() ? text[0]?.toLowerCase() + text.slice(1) : text;
@@ -65,20 +62,16 @@ function unexpectedArgument(route: CommandRoute): string {
   return `unexpected argument: ${commandName(route)} ${takes}, and a flag's value goes right after it`;
 }
 
-/** Flags whose values are secrets: never repeated, not even in a suggestion to quote them; nor is a stray word of a command that has one. */
+/** Never repeated, not even in a suggestion to quote them; nor is a stray word of a command that has one. */
 const secretFlags = new Set(['token', 'metrics-token']);
 
-/**
- * A value with spaces given unquoted (`--name Boston Fern`): the flag, and the words that belong
- * together, when the first stray word follows the value of one of the command's option flags.
- */
+/** A value with spaces given unquoted (`--name Boston Fern`): the flag, and the words that belong together. */
 function unquotedValue(
   argv: readonly string[],
   strays: readonly string[],
   route: CommandRoute,
 ): { flag: string; words: string[] } | undefined {
   const first = strays[0];
-  // On a command that takes a token, a stray word may be one (`login --base-url URL TOKEN`).
   if (first === undefined || Object.keys(route.flags).some((name) => secretFlags.has(name))) return undefined;
   const end = argv.indexOf('--');
   const words = end === -1 ? argv : argv.slice(0, end);
@@ -90,7 +83,6 @@ function unquotedValue(
     const value = inline?.[2] ?? before;
     if (name === undefined || route.flags[name]?.type !== 'option' || secretFlags.has(name)) continue;
     if (inline === undefined && value.startsWith('-')) continue;
-    // The stray words that follow, up to the next flag.
     const rest: string[] = [];
     for (let next = at; next < words.length && !(words[next] ?? '').startsWith('-'); next++)
       rest.push(words[next] ?? '');
@@ -99,7 +91,6 @@ function unquotedValue(
   return undefined;
 }
 
-/** What a flag's value is called: its help value, its options, or its name in capitals. */
 function flagValue(flag: FlagRoute | undefined, name: string): string {
   if (flag?.helpValue !== undefined) return flag.helpValue;
   if (flag?.options !== undefined) return flag.options.join('|');
@@ -114,7 +105,7 @@ function range(flag: FlagRoute | undefined): string {
   return '';
 }
 
-/** "Did you mean" for unknown flags (`--nmae` → `--name`), as a mistyped command gets. Only a flag's own name is repeated. */
+/** "Did you mean" for unknown flags (`--nmae` → `--name`); only a flag's own name is repeated. */
 function flagSuggestions(unknown: readonly string[], route: CommandRoute): string[] {
   return unknown.flatMap((flag) => {
     if (!flag.startsWith('--')) return [];

@@ -6,7 +6,6 @@ import type { InputRecord, JsonRecordReader } from '../../records/json-records.j
 import { InvalidPlantError } from '../../schema/invalid-plant-error.js';
 import { type NewPlant, parsePlantIdText, toNewPlant } from '../../schema/plant.js';
 
-/** The flags of `plants add` that make its plants: --id, --name and --tag a NewPlant; --file holds records. */
 export interface PlantFlags {
   id?: string | undefined;
   name?: string | undefined;
@@ -14,16 +13,11 @@ export interface PlantFlags {
   file?: string | undefined;
 }
 
-/** What `plants add` was given: one plant (from flags or a one-record file), or many records to stream. */
 export type PlantInput =
   | { kind: 'single'; plant: NewPlant }
   | { kind: 'bulk'; records: RecordSource; toPlant: (value: unknown) => NewPlant };
 
-/**
- * The NewPlant of `plants add` from --id/--name/--tag: the object given, with the flags laid
- * over it, checked by the shared schema. Throws InvalidPlantError naming the fields, and
- * InvalidInputError for a flag whose bytes are not UTF-8.
- */
+/** The object given with --id/--name/--tag laid over it, checked by the shared schema. */
 function applyPlantFlags(value: unknown, flags: PlantFlags): NewPlant {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new InvalidPlantError('a record must be a JSON object: a NewPlant with id, name and optional tag');
@@ -38,9 +32,8 @@ function applyPlantFlags(value: unknown, flags: PlantFlags): NewPlant {
 let rawArguments: Buffer[] | undefined;
 
 /**
- * The flag's value, unless its bytes on the command line were not UTF-8: Node decodes argv
- * with U+FFFD in their place, so a value holding U+FFFD is checked against the raw bytes
- * (/proc/self/cmdline, where there is one) and refused rather than stored changed.
+ * Node decodes argv with U+FFFD for bytes that are not UTF-8: a value holding U+FFFD is checked
+ * against /proc/self/cmdline and refused rather than stored changed.
  */
 function textFlag(flag: string, value: string): string {
   if (!value.includes('\uFFFD')) return value;
@@ -64,19 +57,15 @@ function textFlag(flag: string, value: string): string {
 }
 
 /**
- * Reads what `plants add` is to send. Without --file: the flags. With --file: one NewPlant
- * object (flags override its fields), or a JSON array, NDJSON or JSON documents one after
- * another (jq's default output), streamed (--name and --tag then apply to every record; --id
- * only to an array of one). An empty input is zero records. Unreadable input, a first record
- * longer than any NewPlant can be, and bytes that are not UTF-8 in a one-record input are exit 2.
+ * What `plants add` is to send: the flags, or with --file one NewPlant (flags override its
+ * fields) or records, streamed (--name and --tag apply to each; --id only to one record).
  */
 export async function readPlantInput(
   flags: PlantFlags,
-  /** Made on first use: a plant from the flags never touches stdin (Node sets it up when first asked). */
+  /** A plant from the flags never makes stdin. */
   stdin: () => NodeJS.ReadableStream,
-  /** Told what stdin is waiting for, when a person is at it. */
   notice: (line: string) => void = () => {},
-  /** Always records (`add --dry-run`): the flags are one record, and so is a file of one. */
+  /** `add --dry-run`: even one plant is a record. */
   asRecords = false,
 ): Promise<PlantInput> {
   const toPlant = (value: unknown) => applyPlantFlags(value, flags);
@@ -126,7 +115,6 @@ export async function readPlantInput(
   if (flags.id !== undefined && second.done !== true) {
     throw new InvalidInputError(`--id cannot apply to every record of ${source}: it holds more than one plant`);
   }
-  /** Once the two records read above are handed on, the rest come from the reader. */
   let handedOn = false;
   async function* all(): AsyncGenerator<InputRecord> {
     yield first.value as InputRecord;

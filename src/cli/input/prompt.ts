@@ -1,10 +1,7 @@
 import { ExitCode, InvalidInputError, PlantsError } from '../../errors.js';
 import type { IOStreams } from '../io-streams.js';
 
-/**
- * Asks for a secret on a terminal, echoing `*` for each character so the token never
- * shows on screen or in the scrollback. Ctrl-C cancels with exit 130.
- */
+/** Asks for a secret on a terminal, echoing `*` so that the token never shows in the scrollback. */
 export function promptSecret(question: string, { stdin, stderr }: IOStreams): Promise<string> {
   // Raw mode before the question, so nothing typed after it is echoed by the terminal.
   stdin.setRawMode(true);
@@ -41,7 +38,6 @@ export function promptSecret(question: string, { stdin, stderr }: IOStreams): Pr
   });
 }
 
-/** Asks a yes/no question on a terminal; only `y` or `yes` is yes. Ctrl-C cancels with exit 130. */
 export async function confirm(question: string, io: IOStreams): Promise<boolean> {
   const { createInterface } = await import('node:readline');
   const prompt = createInterface({ input: io.stdin, output: io.stderr });
@@ -56,14 +52,12 @@ export async function confirm(question: string, io: IOStreams): Promise<boolean>
   }
 }
 
-/** The token for `plants login`: --token, else stdin with --with-token (unless a terminal), else a hidden prompt on a terminal. */
 export async function obtainToken(
   flags: { token?: string | undefined; withToken: boolean },
   io: IOStreams,
 ): Promise<string> {
   if (flags.token !== undefined) return flags.token;
-  // On a terminal, --with-token (what the serve banner suggests) is pasted: prompted and masked
-  // as plain login, never echoed.
+  // On a terminal --with-token (as the serve banner suggests) is prompted for too, never echoed.
   if (flags.withToken && !io.canPrompt()) {
     // One trailing newline is what `echo` and files add; anything else is kept and checked.
     return (await readStreamText(io.stdin)).replace(/\r?\n$/, '');
@@ -76,10 +70,8 @@ export async function obtainToken(
   return promptSecret('Paste your token: ', io);
 }
 
-/** Reads all of a stream as UTF-8 text (stdin for `--with-token`). */
 function readStreamText(stream: NodeJS.ReadableStream): Promise<string> {
-  // Events rather than `for await`: the async iterator machinery costs a `plants login` more to
-  // load than the few bytes it reads.
+  // Not `for await`: its machinery costs `plants login` more to load than the few bytes it reads.
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     stream.on('data', (chunk: Buffer | string) => chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk));
