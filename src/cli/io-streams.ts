@@ -47,7 +47,6 @@ export class IOStreams {
     return this.#isTerminal?.(2) ?? this.stderr.isTTY === true;
   }
 
-  /** True when a person can answer a prompt: stdin and stderr are both terminals. */
   canPrompt(): boolean {
     return this.stdinIsTerminal && this.stderrIsTerminal;
   }

@@ -7,10 +7,6 @@ import { type IOStreams, processStreams } from './io-streams.js';
 import { Output } from './render/output.js';
 import { reportError } from './render/report-error.js';
 
-// The one runner: every command line (the entry's, for the npm package and the single executable
-// alike; oclif's, through PlantsCommand, for help and autocomplete) runs its action through runAction.
-
-/** What an action is given besides its flags and arguments. */
 export interface ActionContext {
   factory: Factory;
   output: Output;

@@ -58,7 +58,7 @@ With --detach it runs in the background instead: the command prints the URL once
       summary:
         'SQLite file only. full (the default): a 200 survives a power cut; normal: it survives a crash of the process, and is faster.',
       options: ['full', 'normal'],
-      // No default here: given with PostgreSQL it is refused (it would change nothing there).
+      // No default: given with PostgreSQL it is refused.
     }),
     quiet: Flags.boolean({ char: 'q', summary: 'No request log (internal errors only).', default: false }),
     'log-format': Flags.string({

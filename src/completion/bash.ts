@@ -1,19 +1,13 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: the script is bash, whose ${…} expansions are in plain strings on purpose.
 import { type CompletionTree, flagWords, valuedFlagWords } from './command-tree.js';
 
-/**
- * A bash completion script for the CLI. Like the fish one it is static: a <TAB> never starts
- * Node, and it knows what the plugin's bash script does not: a flag's named values
- * (`--durability full|normal`), files where a flag takes a path, and the topics of `help`.
- * Write it again after an upgrade.
- */
+/** A static bash completion script (a <TAB> never starts Node): written again after an upgrade. */
 export function bashCompletionScript(tree: CompletionTree): string {
   const bin = tree.bin;
   const fn = `_${bin.replace(/[^A-Za-z0-9_]/g, '_')}`;
   const valued = valuedFlagWords(tree);
   const commandPaths = tree.commands.map((command) => command.words.join(' '));
 
-  // What a flag's value can be, per command: named values, or files.
   const valueCases: string[] = [];
   for (const command of tree.commands) {
     const path = command.words.join(' ');
@@ -128,7 +122,6 @@ function bashWords(words: readonly string[]): string {
   return words.map(bashQuote).join(' ');
 }
 
-/** What `plants autocomplete bash` prints: how to install the script. */
 export function bashSetupInstructions(bin: string): string {
   const folder = '${XDG_DATA_HOME:-$HOME/.local/share}/bash-completion/completions';
   return [

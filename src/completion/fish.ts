@@ -1,10 +1,6 @@
 import { type CompletionCommand, type CompletionFlag, type CompletionTree, valuedFlagWords } from './command-tree.js';
 
-/**
- * A fish completion script for the CLI. It is static: fish loads it from its completions folder
- * on the first <TAB> after the command's name, and it never starts the CLI to complete (which
- * would cost a Node start per <TAB>). Write it again after an upgrade.
- */
+/** A static fish completion script (a <TAB> never starts Node): written again after an upgrade. */
 export function fishCompletionScript(tree: CompletionTree): string {
   const bin = tree.bin;
   const fn = `__${bin.replace(/[^A-Za-z0-9_]/g, '_')}`;
@@ -105,7 +101,6 @@ function fishWords(words: readonly string[]): string {
   return fishQuote(words.map(fishQuote).join(' '));
 }
 
-/** What `plants autocomplete fish` prints: how to install the script. */
 export function fishSetupInstructions(bin: string): string {
   return [
     `Setup instructions for ${bin.toUpperCase()} CLI autocomplete in fish`,

@@ -1,7 +1,6 @@
 import type { Config } from '@oclif/core';
 import { InvalidInputError } from '../../errors.js';
 
-/** Levenshtein distance. */
 export function editDistance(a: string, b: string): number {
   let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
   for (let i = 1; i <= a.length; i++) {

@@ -19,7 +19,6 @@ import type { PlantsError } from '../../errors.js';
 
 // The CLI's words (its commands and flags) for the facts the client's errors carry.
 
-/** The lines shown under a failure's message: its own hints, then what its facts suggest. */
 export function failureHints(error: PlantsError): readonly string[] {
   const said = factHints(error);
   return said.length === 0 ? error.hints : [...error.hints, ...said];

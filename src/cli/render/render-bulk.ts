@@ -124,7 +124,6 @@ export function progressText(done: number, elapsedMs: number, total?: number): s
   return `Adding plants: ${done}${total === undefined ? '' : `/${total}`} (${rate}/s)`;
 }
 
-/** The summary for a person, on stderr: counts, how it ended, and the first failures by line. */
 export function renderBulkSummary(summary: BulkSummary, c: Colors, carryOn?: CarryOn): string {
   // Said even in a pipe: an empty input is most often a producer that failed (a list of an empty store).
   if (summary.records === 0 && summary.stopped === undefined)
