@@ -58,7 +58,6 @@ export interface BulkAddOptions {
    * long: one silent request among answered ones does not. Default 0: the first such record stops it.
    */
   silenceMs?: number;
-  /** Kept up to date, for a person to be told. */
   live?: { inFlight: number };
 }
 
@@ -114,9 +113,7 @@ class BulkRun {
   readonly #started = performance.now();
   readonly #window: number;
   readonly #summary: BulkSummary = emptySummary();
-  /** By input index. */
   readonly #waiting = new Map<number, RecordOutcome>();
-  /** By input index. */
   readonly #sent = new Map<number, { record: InputRecord; id: bigint }>();
   #nextToReport = 0;
   #index = 0;

@@ -48,7 +48,6 @@ async function readPlant(
   }
 }
 
-/** Where an add stands before its next try. */
 interface Tries {
   /** Sent again after a read-back found it absent: it is not sent a third time. */
   resent: boolean;
@@ -159,10 +158,7 @@ export class ConfirmingAdder {
   }
 }
 
-/**
- * DELETE /plants/{id}; one that may have been applied is settled by reading the plant back. Gone:
- * `confirmed`. Still there: the failure says so. Not read: NoAnswerError.
- */
+/** DELETE /plants/{id}; one that may have been applied is settled by reading the plant back. */
 export async function deleteConfirmed(client: PlantClient, id: bigint): Promise<{ confirmed: boolean }> {
   try {
     await client.deletePlant(id);

@@ -121,10 +121,7 @@ export class UnreachableError extends PlantsError {
   }
 }
 
-/**
- * A request that may have been applied (no whole answer, or `outcome: "unknown"`), which reading the
- * plant back could not settle. Exit 3, like any missing answer.
- */
+/** May have been applied (no whole answer, or `outcome: "unknown"`), and reading back did not settle it. Exit 3. */
 export class NoAnswerError extends UnreachableError {
   readonly id: bigint;
   /** The store has no GET /plants/{id}. */

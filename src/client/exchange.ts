@@ -4,10 +4,7 @@ import { type Answer, SendError, type Transport } from './transport.js';
 
 export type Exchange = Awaited<ReturnType<typeof exchange>>;
 
-/**
- * Every request goes out here: sent again under the retry policy where that is safe. Resolves with
- * the answer, whatever its status; rejects only with UnreachableError.
- */
+/** Every request goes out here, sent again where the policy allows; rejects only with UnreachableError. */
 export async function exchange(
   transport: Transport,
   { method, url, body, pipelined = false }: { method: string; url: URL; body?: string; pipelined?: boolean },

@@ -166,7 +166,6 @@ export class PlantClient {
   }
 }
 
-/** Where the answers come from, for the errors made of them. */
 export interface AnswerSource {
   baseUrl: URL;
   /** undefined when no token was sent. */
@@ -184,7 +183,6 @@ export function storedPlantOf(answer: Answer, source: AnswerSource): { plant: St
   return { plant: bodyOf(answer, StoredPlant, 'a Plant', source), rawBody: answer.text };
 }
 
-/** The answer's JSON body as `schema` reads it, or UnexpectedBodyError saying it is not `expected`. */
 function bodyOf<T>(
   answer: Answer,
   schema: { safeParse(value: unknown): { success: true; data: T } | { success: false } },

@@ -1,10 +1,7 @@
 import { isIP } from 'node:net';
 import { connect } from 'node:tls';
 
-/**
- * Whether a TLS handshake succeeds at host:port. The certificate is not checked: nothing is sent,
- * and only "TLS or not" is used.
- */
+/** Whether a TLS handshake succeeds at host:port; the certificate is not checked, as nothing is sent. */
 export function speaksTls(host: string, port: number, timeoutMs = 2000): Promise<boolean> {
   return new Promise((resolve) => {
     const hostname = host.replace(/^\[|\]$/g, '');

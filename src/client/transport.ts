@@ -13,7 +13,6 @@ import { type Retryable, type RetryPolicy, retryableFailure } from './retry-poli
 /** The most of a response body we read; a Plant or an Error is a few hundred bytes. */
 export const MAX_RESPONSE_BYTES = 1024 * 1024;
 
-/** One answer, whatever its status: the few headers the client reads, and the body as text. */
 export interface Answer {
   status: number;
   contentType: string;
@@ -26,13 +25,11 @@ export interface Answer {
 }
 
 export interface PlantClientOptions {
-  /** Where the store is: `{baseUrl}/plants`. */
   baseUrl: URL;
   /** Sent as `Authorization: Bearer <token>`; never logged. None: the request goes unauthenticated. */
   token: string | undefined;
   /** The undici dispatcher to send with (an Agent, Pool or proxy agent); the caller owns and closes it. */
   dispatcher: Dispatcher;
-  /** `User-Agent` header, e.g. `plants/0.1.0 node/v20.19.0`. */
   userAgent: string;
   /** Gives up on a request after this long, headers and body included. Default 30 000. */
   timeoutMs?: number;
@@ -57,10 +54,7 @@ export class SendError extends Error {
   }
 }
 
-/**
- * The client's one way out: a request over undici, its whole answer within the time-out, whatever
- * its status; no answer rejects with a SendError saying whether the request may be sent again.
- */
+/** The client's one way out: a whole answer within the time-out, whatever its status, or a SendError. */
 export class Transport {
   /** `{baseUrl}/plants`: the URL of every add, whose origin and path are worked out once. */
   readonly plantsUrl: URL;
@@ -132,10 +126,7 @@ export class Transport {
     );
   }
 
-  /**
-   * An http:// request closed with no answer may have met a TLS port (a TLS server closes a connection that
-   * starts no handshake, never reading plain HTTP). Asked once per transport.
-   */
+  /** An http:// request closed unanswered may have met a TLS port, which never reads plain HTTP. Asked once. */
   async tlsPortInstead(reported: UnreachableError): Promise<UnreachableError | undefined> {
     const { baseUrl } = this.#options;
     if (baseUrl.protocol !== 'http:' || !isClosedConnection(reported.cause)) return undefined;
@@ -170,7 +161,6 @@ export class Transport {
     return new UnreachableError(unreachableMessage(failure, baseUrl), { baseUrl, failure, cause, storeArgs });
   }
 
-  /** Ends each request whose whole answer has not arrived within the time-out. */
   #watch(collector: AnswerCollector): void {
     this.#pending.add(collector);
     if (this.#sweep !== undefined) return;
@@ -201,7 +191,6 @@ export function monotonicMs(): number {
 /**
  * Collects one answer from undici's dispatch handler API: lighter than `dispatcher.request()`, whose
  * Readable and promise chain were most of the client's cost per record of a bulk add (bench/rows/bulk.ts).
- * undici calls onRequestStart at each write (`sends`: above 1 after a dropped pipeline's replay).
  *
  * `deadline`: `timeoutMs` after the hand-over while unwritten. Once written, undici's headers time-out
  * bounds the wait (counted from the head of the connection, so requests pipelined behind a silent answer

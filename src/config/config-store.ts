@@ -71,10 +71,7 @@ export class ConfigStore {
     this.warnings = warnings;
   }
 
-  /**
-   * Nothing is created until something is stored. ConfigFileError for a file that is not JSON or whose
-   * known keys have the wrong type; InvalidInputError for a profile that does not exist (unless `create`).
-   */
+  /** Nothing is created until something is stored; a bad file or an unknown profile is exit 2. */
   static open(options: ConfigStoreOptions): ConfigStore {
     const profile = options.profile ?? 'default';
     if (!PROFILE_NAME.test(profile)) {
@@ -124,10 +121,7 @@ export class ConfigStore {
     return Object.hasOwn(this.#tokens(), origin) ? this.path : undefined;
   }
 
-  /**
-   * The tokens of `origins` kept in the OS keyring, for tokenFor: its binding is loaded only then.
-   * KeyringError (exit 4) when the keyring no longer answers.
-   */
+  /** The keyring's tokens of `origins`, for tokenFor: its binding is loaded only then. KeyringError: exit 4. */
   async readKeyring(origins: readonly string[]): Promise<void> {
     const keyring = this.#keyring();
     const wanted = origins.filter((origin) => Object.hasOwn(keyring, origin) && !this.#fromKeyring.has(origin));

@@ -22,7 +22,6 @@ export function toInt64(value: unknown, options: { fromText?: boolean } = {}): b
   return id >= INT64_MIN && id <= INT64_MAX ? id : undefined;
 }
 
-/** For the message of a 400 or an exit 2. */
 export function describeNonInt64(value: unknown): string {
   if (value === undefined) return 'is required';
   if (value instanceof DecimalLiteral) return `${INT64_RANGE_MESSAGE} (got ${value.text})`;

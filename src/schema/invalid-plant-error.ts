@@ -1,7 +1,4 @@
-/**
- * `fields`: those at fault (empty: the whole value). Without zod: the CLI's error reporting checks for
- * it on every command.
- */
+/** `fields`: those at fault (empty: the whole value). Without zod: error reports check for it on every command. */
 export class InvalidPlantError extends Error {
   readonly fields: readonly string[];
   constructor(message: string, options: { fields?: readonly string[]; cause?: unknown } = {}) {

@@ -35,7 +35,6 @@ export const PlantId = z.pipe(
     return id;
   }),
 );
-export type PlantId = z.output<typeof PlantId>;
 
 /** What the store answers with. `id` is ours (the seed leaves it out). */
 export const Plant = z.object({
