@@ -6,14 +6,12 @@ import type { InputRecord } from '../records/json-records.js';
 import { InvalidPlantError } from '../schema/invalid-plant-error.js';
 import { type NewPlant, storedPlantOfConflict } from '../schema/plant.js';
 
-/** Where a record is in the input: the line it starts on, and its index in a JSON array. */
 export interface RecordPosition {
   line: number;
   /** The element's index (from 0) when the input is a JSON array, whose records may share a line. */
   index?: number | undefined;
 }
 
-/** What became of one input record. */
 export type RecordOutcome = RecordPosition &
   (
     | { kind: 'added'; id: bigint; added: AddedPlant }
@@ -21,74 +19,58 @@ export type RecordOutcome = RecordPosition &
     | { kind: 'confirmed'; id: bigint; readBack: ReadBackPlant }
     /** --skip-existing: a 409, and the store holds the plant exactly as sent. */
     | { kind: 'existing'; id: bigint; readBack: ReadBackPlant }
-    /** The store holds this id with other data: both versions are in the error. */
     | { kind: 'conflict'; id: bigint; error: ConflictError }
-    /** The server answered with an error (4xx/5xx, or not a Plant). */
     | { kind: 'rejected'; id: bigint; error: ResponseError }
-    /** Sent, and no whole answer came back, nor could reading back settle it: it may have been added. */
+    /** Sent, and neither an answer nor reading back settled it: it may have been added. */
     | { kind: 'unknown'; id: bigint; error: NoAnswerError }
-    /** Never reached the server (refused, DNS, TLS): not added. */
+    /** Never reached the server: not added. */
     | { kind: 'unreachable'; id: bigint; error: UnreachableError }
-    /** Not JSON, or not a NewPlant: never sent. */
     | { kind: 'invalid'; message: string; fields: readonly string[] }
   );
 
 export type BulkSummary = ReturnType<typeof emptySummary> & {
-  /** Set when a store that answered nothing stopped the run: for how long it had answered nothing. */
+  /** When a store that answered nothing stopped the run: for how long. */
   silentForMs?: number | undefined;
 };
 
-/**
- * The input's records, in order: waited on one by one, or, where the reader already holds
- * whole records, taken without waiting (`takeBuffered`, undefined when it holds none).
- */
+/** The input's records, in order; `takeBuffered` takes one the reader already holds, without waiting. */
 export interface RecordSource extends AsyncIterable<InputRecord> {
   takeBuffered?(): InputRecord | undefined;
 }
 
 export interface BulkAddOptions {
   records: RecordSource;
-  /** Builds the NewPlant of a record (flags applied); throws InvalidPlantError. */
+  /** Throws InvalidPlantError. */
   toPlant: (value: unknown) => NewPlant;
-  /** Sends one plant (the client, with its retry policy and read-back): rejects with the client's errors. */
   send: (plant: NewPlant) => Promise<AddSettled>;
-  /** Most requests in flight at once. */
   concurrency: number;
   /** Stop reading at the first record that is not added. */
   failFast: boolean;
   /** Called once per record, in input order. */
   onOutcome: (outcome: RecordOutcome) => void;
-  /** Called once the whole input has been read, with the number of records: the total is known. */
   onInputEnd?: (records: number) => void;
   /** Aborted (SIGINT): stop reading, let requests in flight finish and be reported. */
   signal?: AbortSignal;
-  /**
-   * Aborted (a second SIGINT): stop waiting. Records whose outcome is known are reported (in
-   * input order as far as possible), those still in flight as unknown, and the summary returned.
-   */
+  /** Aborted (a second SIGINT): stop waiting; those still in flight are reported unknown. */
   signalNow?: AbortSignal;
   /**
-   * A record sent with no answer stops the run only when the store has answered nothing (no
-   * record settled by an answer) for at least this long: one silent request among answered ones
-   * is reported and the run goes on. Default 0: the first such record stops it.
+   * A record sent with no answer stops the run only when the store has answered nothing for this
+   * long: one silent request among answered ones does not. Default 0: the first such record stops it.
    */
   silenceMs?: number;
-  /** Kept up to date with the number of requests in flight, for a person to be told. */
   live?: { inFlight: number };
 }
 
 /**
- * Outcomes that may wait for an earlier record's, per request in flight. A stalled record holds
- * every later outcome until its time-out: at 4, a bulk add through the README's fault mix spent
- * most of its time stopped so; 16 (1,024 at the default concurrency, under a MB) keeps it going.
+ * Outcomes that may wait for an earlier record's, per request in flight: at 4, a stalled record held
+ * a run through the README's fault mix stopped most of the time; 16 (1,024 by default, under a MB) does not.
  */
 const WINDOW_PER_REQUEST = 16;
 
 /**
- * Sends every record with at most `concurrency` requests in flight, reporting each outcome in
- * input order. Records are read only as fast as they are sent, and at most a window of
- * WINDOW_PER_REQUEST × concurrency outcomes wait for an earlier one, so memory stays flat however
- * long the input.
+ * Sends every record with at most `concurrency` in flight, each outcome reported in input order.
+ * Records are read only as fast as they are sent, and a window bounds the outcomes waiting, so
+ * memory stays flat however long the input.
  */
 export async function bulkAdd(options: BulkAddOptions): Promise<BulkSummary> {
   const run = new BulkRun(options);
@@ -101,48 +83,37 @@ export async function bulkAdd(options: BulkAddOptions): Promise<BulkSummary> {
   return run.finish();
 }
 
-/** What a bulk add did, counted: none of it yet. */
 function emptySummary() {
   return {
-    /** Records read from the input. */
     records: 0,
-    /** Added, answered 200 or confirmed by reading back. */
+    /** Answered 200 or confirmed by reading back. */
     added: 0,
     /** Of those, confirmed by reading back. */
     confirmed: 0,
     /** Already in the store exactly as sent (--skip-existing). */
     existing: 0,
-    /** Stored with other data than sent. */
     conflicting: 0,
     rejected: 0,
     /** Of the rejected, 409s whose answer carries the plant stored exactly as sent: an import run again. */
     storedAsSent: 0,
     invalid: 0,
-    /** Not sent: no answer, and never reached the server. */
     unreachable: 0,
-    /** Sent, no answer: may or may not have been added. */
     unknown: 0,
-    /** Stopped before the end of the input: SIGINT, --fail-fast, or a failure no later record can escape. */
+    /** `fatal`: a failure no later record can escape. */
     stopped: undefined as 'interrupted' | 'fail-fast' | 'fatal' | undefined,
-    /** The input was read to its end (else `records` is only what was read before stopping). */
     inputEnded: false,
-    /** The failure that stopped a run (a refused token, a server that cannot be reached). */
     fatal: undefined as PlantsError | undefined,
-    /** The first five failures, for a person to read. */
     firstFailures: [] as RecordOutcome[],
     elapsedMs: 0,
   };
 }
 
-/** One bulk add under way: its steps (read, send, settle in order, drain, finish) and what they share. */
 class BulkRun {
   readonly #options: BulkAddOptions;
   readonly #started = performance.now();
   readonly #window: number;
   readonly #summary: BulkSummary = emptySummary();
-  /** Outcomes that wait for an earlier record's, by input index. */
   readonly #waiting = new Map<number, RecordOutcome>();
-  /** Records sent and not yet settled, by input index. */
   readonly #sent = new Map<number, { record: InputRecord; id: bigint }>();
   #nextToReport = 0;
   #index = 0;
@@ -167,15 +138,11 @@ class BulkRun {
     const wakeUp = () => this.#wakeUp();
     options.signal?.addEventListener('abort', wakeUp, { once: true });
     options.signalNow?.addEventListener('abort', wakeUp, { once: true });
-    // One listener for the run, told about the read in progress (a race per record against one
-    // long-lived promise would keep a reaction per record: memory growing with the input).
+    // One listener for the run: a race per record against one long-lived promise would keep a reaction per record.
     options.signal?.addEventListener('abort', () => this.#stopReading?.('interrupted'), { once: true });
   }
 
-  /**
-   * The next record to send, once there is room for it, with its input index; records that are
-   * not NewPlants are settled on the way. Undefined at the end of the input, or when the run stops.
-   */
+  /** The next record to send, once there is room for it; records that are not NewPlants are settled on the way. */
   async nextRecord(): Promise<{ index: number; record: InputRecord; plant: NewPlant } | undefined> {
     for (;;) {
       await this.#room();
@@ -201,7 +168,6 @@ class BulkRun {
     }
   }
 
-  /** Sends one plant; its outcome is settled when the send settles. */
   send({ index, record, plant }: { index: number; record: InputRecord; plant: NewPlant }): void {
     this.#live.inFlight++;
     this.#sent.set(index, { record, id: plant.id });
@@ -224,23 +190,18 @@ class BulkRun {
     );
   }
 
-  /**
-   * Waits for every request in flight to settle; after a second Ctrl-C (signalNow), no longer:
-   * what is in flight is reported as unknown, and what waits for it as it is.
-   */
+  /** Waits for every request in flight to settle, until a second Ctrl-C (signalNow). */
   async drain(): Promise<void> {
     const { signalNow } = this.#options;
     // (An iterator still busy with an abandoned read would make return() wait for it.)
     if (!signalNow?.aborted && !this.#abandonedRead) await this.#iterator.return?.(undefined);
     while (this.#live.inFlight > 0 && !signalNow?.aborted) await this.#woken();
     if (!signalNow?.aborted) return;
-    // No more waiting: what is still in flight was sent and has no answer yet.
     for (const [index, { record, id }] of [...this.#sent].sort(([a], [b]) => a - b)) {
       this.#sent.delete(index);
       const cause = new UnreachableError('interrupted before its answer arrived', { failure: { kind: 'interrupted' } });
       this.#settle(index, { kind: 'unknown', ...positionOf(record), id, error: new NoAnswerError(id, cause) });
     }
-    // Whatever still waits for an earlier record (never read) is reported as it is.
     for (const index of [...this.#waiting.keys()].sort((a, b) => a - b)) {
       this.#report(this.#waiting.get(index) as RecordOutcome);
       this.#waiting.delete(index);
@@ -255,7 +216,7 @@ class BulkRun {
     return summary;
   }
 
-  /** Waits while the run goes on and there is no room: requests in flight, or outcomes waiting, at their most. */
+  /** Waits while requests in flight, or outcomes waiting, are at their most. */
   async #room(): Promise<void> {
     const { concurrency, signal } = this.#options;
     while (
@@ -267,7 +228,7 @@ class BulkRun {
     }
   }
 
-  /** The next record of the input: one the reader holds already, else waited for (Ctrl-C ends the wait). */
+  /** Ctrl-C ends the wait. */
   async #read(): Promise<IteratorResult<InputRecord> | 'interrupted'> {
     const buffered = this.#options.records.takeBuffered?.();
     if (buffered !== undefined) return { done: false, value: buffered };
@@ -281,7 +242,6 @@ class BulkRun {
     return next;
   }
 
-  /** A record's outcome: reported with those it waited for, in input order; and whether the run stops. */
   #settle(index: number, outcome: RecordOutcome): void {
     if (answered(outcome)) {
       this.#lastAnswer = performance.now();
@@ -298,7 +258,6 @@ class BulkRun {
     this.#wakeUp();
   }
 
-  /** Whether a failure stops the run: --fail-fast, or one no later record can escape. */
   #afterFailure(outcome: RecordOutcome): void {
     if (this.#options.failFast) this.#stop('fail-fast');
     const fatal = fatalError(outcome);
@@ -334,7 +293,6 @@ class BulkRun {
   }
 }
 
-/** The outcome of a record that is not a NewPlant: not JSON, too long, not UTF-8, or refused by the schema. */
 export type InvalidRecord = Extract<RecordOutcome, { kind: 'invalid' }>;
 
 /** A record as `add` would send it (its NewPlant, the flags applied), or why it cannot be sent. */
@@ -348,14 +306,13 @@ export function checkRecord(record: InputRecord, toPlant: (value: unknown) => Ne
   }
 }
 
-/** Where a record is, as an outcome carries it (its index only when it is an element of an array). */
 export function positionOf(record: InputRecord): RecordPosition {
   return record.index === undefined ? { line: record.line } : { line: record.line, index: record.index };
 }
 
 function success(record: InputRecord, id: bigint, settled: AddSettled): RecordOutcome {
   if (settled.kind === 'added') {
-    // Every record that goes well comes here: its outcome is built whole, with no position object between.
+    // Every record that goes well: built whole, with no position object between.
     const { line, index } = record;
     return index === undefined
       ? { kind: 'added', line, id, added: settled.added }
@@ -372,17 +329,13 @@ function failure(at: RecordPosition, id: bigint, error: unknown): RecordOutcome 
   if (error instanceof ResponseError) return { kind: 'rejected', ...at, id, error };
   if (error instanceof NoAnswerError) return { kind: 'unknown', ...at, id, error };
   if (error instanceof UnreachableError) {
-    // Sent with no answer, by a sender that does not read back: unknown all the same.
     if (error.sentNoAnswer) return { kind: 'unknown', ...at, id, error: new NoAnswerError(id, error) };
     return { kind: 'unreachable', ...at, id, error };
   }
   throw error;
 }
 
-/**
- * An outcome the store answered: the store is there, whatever it said (an `unknown` it answered
- * may have been applied, but the store did answer it).
- */
+/** An outcome the store answered (an answered `unknown` may have been applied, but the store is there). */
 const answered = (outcome: RecordOutcome) =>
   outcome.kind === 'unknown'
     ? outcome.error.cause instanceof ResponseError
@@ -398,7 +351,7 @@ function fatalError(outcome: RecordOutcome): PlantsError | undefined {
   return undefined;
 }
 
-/** The count each kind of outcome adds to (a confirmed add is counted as added, and as confirmed too). */
+/** A confirmed add is counted as added, and as confirmed too. */
 const COUNTED_AS = {
   added: 'added',
   confirmed: 'added',
@@ -417,10 +370,9 @@ function count(summary: BulkSummary, outcome: RecordOutcome): void {
 }
 
 /**
- * The exit code of a bulk run: 0 when every record was added or already there exactly as sent,
- * 130 when interrupted, 3 or 4 when nothing was added because the server could not be reached
- * (or gave no answer) or refused the token, 3 when every record read was added or is `unknown`
- * (1 would say some were not added, which no record shows), else 1.
+ * 0 when every record was added or already there as sent, 130 when interrupted, the fatal failure's
+ * (3, 4) when nothing was added, 3 when every record was added or is `unknown` (1 would say some
+ * were not added, which no record shows), else 1.
  */
 export function bulkExitCode(summary: BulkSummary): ExitCode {
   if (summary.stopped === 'interrupted') return ExitCode.interrupted;

@@ -2,19 +2,14 @@ import { InvalidInputError } from '../errors.js';
 
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:4010';
 
-/** A base URL with a user name or password in it: a token belongs in the config or the environment. */
+/** A base URL with a user name or password in it; they are never repeated. */
 export class CredentialsInUrlError extends InvalidInputError {
   constructor() {
-    // The credentials themselves are never repeated.
     super('invalid base URL: credentials do not belong in the URL');
   }
 }
 
-/**
- * Reads a base URL as users type it (`http://127.0.0.1:4010`, `https://plants.example.com/v1/`):
- * http or https, no credentials, query or fragment; a trailing slash is dropped so that
- * `{base_url}/plants` is always one slash.
- */
+/** http or https, no credentials, query or fragment; a trailing slash dropped (`{base_url}/plants`: one slash). */
 export function parseBaseUrl(text: string): URL {
   let url: URL;
   try {
@@ -51,7 +46,6 @@ export function isLoopbackHost(hostname: string): boolean {
   return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
 
-/** A bearer token would have gone in clear text to `origin`, which is not this machine. Exit 2. */
 export class ClearTextTokenError extends InvalidInputError {
   readonly origin: string;
   constructor(origin: string) {
@@ -60,10 +54,7 @@ export class ClearTextTokenError extends InvalidInputError {
   }
 }
 
-/**
- * Refuses (ClearTextTokenError) to send a bearer token in clear text to a host that is not this
- * machine, unless `insecure` says to.
- */
+/** Refuses a bearer token in clear text to a host that is not this machine, unless `insecure`. */
 export function assertTokenTransportSafe(url: URL, options: { insecure: boolean }): void {
   if (url.protocol === 'https:' || options.insecure || isLoopbackHost(url.hostname)) return;
   throw new ClearTextTokenError(url.origin);

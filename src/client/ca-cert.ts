@@ -6,10 +6,8 @@ import { whyUnreadable } from '../files/unreadable-file.js';
 const pemCertificate = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
 
 /**
- * The certificates to trust: Node's list, and those of a CA certificate file (`--ca-cert`, like
- * curl's `--cacert`): one certificate or several (a chain). A file that cannot be read, or that
- * holds no certificate OpenSSL can read, is exit 2 naming `where` (the flag, or the login that
- * kept it) and the file; never OpenSSL's own words.
+ * Node's list and the certificates of a PEM file (`--ca-cert`). A file that cannot be read or holds
+ * none OpenSSL reads is exit 2 naming `where` (the flag, or the login that kept it), never OpenSSL's words.
  */
 export async function trustedCertificates({ file, where }: { file: string; where: string }): Promise<string[]> {
   let text: string;

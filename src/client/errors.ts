@@ -2,14 +2,11 @@ import { ExitCode, PlantsError } from '../errors.js';
 import type { ErrorBody } from '../schema/plant.js';
 import { formatBaseUrl } from './base-url.js';
 
-// The client's errors carry the facts of a failure (what failed, where, with which status or
-// code, whether the request may have been applied); a caller words them for its own users
-// (the CLI: src/cli/render/failure-hints.ts). They carry no hints of their own.
+// The client's errors carry facts, no hints: the CLI words them (src/cli/render/failure-hints.ts).
 
 /**
- * The server answered, but not with what was asked for. `body` is the Error record to show for
- * it: the server's own when it sent one, otherwise one made from the status and what was wrong
- * with the answer. `rawBody` is the exact text of any JSON body (an Error, a problem+json).
+ * The server answered, but not with what was asked for. `body` is the server's Error record, or one
+ * made from the status; `rawBody` is the exact text of any JSON body (an Error, a problem+json).
  */
 export class ResponseError extends PlantsError {
   readonly status: number;
@@ -17,18 +14,13 @@ export class ResponseError extends PlantsError {
   readonly rawBody: string | undefined;
   /** The base URL of the store that answered (absent for an error made from several answers). */
   readonly baseUrl: URL | undefined;
-  /** The answer's Retry-After header, as sent. */
   readonly retryAfter: string | undefined;
-  /** How many times the request was sent before this answer. */
   attempts = 1;
-  /** How long those tries took, waits between them included. */
+  /** How long the attempts took, waits between them included. */
   triedForMs = 0;
   /** A 409 met by a POST sent again after a dropped connection: perhaps the first attempt's doing. */
   afterRetry = false;
-  /**
-   * The request may have been applied all the same: the answer said its outcome is unknown (the
-   * Error's `outcome: "unknown"`), or an earlier attempt was written and got no whole answer.
-   */
+  /** The answer said `outcome: "unknown"`, or an earlier attempt was written and got no whole answer. */
   mayHaveBeenApplied = false;
 
   constructor(
@@ -53,7 +45,6 @@ export class ResponseError extends PlantsError {
 
 /** The server refused the token (401/403). Exit 4. */
 export class AuthRejectedError extends ResponseError {
-  /** Where the token sent came from; undefined when none was sent. */
   readonly tokenSource: 'environment' | 'config' | undefined;
   constructor(
     message: string,
@@ -70,20 +61,16 @@ export class AuthRejectedError extends ResponseError {
     this.tokenSource = options.tokenSource;
     this.storeArgs = options.storeArgs ?? [];
   }
-  /** PlantClientOptions.storeArgs, carried for the caller (the client never reads them). */
   readonly storeArgs: readonly string[];
   declare readonly status: 401 | 403;
   declare readonly baseUrl: URL;
 }
 
-/**
- * A success whose body is not what was asked for (a Plant, a list of plants): the server
- * answered, but the schema refuses the answer. Exit 1, like an answer with an error status.
- */
+/** A success whose body the schema refuses. Exit 1, like an answer with an error status. */
 export class UnexpectedBodyError extends ResponseError {
-  /** What was asked for: `a Plant`, `a list of plants`. */
+  /** `a Plant`, `a list of plants`. */
   readonly expected: string;
-  /** What came instead, in a few words (`an empty body instead of a Plant`). */
+  /** `an empty body instead of a Plant`. */
   readonly received: string;
   constructor(options: { status: number; expected: string; received: string; baseUrl: URL }) {
     super(`the server answered ${options.status} but ${options.received}`, {
@@ -96,12 +83,8 @@ export class UnexpectedBodyError extends ResponseError {
   }
 }
 
-/**
- * A page whose Link header sends the next page to another origin: not followed, since the token
- * would go there too. Exit 1.
- */
+/** A Link header sending the next page to another origin: not followed, since the token would go too. Exit 1. */
 export class CrossOriginPageError extends ResponseError {
-  /** The origin the next page is on. */
   readonly nextOrigin: string;
   constructor(options: { nextOrigin: string; baseUrl: URL }) {
     super(`the server's next page is on another origin (${options.nextOrigin}); not following it`, {
@@ -117,16 +100,10 @@ export class CrossOriginPageError extends ResponseError {
 export class UnreachableError extends PlantsError {
   /** The store's base URL; absent for a request cut short by the user rather than the network. */
   readonly baseUrl: URL | undefined;
-  /** What kind of failure it was. */
   readonly failure: NetworkFailure;
-  /** How many times the request was sent before giving up. */
   attempts = 1;
-  /**
-   * An attempt was sent and its answer never came whole (the connection dropped, the time ran
-   * out, the body was cut): the server may have applied it.
-   */
+  /** An attempt was sent and its answer never came whole: the server may have applied it. */
   sentNoAnswer = false;
-  /** PlantClientOptions.storeArgs, carried for the caller (the client never reads them). */
   readonly storeArgs: readonly string[];
   constructor(
     message: string,
@@ -144,15 +121,10 @@ export class UnreachableError extends PlantsError {
   }
 }
 
-/**
- * A request that was sent and may have been applied (no whole answer came, or the answer said
- * its outcome is unknown), which reading the plant back could not settle: the plant may or may
- * not have been added (or deleted). Exit 3, like any missing answer.
- */
+/** May have been applied (no whole answer, or `outcome: "unknown"`), and reading back did not settle it. Exit 3. */
 export class NoAnswerError extends UnreachableError {
-  /** The plant sent. */
   readonly id: bigint;
-  /** The store has no GET /plants/{id}, so it could not be read back. */
+  /** The store has no GET /plants/{id}. */
   readonly noReadBack: boolean;
   declare readonly cause: UnreachableError | ResponseError;
   constructor(
@@ -177,10 +149,7 @@ export class NoAnswerError extends UnreachableError {
   }
 }
 
-/**
- * A 409 (or a missing answer) for an id the store holds with other data than was sent: a real
- * conflict. `rawBody` is the Error with both versions, `sent_plant` and `stored_plant`.
- */
+/** An id the store holds with other data than was sent; `rawBody` has both, `sent_plant` and `stored_plant`. */
 export class ConflictError extends ResponseError {
   readonly sentPlant: string;
   readonly storedPlant: string;
@@ -193,8 +162,6 @@ export class ConflictError extends ResponseError {
   }
 }
 
-// What an error from the network stack says, read through its chain of causes: the facts of a
-// failure (NetworkFailure), and a sentence for them that names no flag or command.
 /** An error and its causes, five at most. */
 function* causes(error: unknown): Generator<Error> {
   for (let current = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
@@ -211,7 +178,6 @@ export function errorCode(error: unknown): string | undefined {
   return undefined;
 }
 
-/** The connection was closed (or reset) before a whole answer arrived. */
 export function isClosedConnection(error: unknown): boolean {
   const code = errorCode(error) ?? '';
   return code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE' || code === 'UND_ERR_CLOSED';
@@ -219,25 +185,18 @@ export function isClosedConnection(error: unknown): boolean {
 
 /** Why a request got no answer: the facts, for a caller to put in its own words. */
 export type NetworkFailure =
-  /** The whole answer did not arrive within the time-out. */
   | { kind: 'timeout'; timeoutMs: number }
   | { kind: 'refused' }
-  /** The host name could not be resolved. */
   | { kind: 'dns' }
-  /** The connection was closed (or reset) before a whole answer arrived. */
+  /** Closed (or reset) before a whole answer arrived. */
   | { kind: 'closed' }
   /** An http:// request met a port that speaks TLS. */
   | { kind: 'tls-port' }
   /** An https:// request met a port that does not speak TLS. */
   | { kind: 'not-tls' }
-  /**
-   * The server's certificate was refused, for OpenSSL's `code`; `names` are the names it holds
-   * (for ERR_TLS_CERT_ALTNAME_INVALID, when node's error carries the certificate).
-   */
+  /** OpenSSL's `code`; `names`, those the certificate holds (for ERR_TLS_CERT_ALTNAME_INVALID). */
   | { kind: 'certificate'; code: string; names: readonly string[] }
-  /** The TLS handshake failed otherwise. */
   | { kind: 'tls'; code: string }
-  /** The proxy answered `status` instead of opening a tunnel. */
   | { kind: 'proxy'; status: string }
   | { kind: 'connect-timeout' }
   | { kind: 'no-route' }
@@ -245,7 +204,6 @@ export type NetworkFailure =
   | { kind: 'interrupted' }
   | { kind: 'other'; code: string | undefined };
 
-/** OpenSSL's verdicts on a certificate, as a sentence. */
 const certificateProblems: Record<string, string> = {
   DEPTH_ZERO_SELF_SIGNED_CERT: 'its TLS certificate is self-signed, and not trusted here',
   SELF_SIGNED_CERT_IN_CHAIN: 'its TLS certificate chain ends in a self-signed certificate that is not trusted here',
@@ -303,7 +261,7 @@ const failureWords: {
   other: (failure) => (failure.code === undefined ? 'the request failed' : `the request failed (${failure.code})`),
 };
 
-/** The message of an UnreachableError: `cannot reach URL: why` (`no answer from URL within N s`). */
+/** `cannot reach URL: why`, or `no answer from URL within N s`. */
 export function unreachableMessage(failure: NetworkFailure, baseUrl: URL): string {
   const base = formatBaseUrl(baseUrl);
   if (failure.kind === 'timeout') return `no answer from ${base} within ${failure.timeoutMs / 1000} s`;
@@ -311,7 +269,7 @@ export function unreachableMessage(failure: NetworkFailure, baseUrl: URL): strin
   return `cannot reach ${base}: ${typeof words === 'string' ? words : words(failure, baseUrl)}`;
 }
 
-/** The names a server's certificate holds (node's error carries the peer certificate). */
+/** The names the peer certificate (carried by node's error) holds. */
 function certificateNames(error: unknown): string[] {
   let altNames: string | undefined;
   for (const current of causes(error)) {

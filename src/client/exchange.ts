@@ -2,27 +2,19 @@ import type { ResponseError, UnreachableError } from './errors.js';
 import { backoff, parseRetryAfter, type RetryPolicy, sleep } from './retry-policy.js';
 import { type Answer, SendError, type Transport } from './transport.js';
 
-// The retry loop: a request sent, and sent again under a RetryPolicy where that is safe.
-
-/** What came of a request, retries included. */
 export type Exchange = Awaited<ReturnType<typeof exchange>>;
 
-/**
- * The one way every request goes out: sent, and sent again under the retry policy where that
- * is safe (see RetryPolicy); `pipelined`, every attempt may be (see Transport.send). Resolves
- * with the answer, whatever its status; rejects only with UnreachableError, whose `attempts`
- * says how often it was sent.
- */
+/** Every request goes out here, sent again where the policy allows; rejects only with UnreachableError. */
 export async function exchange(
   transport: Transport,
   { method, url, body, pipelined = false }: { method: string; url: URL; body?: string; pipelined?: boolean },
   policy: RetryPolicy = { attempts: 1 },
-  /** Attempt 1, already sent by the caller: its answer, or what it was rejected with. */
+  /** Attempt 1, already sent by the caller. */
   first?: { answer: Answer } | { error: unknown },
 ) {
   let mayHaveBeenApplied = false;
   const started = performance.now();
-  /** Writes of the request that undici made on its own (a dropped pipeline), beyond the attempts. */
+  /** undici's own writes of the request (a dropped pipeline), beyond the attempts. */
   let replays = 0;
   for (let attempt = 1; ; attempt++) {
     let waitMs: number | undefined;
@@ -32,9 +24,8 @@ export async function exchange(
         if ('error' in first) throw first.error;
         answer = first.answer;
       } else {
-        // A retry is pipelined as the first try was: undici sends a request it may not pipeline
-        // only on a connection with nothing in flight, and the adds keep every connection busy,
-        // so a retry would wait behind them (and, until its answer, stop the others behind it).
+        // Pipelined as the first try: undici sends a request it may not pipeline only on an idle
+        // connection, and the adds keep every one busy.
         answer = await transport.send(method, url, body, pipelined);
       }
       if (answer.sends > 1) {
@@ -44,8 +35,6 @@ export async function exchange(
       const retryAfterMs =
         answer.status === 429 || answer.status === 503 ? parseRetryAfter(answer.retryAfter) : undefined;
       if (retryAfterMs === undefined || attempt >= policy.attempts || retryAfterMs > (policy.maxDelayMs ?? 10_000)) {
-        // elapsedMs: from the first try's start to the answer; mayHaveBeenApplied: a POST was sent
-        // again after a connection dropped with no answer, so the first may have been applied.
         return { answer, attempts: attempt + replays, elapsedMs: performance.now() - started, mayHaveBeenApplied };
       }
       waitMs = retryAfterMs;
@@ -66,7 +55,6 @@ export async function exchange(
   }
 }
 
-/** The error, marked with how often its request was sent (and, for an answer, over how long). */
 export function withAttemptsOn<T extends ResponseError | UnreachableError>(error: T, attempts: number, ms = 0): T {
   error.attempts = attempts;
   if ('triedForMs' in error) error.triedForMs = ms;

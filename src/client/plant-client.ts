@@ -20,7 +20,6 @@ export interface AddedPlant {
   status: number;
   plant: Plant;
   rawBody: string;
-  /** How many times the request was sent (more than 1 after a transient failure). */
   attempts: number;
 }
 
@@ -28,7 +27,6 @@ export interface AddedPlant {
 export class PlantClient {
   readonly #options: PlantClientOptions;
   readonly #transport: Transport;
-  /** What the errors made of the answers say of where they came from. */
   readonly #source: AnswerSource;
   #lastContentType = '';
   #lastIsJson = false;
@@ -43,15 +41,11 @@ export class PlantClient {
     };
   }
 
-  /**
-   * POST /plants. Resolves with the Plant; rejects with ResponseError, AuthRejectedError or
-   * UnreachableError, whose `attempts` says how often it was sent.
-   */
+  /** POST /plants. Rejects with ResponseError, AuthRejectedError or UnreachableError. */
   addPlant(newPlant: NewPlant, options: { retry?: RetryPolicy } = {}): Promise<AddedPlant> {
     const body = newPlantJson(newPlant);
-    // The first attempt is sent here, and an answer that settles it at once (a 200 carrying the
-    // plant sent, written once) returns without going through the retry loop: that is every
-    // record of a bulk add that goes well. Anything else continues in the retry loop (exchange) as its attempt 1.
+    // Every record of a bulk add that goes well (a 200 carrying the plant sent, written once) skips the
+    // retry loop; anything else enters it as its attempt 1.
     return this.#transport.send('POST', this.#transport.plantsUrl, body, true).then(
       (answer) =>
         answer.sends === 1 && (answer.status === 200 || answer.status === 201) && this.#isPlantSent(answer, body)
@@ -61,7 +55,6 @@ export class PlantClient {
     );
   }
 
-  /** An add's retry loop, after its first attempt, and what its answer means. */
   #retry(newPlant: NewPlant, body: string, policy: RetryPolicy | undefined, first: Parameters<typeof exchange>[3]) {
     const url = this.#transport.plantsUrl;
     return exchange(this.#transport, { method: 'POST', url, body, pipelined: true }, policy, first).then((sent) =>
@@ -69,16 +62,11 @@ export class PlantClient {
     );
   }
 
-  /**
-   * Whether an answer is, byte for byte, the plant sent (as plants serve answers): that is the
-   * plant, since a NewPlant is a Plant and parsing its own text back gives it again. Any other
-   * answer is read as any answer is.
-   */
+  /** An answer that is, byte for byte, the plant sent (as plants serve answers) is that plant: no parse. */
   #isPlantSent(answer: Answer, body: string): boolean {
     return answer.text === body && this.#isJson(answer.contentType);
   }
 
-  /** The Plant of an add's exchange, or the error its answer means. */
   #added(newPlant: NewPlant, body: string, sent: Exchange): AddedPlant {
     const { answer, attempts } = sent;
     if (answer.status === 200 || answer.status === 201) {
@@ -94,10 +82,7 @@ export class PlantClient {
     throw withAttemptsOn(this.#errorOf(sent), attempts, sent.elapsedMs);
   }
 
-  /**
-   * The error an exchange's answer stands for, knowing its earlier attempts: after one that may
-   * have been applied, a 409 may be its doing, and any other failure leaves it in doubt.
-   */
+  /** After an attempt that may have been applied, a 409 may be its doing, and any other failure is in doubt. */
   #errorOf({ answer, mayHaveBeenApplied }: Exchange): ResponseError {
     const error = errorOf(answer, this.#source);
     if (!mayHaveBeenApplied) return error;
@@ -115,7 +100,7 @@ export class PlantClient {
     return error;
   }
 
-  /** isJsonType, remembering the last content type seen (a store answers with one). */
+  /** isJsonType, remembering the last content type (a store answers with one). */
   #isJson(contentType: string): boolean {
     if (contentType !== this.#lastContentType) {
       this.#lastContentType = contentType;
@@ -124,10 +109,7 @@ export class PlantClient {
     return this.#lastIsJson;
   }
 
-  /**
-   * One page of GET /plants (a `plants serve` extension): plants in id order, and the URL of
-   * the next page from the `Link: <…>; rel="next"` header, if there is more.
-   */
+  /** One page of GET /plants (a `plants serve` extension), and the next page's URL from its Link header. */
   async listPage(page: { limit?: number; after?: bigint } | URL): Promise<PlantPage> {
     const url = page instanceof URL ? page : new URL(this.#transport.plantsUrl);
     if (!(page instanceof URL)) {
@@ -137,20 +119,13 @@ export class PlantClient {
     return plantPageOf(await this.#read('GET', url), url, this.#transport.plantsUrl.origin, this.#source);
   }
 
-  /**
-   * POST /reset (`plants serve --allow-reset`): the store back to exactly its seed, or empty.
-   * Resolves with the first page of what it holds then, as GET /plants gives it.
-   */
+  /** POST /reset (`plants serve --allow-reset`): resolves with the first page of the store's seed. */
   async reset(): Promise<PlantPage> {
     const url = new URL(`${formatBaseUrl(this.#options.baseUrl)}/reset`);
     return plantPageOf(await this.#read('POST', url), url, this.#transport.plantsUrl.origin, this.#source);
   }
 
-  /**
-   * Whether the store answers and takes the token, for `plants status`: one plant's page
-   * (GET /plants?limit=1). A store that does not list plants (405) is reachable, but the token
-   * could not be checked that way.
-   */
+  /** Whether the store answers and takes the token (`plants status`), by GET /plants?limit=1. */
   async checkAccess(): Promise<'accepted' | 'not-checked'> {
     try {
       await this.listPage({ limit: 1 });
@@ -162,26 +137,17 @@ export class PlantClient {
     }
   }
 
-  /**
-   * GET /plants/{id}: the plant, or ResponseError (404 when there is none). `retry` replaces
-   * the client's policy (a bulk add reads back under its own).
-   */
+  /** GET /plants/{id}: the plant, or ResponseError (404 when there is none). */
   async getPlant(id: bigint, options: { retry?: RetryPolicy } = {}): Promise<{ plant: StoredPlant; rawBody: string }> {
     return storedPlantOf(await this.#read('GET', this.#plantUrl(id), options.retry), this.#source);
   }
 
-  /**
-   * DELETE /plants/{id}: resolves once deleted; ResponseError (404 when there is none), whose
-   * `mayHaveBeenApplied` says it may have been deleted all the same (see deleteConfirmed).
-   */
+  /** DELETE /plants/{id}; on ResponseError, `mayHaveBeenApplied` says it may be deleted all the same. */
   async deletePlant(id: bigint): Promise<void> {
     await this.#read('DELETE', this.#plantUrl(id));
   }
 
-  /**
-   * A GET, DELETE or (body-less, idempotent) POST under the client's retry policy (or `retry`):
-   * the answer when it is a success, else its error.
-   */
+  /** A body-less request under the client's retry policy (or `retry`): a success's answer, else its error. */
   async #read(method: 'GET' | 'DELETE' | 'POST', url: URL, retry = this.#options.retry): Promise<Answer> {
     const sent = await exchange(this.#transport, { method, url }, retry);
     const { answer, attempts } = sent;
@@ -191,7 +157,6 @@ export class PlantClient {
     throw withAttemptsOn(error, attempts, sent.elapsedMs);
   }
 
-  /** PlantClientOptions.storeArgs: how the caller chose this store, for its own words about it. */
   get storeArgs(): readonly string[] {
     return this.#options.storeArgs ?? [];
   }
@@ -201,31 +166,23 @@ export class PlantClient {
   }
 }
 
-// What an answer means: the Plant or page of plants asked for, or the error it stands for.
-
-/** Where the answers come from, for the errors made of them. */
 export interface AnswerSource {
   baseUrl: URL;
-  /** Where the token sent came from; undefined when none was sent. */
+  /** undefined when no token was sent. */
   tokenSource: 'environment' | 'config' | undefined;
-  /** PlantClientOptions.storeArgs. */
   storeArgs?: readonly string[] | undefined;
 }
 
-/** A page of plants, and where the next one is. */
 export type PlantPage = ReturnType<typeof plantPageOf>;
 
-/** The Plant of a success (an add's 200 or 201), or UnexpectedBodyError. */
 export function plantOf(answer: Answer, source: AnswerSource): { status: number; plant: Plant; rawBody: string } {
   return { status: answer.status, plant: bodyOf(answer, Plant, 'a Plant', source), rawBody: answer.text };
 }
 
-/** The stored plant of GET /plants/{id}'s 200, or UnexpectedBodyError. */
 export function storedPlantOf(answer: Answer, source: AnswerSource): { plant: StoredPlant; rawBody: string } {
   return { plant: bodyOf(answer, StoredPlant, 'a Plant', source), rawBody: answer.text };
 }
 
-/** The answer's JSON body as `schema` reads it, or UnexpectedBodyError saying it is not `expected`. */
 function bodyOf<T>(
   answer: Answer,
   schema: { safeParse(value: unknown): { success: true; data: T } | { success: false } },
@@ -238,11 +195,7 @@ function bodyOf<T>(
   throw notA(expected, answer, source);
 }
 
-/**
- * A page of plants from the 200 of `url`, with the next page's URL from its Link header:
- * UnexpectedBodyError when it is not a list of plants, CrossOriginPageError when the next page is
- * on another origin than `origin` (following it would send the token there).
- */
+/** A page of plants; CrossOriginPageError when the next is not on `origin` (the token would go there). */
 export function plantPageOf(answer: Answer, url: URL, origin: string, source: AnswerSource) {
   const plants = bodyOf(answer, StoredPlants, 'a list of plants', source);
   const next = nextLink(answer.link, url);
@@ -252,10 +205,7 @@ export function plantPageOf(answer: Answer, url: URL, origin: string, source: An
   return { plants, next };
 }
 
-/**
- * The error an answer that is no success stands for: AuthRejectedError for 401 and 403, else
- * ResponseError, which `mayHaveBeenApplied` when its Error says the outcome is unknown.
- */
+/** The error an answer that is no success stands for: AuthRejectedError for 401 and 403, else ResponseError. */
 export function errorOf(answer: Answer, source: AnswerSource): ResponseError {
   const { status, contentType, text } = answer;
   const json = tryParseJson(text, contentType);

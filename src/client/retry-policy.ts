@@ -1,13 +1,9 @@
 import { errorCode } from './errors.js';
 
-// When a request is sent again, and how long to wait first.
-
 /**
- * When a failed POST is sent again. Only where it cannot have been applied (the connection
- * was refused; the server answered 429 or 503 with Retry-After), or where a repeat is harmless
- * because the store refuses a duplicate id with 409 (the connection dropped before any answer,
- * or no answer came within the time-out):
- * a 409 after such a retry is reported as possibly the first attempt's doing.
+ * A failed POST is sent again only where it cannot have been applied (refused; 429 or 503 with
+ * Retry-After), or where the store's 409 for a duplicate id makes a repeat harmless (dropped, or
+ * timed out): a 409 after such a retry is reported as possibly the first attempt's doing.
  */
 export interface RetryPolicy {
   /** Sends at most this many times in all. Default 1: no retry. */
@@ -18,10 +14,9 @@ export interface RetryPolicy {
   maxDelayMs?: number;
 }
 
-/** Why a request may be sent again, or why not. */
 export type Retryable = 'not-applied' | 'maybe-applied' | false;
 
-/** Connection refused: nothing reached the server. Dropped before any answer: it may have been applied. */
+/** Refused: nothing reached the server. Dropped before any answer: it may have been applied. */
 export function retryableFailure(error: unknown): Retryable {
   const code = errorCode(error);
   if (code === 'ECONNREFUSED') return 'not-applied';

@@ -1,12 +1,7 @@
 import { isIP } from 'node:net';
 import { connect } from 'node:tls';
 
-/**
- * Whether a TLS handshake succeeds at host:port: asked only after a plain-HTTP request there was
- * closed with no answer, which is what a TLS server does with one (plants serve closes it; others
- * send a TLS alert, bytes 15 03, that no HTTP parser reads). The certificate is not checked:
- * nothing is sent over the connection, and only the answer "TLS or not" is used.
- */
+/** Whether a TLS handshake succeeds at host:port; the certificate is not checked, as nothing is sent. */
 export function speaksTls(host: string, port: number, timeoutMs = 2000): Promise<boolean> {
   return new Promise((resolve) => {
     const hostname = host.replace(/^\[|\]$/g, '');

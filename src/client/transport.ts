@@ -13,7 +13,6 @@ import { type Retryable, type RetryPolicy, retryableFailure } from './retry-poli
 /** The most of a response body we read; a Plant or an Error is a few hundred bytes. */
 export const MAX_RESPONSE_BYTES = 1024 * 1024;
 
-/** One answer, whatever its status: the few headers the client reads, and the body as text. */
 export interface Answer {
   status: number;
   contentType: string;
@@ -26,16 +25,11 @@ export interface Answer {
 }
 
 export interface PlantClientOptions {
-  /** Where the store is: `{baseUrl}/plants`. */
   baseUrl: URL;
-  /**
-   * Sent as `Authorization: Bearer <token>`; never logged. Without one the request goes
-   * out unauthenticated and the server's 401 is reported as such (exit 4).
-   */
+  /** Sent as `Authorization: Bearer <token>`; never logged. None: the request goes unauthenticated. */
   token: string | undefined;
   /** The undici dispatcher to send with (an Agent, Pool or proxy agent); the caller owns and closes it. */
   dispatcher: Dispatcher;
-  /** `User-Agent` header, e.g. `plants/0.1.0 node/v20.19.0`. */
   userAgent: string;
   /** Gives up on a request after this long, headers and body included. Default 30 000. */
   timeoutMs?: number;
@@ -43,11 +37,7 @@ export interface PlantClientOptions {
   tokenSource?: 'environment' | 'config' | undefined;
   /** How reads and deletes are sent again after a transient failure (addPlant takes its own). Default: not. */
   retry?: RetryPolicy;
-  /**
-   * How the caller chose this store, in its own terms (the CLI: its flags, so that a command a
-   * hint suggests reaches the same store). Carried on every UnreachableError, never read by the
-   * client. Default: none.
-   */
+  /** How the caller chose this store (the CLI: its flags, for its hints), carried on errors; never read here. */
   storeArgs?: readonly string[];
 }
 
@@ -58,18 +48,13 @@ export class SendError extends Error {
     readonly retryable: Retryable,
     /** The request went out and may have been applied. */
     readonly sent: boolean,
-    /** How many times undici wrote it (above 1 after a dropped pipeline). */
     readonly sends: number,
   ) {
     super(reported.message);
   }
 }
 
-/**
- * Sends one request at a time over undici and collects its whole answer, within the time-out:
- * the client's one way out. An answer resolves whatever its status; no answer rejects with a
- * SendError saying whether the request may be sent again.
- */
+/** The client's one way out: a whole answer within the time-out, whatever its status, or a SendError. */
 export class Transport {
   /** `{baseUrl}/plants`: the URL of every add, whose origin and path are worked out once. */
   readonly plantsUrl: URL;
@@ -99,20 +84,14 @@ export class Transport {
   }
 
   /**
-   * One request, its answer collected straight from undici's callbacks (AnswerCollector). A
-   * `pipelined` request (POST /plants only) may go out on a connection while earlier ones await
-   * their answers. undici pipelines only requests it may send twice, since after a dropped
-   * connection it writes again those that were behind the first: a POST is not one in general,
-   * but a POST of a NewPlant is safe to repeat. It carries its own id, and the store refuses a
-   * second add of an id with 409, so a repeat never adds twice; and a repeat is seen (undici
-   * writes it again: `sends` > 1), so a 409 it meets is reported as after a retry (possibly our
-   * own earlier write), which a bulk add settles by reading the plant back (ConfirmingAdder).
+   * A `pipelined` request (POST /plants only) is marked idempotent, which undici requires to
+   * pipeline it, since after a dropped connection it writes such requests again. Safe for a
+   * NewPlant: it carries its own id, which the store refuses twice (409); and a replay is seen
+   * (`sends` > 1), so a 409 after it is settled by reading the plant back (ConfirmingAdder).
    */
   send(method: string, url: URL, body: string | undefined, pipelined: boolean): Promise<Answer> {
-    // undici's own time-outs for the headers and between body chunks, rather than an AbortSignal
-    // per request: with thousands in flight those cost more than the request itself. A request
-    // undici has not written yet, and a whole answer once it has started, must also come within
-    // the time-out (AnswerCollector's deadline): one timer for all requests ends those past it.
+    // undici's time-outs rather than an AbortSignal per request (with thousands in flight, those cost
+    // more than the request); #watch's one timer ends the requests past their deadline (AnswerCollector).
     const timeoutMs = this.#timeoutMs;
     const handler = new AnswerCollector(MAX_RESPONSE_BYTES, timeoutMs);
     this.#watch(handler);
@@ -128,7 +107,6 @@ export class Transport {
           body,
           headersTimeout: timeoutMs,
           bodyTimeout: timeoutMs,
-          // Marks a request undici may pipeline (undefined: undici's defaults); see above for why an add may be.
           idempotent: pipelined ? true : undefined,
           blocking: pipelined ? false : undefined,
         },
@@ -148,12 +126,7 @@ export class Transport {
     );
   }
 
-  /**
-   * An http:// request closed with no answer may have met a TLS port: a TLS server closes a
-   * connection that does not start a handshake. Asked once per transport; when the port does
-   * speak TLS, the error says so, and the request was not applied (a TLS server never reads
-   * plain HTTP).
-   */
+  /** An http:// request closed unanswered may have met a TLS port, which never reads plain HTTP. Asked once. */
   async tlsPortInstead(reported: UnreachableError): Promise<UnreachableError | undefined> {
     const { baseUrl } = this.#options;
     if (baseUrl.protocol !== 'http:' || !isClosedConnection(reported.cause)) return undefined;
@@ -173,13 +146,11 @@ export class Transport {
     // Written at least once: a request undici was to write again after its pipelined connection
     // dropped may then fail to connect (refused), yet its first write may have been applied.
     const written = collector.sends > 0;
-    // An answer cut short, or none in time, is a drop: what a drop allows, it allows (the request
-    // reached the store and may have been applied). A request still waiting in undici's queue
-    // when its time ran out was never written.
+    // An answer cut short, or none in time, is a drop (it may have been applied); a request still in
+    // undici's queue when its time ran out was never written.
     const failure =
       answered || (timedOut && written) ? 'maybe-applied' : timedOut ? 'not-applied' : retryableFailure(error);
     const retryable = failure === 'not-applied' && written ? 'maybe-applied' : failure;
-    // Sent and then no whole answer: cut mid-answer, timed out waiting, or dropped before any answer.
     const sent = answered || written || retryable === 'maybe-applied';
     const kind = timedOut ? { kind: 'timeout' as const, timeoutMs: this.#timeoutMs } : classifyNetworkFailure(error);
     return new SendError(this.#unreachable(kind, error), retryable, sent, collector.sends);
@@ -190,7 +161,6 @@ export class Transport {
     return new UnreachableError(unreachableMessage(failure, baseUrl), { baseUrl, failure, cause, storeArgs });
   }
 
-  /** Ends each request whose whole answer has not arrived within the time-out. */
   #watch(collector: AnswerCollector): void {
     this.#pending.add(collector);
     if (this.#sweep !== undefined) return;
@@ -213,45 +183,29 @@ export class Transport {
   }
 }
 
-/**
- * Milliseconds on a monotonic clock. process.hrtime is there from the start, where the
- * `performance` global loads node:perf_hooks and its ten modules on first use: a one-record add
- * had them loaded for two readings of the clock.
- */
+/** Monotonic ms, not `performance.now()`: that global loads node:perf_hooks' ten modules on first use. */
 export function monotonicMs(): number {
   return Number(process.hrtime.bigint()) / 1e6;
 }
 
 /**
- * Collects one answer straight from undici's dispatch handler (its controller API), for the
- * client's own requests: the status, content-type, retry-after and link, and the body as text. Lighter than `dispatcher.request()`, which builds a Readable stream and a promise chain
- * per request: with a bulk add's tens of thousands of requests, that was most of what the client
- * spent on each (see `bench/rows/bulk.ts`).
+ * Collects one answer from undici's dispatch handler API: lighter than `dispatcher.request()`, whose
+ * Readable and promise chain were most of the client's cost per record of a bulk add (bench/rows/bulk.ts).
  *
- * undici calls onRequestStart each time it writes the request: more than once when a pipelined
- * connection dropped and it sent the request again on a new one (`sends`).
+ * `deadline`: `timeoutMs` after the hand-over while unwritten. Once written, undici's headers time-out
+ * bounds the wait (counted from the head of the connection, so requests pipelined behind a silent answer
+ * pay no time-out of their own) and the deadline is a backstop (twice `timeoutMs`: 1xx for ever); once
+ * the answer starts, all of it within `timeoutMs` of the last write (a body that drips).
  *
- * `deadline` is when the client gives up on the request: `timeoutMs` after it was handed to
- * undici, while undici has not written it; once written, the start of its answer is undici's
- * headers time-out to bound, which counts from the moment the request is at the head of its
- * connection: so one answer that never comes costs the requests pipelined behind it no time-out
- * of their own (when its time is up, undici writes them again on another connection at once).
- * Meanwhile the deadline is only a backstop (twice `timeoutMs` after the last write: a server
- * that sends 1xx for ever); once the answer has started, the whole of it must come within
- * `timeoutMs` of the last write (a body that drips), or at once when its head came later.
- *
- * `answer` settles exactly once, whatever undici does, and once it has, undici is never left
- * holding the request: a request given up before undici wrote it is aborted the moment undici
- * starts it, and an answer is never paused (a paused answer that nobody resumes holds its
- * connection, and every request pipelined behind it, for good).
+ * `answer` settles exactly once and undici is never left holding the request: one given up before it
+ * was written is aborted when undici starts it, and an answer is never paused (a paused answer nobody
+ * resumes holds its connection, and all pipelined behind it, for good).
  */
 export class AnswerCollector implements Dispatcher.DispatchHandler {
   sends = 0;
   /** Headers arrived (a final status): from here on the request was answered. */
   answered = false;
-  /** Set by the client when the whole answer did not arrive within its time-out. */
   deadlinePassed = false;
-  /** When the client gives up on the request (monotonicMs; see above). */
   deadline: number;
   readonly #timeoutMs: number;
   #writtenAt = 0;
@@ -270,7 +224,6 @@ export class AnswerCollector implements Dispatcher.DispatchHandler {
   readonly #limit: number;
   #resolve!: (answer: Answer) => void;
   #reject!: (error: unknown) => void;
-  /** The whole answer, or why none came. */
   readonly answer = new Promise<Answer>((resolve, reject) => {
     this.#resolve = resolve;
     this.#reject = reject;
@@ -282,10 +235,7 @@ export class AnswerCollector implements Dispatcher.DispatchHandler {
     this.deadline = monotonicMs() + timeoutMs;
   }
 
-  /**
-   * Gives up on the request: `answer` rejects with `error` now, and undici is told to drop the
-   * request, now if it has started it, else when it does.
-   */
+  /** Gives up: `answer` rejects now; undici drops the request now if it started it, else when it does. */
   abort(error: Error): void {
     this.#givenUp ??= error;
     this.#fail(error);
@@ -309,7 +259,6 @@ export class AnswerCollector implements Dispatcher.DispatchHandler {
     this.answered = true;
     this.deadline = Math.max(this.#writtenAt + this.#timeoutMs, monotonicMs());
     this.#status = status;
-    // As the client read them before: a repeated content-type joined, a repeated retry-after or link not taken.
     const contentType = headers['content-type'];
     this.#contentType =
       contentType === undefined ? '' : Array.isArray(contentType) ? contentType.join(',') : contentType;

@@ -3,36 +3,33 @@ import path from 'node:path';
 import type Conf from 'conf';
 import { InvalidInputError } from '../errors.js';
 
-/** What is kept in config.json. Tokens are keyed by origin (`https://host:port`), like gh keys them by host. */
+/** config.json. Each map is keyed by origin (`https://host:port`), as gh keys tokens by host. */
 interface ConfigData {
-  /** The base URL used when neither `--base-url` nor PLANTS_BASE_URL is given. */
   defaultBaseUrl?: string;
-  /** origin → its token. */
   tokens?: Record<string, string>;
-  /** origin → the PEM file (absolute path) to trust its TLS certificate with (`login --ca-cert`). */
+  /** The PEM file (absolute path) of `login --ca-cert`. */
   caCerts?: Record<string, string>;
-  /** origin → the account its token is kept under in the OS keyring (then `tokens` holds none for it). */
+  /** The account its token is kept under in the OS keyring (then `tokens` holds none for it). */
   keyring?: Record<string, string>;
 }
 
 export interface ConfigStoreOptions {
-  /** Folder holding config.json (and profiles/NAME.json); created 0700. */
+  /** Holds config.json (and profiles/NAME.json); created 0700. */
   dir: string;
-  /** The profile (`--profile`, PLANTS_PROFILE); default: `default`, config.json itself. */
+  /** Default: `default`, config.json itself. */
   profile?: string | undefined;
   /** Make the profile if it does not exist (`login`); otherwise an unknown profile is exit 2. */
   create?: boolean;
 }
 
-/** Where a stored token lives: the OS keyring, or the config file (its path). */
+/** The OS keyring, or the config file's path. */
 export type TokenStorage = 'keyring' | (string & {});
 
 const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
 /**
- * The folder of config.json: `dir` (PLANTS_CONFIG_DIR) when given, else the user's config folder
- * (XDG on Linux). With HOME empty the platform's folder comes out relative: the current folder,
- * a git checkout say, is no place for tokens (exit 2).
+ * `dir` (PLANTS_CONFIG_DIR), else the user's config folder (XDG on Linux). With HOME empty that comes
+ * out relative: the current folder, a git checkout say, is no place for tokens (exit 2).
  */
 export async function configFolder(dir: string | undefined): Promise<string> {
   if (dir !== undefined) return dir;
@@ -46,31 +43,24 @@ export async function configFolder(dir: string | undefined): Promise<string> {
   return folder;
 }
 
-/** Thrown when the config file exists but cannot be read as ours. Exit 2: the user must mend it. */
+/** The config file exists but cannot be read as ours. Exit 2: the user must mend it. */
 export class ConfigFileError extends InvalidInputError {}
 
-/** A file holding tokens is the user's alone: no permission bit for group or others. */
 const SHARED_BITS = 0o077;
 
 /**
- * The user's plants config, config.json as conf keeps it: conf writes it (atomically, 0600) into
- * a folder made 0700 here (a folder that already exists with looser modes is tightened, since it
- * holds tokens). conf is loaded only to write; every command reads the file as the plain JSON it
- * is, checked here, which spares the commands that only read it loading conf.
+ * config.json: conf writes it (atomically, 0600) into a folder made (or tightened to) 0700 here.
+ * conf is loaded only to write: the commands that only read the plain JSON never load it.
  */
 export class ConfigStore {
   readonly path: string;
-  /** The profile's name (`default` for config.json). */
   readonly profile: string;
-  /**
-   * What the user should hear about the file, once, on stderr: a file holding tokens that group
-   * or others may open (as ssh warns of a private key). The next change writes it back 0600.
-   */
+  /** For stderr, once: a file holding tokens that others may open (as ssh warns of a private key). */
   readonly warnings: readonly string[];
   readonly #dir: string;
   #data: ConfigData;
   #conf: Conf<ConfigData> | undefined;
-  /** Tokens read from the keyring so far (readKeyring), by origin. */
+  /** By origin. */
   readonly #fromKeyring = new Map<string, string>();
 
   private constructor(profile: string, file: string, data: ConfigData, warnings: readonly string[]) {
@@ -81,12 +71,7 @@ export class ConfigStore {
     this.warnings = warnings;
   }
 
-  /**
-   * Opens the config in `dir` (nothing is created until something is stored). Throws
-   * ConfigFileError (exit 2) for a file that is not JSON, or whose known keys have values of
-   * the wrong type, naming the file and the key; InvalidInputError (exit 2) for a profile that
-   * does not exist (unless `create`), naming those that do.
-   */
+  /** Nothing is created until something is stored; a bad file or an unknown profile is exit 2. */
   static open(options: ConfigStoreOptions): ConfigStore {
     const profile = options.profile ?? 'default';
     if (!PROFILE_NAME.test(profile)) {
@@ -121,28 +106,22 @@ export class ConfigStore {
     return this.#data.defaultBaseUrl;
   }
 
-  /** The token stored for an origin: in the file, or in the keyring once readKeyring has read it. */
+  /** In the file, or in the keyring once readKeyring has read it. */
   tokenFor(origin: string): string | undefined {
     const tokens = this.#tokens();
     return Object.hasOwn(tokens, origin) ? tokens[origin] : this.#fromKeyring.get(origin);
   }
 
-  /** Origins that have a token stored (in the file or the keyring), sorted. */
   origins(): string[] {
     return [...new Set([...Object.keys(this.#tokens()), ...Object.keys(this.#keyring())])].sort();
   }
 
-  /** Where the token of an origin is kept, if one is. */
   storedIn(origin: string): TokenStorage | undefined {
     if (Object.hasOwn(this.#keyring(), origin)) return 'keyring';
     return Object.hasOwn(this.#tokens(), origin) ? this.path : undefined;
   }
 
-  /**
-   * Reads from the OS keyring the tokens of those `origins` kept there, so that tokenFor has them.
-   * The keyring's binding is loaded only then: a config whose tokens are in the file never loads it.
-   * Throws KeyringError (exit 4) when the keyring no longer answers.
-   */
+  /** The keyring's tokens of `origins`, for tokenFor: its binding is loaded only then. KeyringError: exit 4. */
   async readKeyring(origins: readonly string[]): Promise<void> {
     const keyring = this.#keyring();
     const wanted = origins.filter((origin) => Object.hasOwn(keyring, origin) && !this.#fromKeyring.has(origin));
@@ -158,11 +137,7 @@ export class ConfigStore {
     await this.#change((data) => ({ ...data, defaultBaseUrl: value }));
   }
 
-  /**
-   * Stores the token of an origin, in the OS keyring where one answers (unless `insecureStorage`),
-   * else in the file; with `defaultBaseUrl` makes that the default too, in one write of the file.
-   * Says where the token went and, for the file, why.
-   */
+  /** In the OS keyring where one answers (unless `insecureStorage`), else in the file, saying why. */
   async setToken(
     origin: string,
     token: string,
@@ -176,7 +151,7 @@ export class ConfigStore {
     const tokens = omit(this.#data.tokens, origin);
     const keyring = omit(this.#data.keyring, origin);
     const before = this.#keyring()[origin];
-    // In the keyring, the file keeps no token for the origin (a `tokens` key only if it held one).
+    // In the keyring: the file keeps no token for the origin (a `tokens` key only if it held one).
     const change: ConfigData =
       kept === true
         ? { ...(this.storedIn(origin) === this.path ? { tokens } : {}), keyring: { ...keyring, [origin]: account } }
@@ -190,17 +165,13 @@ export class ConfigStore {
     return kept === true ? { storedIn: 'keyring' } : { storedIn: this.path, why: kept.why };
   }
 
-  /**
-   * Forgets the token of an origin (false when there was none) and, with `clearDefault`, the
-   * default base URL too, so that the built-in default (the local store) applies again: one write.
-   */
+  /** False when there was no token; with `clearDefault` the default base URL goes too, in one write. */
   async forget(origin: string, options: { clearDefault: boolean }): Promise<boolean> {
     const account = this.#keyring()[origin];
     const removed = Object.hasOwn(this.#tokens(), origin) || account !== undefined;
     if (!removed && !(options.clearDefault && this.#data.defaultBaseUrl !== undefined)) return false;
     // From the keyring first: a keyring that does not answer leaves the config as it was (exit 4).
     if (account !== undefined) await (await import('./keyring.js')).deleteKeyring(account);
-    // The file's keys in their order, less what is forgotten.
     const without = (data: ConfigData): ConfigData => {
       const kept: ConfigData = { ...data };
       if (options.clearDefault) delete kept.defaultBaseUrl;
@@ -213,7 +184,6 @@ export class ConfigStore {
     return removed;
   }
 
-  /** The CA certificate file `login --ca-cert` kept for an origin. */
   caCertFor(origin: string): string | undefined {
     const files = this.#data.caCerts ?? {};
     return Object.hasOwn(files, origin) ? files[origin] : undefined;
@@ -232,10 +202,7 @@ export class ConfigStore {
     return this.#data.keyring ?? {};
   }
 
-  /**
-   * Makes sure a change can be written (the folder exists, is private and writable) before
-   * anything slow is done for it: `login` checks this before trying the token on the store.
-   */
+  /** Checked by `login` before it tries the token on the store. */
   ensureWritable(): void {
     try {
       ensurePrivateDir(this.#dir);
@@ -245,11 +212,7 @@ export class ConfigStore {
     }
   }
 
-  /**
-   * Changes the file through conf (over the same file, which open() has already read and checked),
-   * then what is held here. conf reads its file again first, as its own set() and delete() would:
-   * what another run wrote stays.
-   */
+  /** conf reads its file again first, as its own set() would: what another run wrote stays. */
   async #change(update: (data: ConfigData) => ConfigData): Promise<void> {
     try {
       ensurePrivateDir(this.#dir);
@@ -278,7 +241,7 @@ export class ConfigStore {
   }
 }
 
-/** The file's settings and its permission bits; undefined when there is no file yet. */
+/** Undefined when there is no file yet. */
 function readConfigFile(file: string): { data: ConfigData; mode: number } | undefined {
   let text: string;
   let mode: number;
@@ -304,10 +267,7 @@ function readConfigFile(file: string): { data: ConfigData; mode: number } | unde
   return { data: data as ConfigData, mode };
 }
 
-/**
- * The first value of a known key that has the wrong type, described; undefined when all are
- * right. Unknown keys are left alone: a newer plants may have written them.
- */
+/** The first known key with a wrong type; unknown keys are left alone (a newer plants may have written them). */
 function wrongType(data: Record<string, unknown>): string | undefined {
   if (Object.hasOwn(data, 'defaultBaseUrl') && typeof data.defaultBaseUrl !== 'string') {
     return `"defaultBaseUrl" must be a string (a URL), not ${typeName(data.defaultBaseUrl)}`;
@@ -351,7 +311,7 @@ function omit(map: Record<string, string> | undefined, key: string): Record<stri
   return rest;
 }
 
-/** The profiles of the config folder `dir`: `default`, then those login made (profiles/NAME.json), sorted. */
+/** `default`, then profiles/NAME.json, sorted. */
 function profiles(dir: string): string[] {
   let files: string[] = [];
   try {
@@ -363,7 +323,7 @@ function profiles(dir: string): string[] {
   return ['default', ...named.filter((name) => PROFILE_NAME.test(name) && name !== 'default').sort()];
 }
 
-/** A file system error as words: never the library's text, which names system calls. */
+/** Never the library's text, which names system calls. */
 function describeFileError(error: unknown): string {
   const code = (error as NodeJS.ErrnoException).code;
   const words: Record<string, string> = {

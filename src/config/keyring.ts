@@ -17,11 +17,9 @@ export class KeyringError extends PlantsError {
 }
 
 /**
- * The entry of `account` in the OS keyring (@napi-rs/keyring: the macOS Keychain, Windows
- * Credential Manager, a Secret Service on Linux), or undefined where no keyring answers: then
- * the config file keeps the token. On Linux only a Secret Service is taken (the binding's store
- * pinned to it: making the entry fails without one), never the kernel's keyutils, which would lose
- * the token at reboot. The single executable carries no native addon, so it always uses the file.
+ * Undefined where no keyring answers: then the config file keeps the token. On Linux only a Secret
+ * Service, never the kernel's keyutils, which would lose the token at reboot. The single executable
+ * carries no native addon.
  */
 async function keyringEntry(account: string): Promise<AsyncEntry | undefined> {
   if (inSingleExecutable()) return undefined;
@@ -33,7 +31,7 @@ async function keyringEntry(account: string): Promise<AsyncEntry | undefined> {
   }
 }
 
-/** `use` of the entry of `account`, whose token the config says is in the keyring: KeyringError when it does not answer. */
+/** KeyringError when the keyring the config says holds the token does not answer. */
 async function answering<T>(account: string, doing: string, use: (entry: AsyncEntry) => Promise<T>): Promise<T> {
   try {
     const entry = await keyringEntry(account);
@@ -44,14 +42,13 @@ async function answering<T>(account: string, doing: string, use: (entry: AsyncEn
   }
 }
 
-/** The stored token of `account`. */
 export const readKeyring = (account: string) =>
   answering(account, 'reading', async (entry) => (await entry.getPassword()) ?? undefined);
 
-/** Removes the token of `account` from the keyring (false when it was not there). */
+/** False when it was not there. */
 export const deleteKeyring = (account: string) => answering(account, 'removing', (entry) => entry.deletePassword());
 
-/** Stores the token in the keyring; false (and why) where no keyring answers or takes it. */
+/** True, or why not (no keyring answers, or it refused the token). */
 export async function writeKeyring(account: string, token: string): Promise<true | { why: string }> {
   if (inSingleExecutable()) return { why: 'the single executable keeps tokens in the file' };
   const entry = await keyringEntry(account);

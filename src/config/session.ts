@@ -5,9 +5,8 @@ import type { ConfigStore } from './config-store.js';
 import { resolveBaseUrl, resolveToken, type SettingInputs, type Source } from './settings.js';
 
 /**
- * Stores a token for the origin of `baseUrl`. The default store changes only at the first login
- * to a `--base-url` (no default and no token stored yet) or when asked (`makeDefault`, login
- * --default), as gh switches accounts only with `gh auth switch`: a second store never takes over.
+ * The default store changes only at the first login to a `--base-url` or when asked (`makeDefault`),
+ * as gh switches accounts only with `gh auth switch`: a second store never takes over.
  */
 export async function login(
   config: ConfigStore,
@@ -24,15 +23,12 @@ export async function login(
     defaultBaseUrl: madeDefault ? baseUrl : undefined,
     insecureStorage: options.insecureStorage,
   });
-  // madeDefault: this login made the base URL the default; defaultBaseUrl: the default after it.
   return { origin, baseUrl, madeDefault, defaultBaseUrl: madeDefault ? baseUrl : before, ...stored };
 }
 
 /**
- * Forgets the token of the origin of `baseUrl`, from where it is kept (the keyring or the file);
- * `removed` is false when none was stored. In the default profile the default base URL the config
- * holds goes too when it is of that origin: a default left with no token would only fail
- * (`defaultRestored` is then the default that applies again). A named profile keeps its store.
+ * In the default profile, a default base URL of that origin goes too: left with no token it would
+ * only fail. A named profile keeps its store.
  */
 export async function logout(
   config: ConfigStore,
@@ -52,14 +48,12 @@ export function maskToken(token: string): string {
   return `${'*'.repeat(8)}${shown === 0 ? '' : token.slice(-shown)}`;
 }
 
-/** What `plants status` shows (and prints with --json). */
 export type Status = ReturnType<typeof describeStatus>;
 
 /** Everything `plants status` shows; the token is only ever there masked. */
 export function describeStatus(
   config: ConfigStore,
   inputs: SettingInputs,
-  /** What chose the profile in use. */
   profileSource: Exclude<Source, 'config'> = 'default',
 ) {
   const baseUrl = resolveBaseUrl(inputs, config);
@@ -70,12 +64,10 @@ export function describeStatus(
     const caCert = config.caCertFor(origin);
     return {
       origin,
-      /** Masked; null when there is none. */
       token: token === undefined ? null : maskToken(token.value),
       tokenSource: token?.source ?? null,
       isDefault: origin === defaultOrigin,
       ...(caCert === undefined ? {} : { caCert }),
-      /** Where its stored token lives: `keyring`, or the config file's path; null when none is stored. */
       storedIn: config.storedIn(origin) ?? null,
     };
   });
@@ -86,7 +78,6 @@ export function describeStatus(
     defaultBaseUrl: formatBaseUrl(baseUrl.value),
     defaultBaseUrlSource: baseUrl.source,
     defaultOrigin,
-    /** Whether a request to the default origin would carry a token. */
     authenticated: rows.some((row) => row.isDefault && row.token !== null),
     origins: rows,
   };

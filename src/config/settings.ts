@@ -3,7 +3,7 @@ import { ExitCode, InvalidInputError, PlantsError } from '../errors.js';
 import { describeBadToken, isBearerToken } from '../schema/token.js';
 import type { ConfigStore } from './config-store.js';
 
-/** Where a setting's value came from, in the order they are tried. */
+/** In the order they are tried. */
 export type Source = 'flag' | 'environment' | 'config' | 'default';
 
 export interface Setting<T> {
@@ -12,7 +12,6 @@ export interface Setting<T> {
 }
 
 export interface SettingInputs {
-  /** `--base-url`, when given. */
   flagBaseUrl?: string | undefined;
   /** PLANTS_BASE_URL. */
   envBaseUrl?: string | undefined;
@@ -20,7 +19,6 @@ export interface SettingInputs {
   envToken?: string | undefined;
 }
 
-/** flag, then environment, then config, then the default `http://127.0.0.1:4010`. */
 export function resolveBaseUrl(inputs: SettingInputs, config: Pick<ConfigStore, 'defaultBaseUrl'>): Setting<URL> {
   if (inputs.flagBaseUrl !== undefined) return { value: parseBaseUrl(inputs.flagBaseUrl), source: 'flag' };
   if (inputs.envBaseUrl !== undefined) {
@@ -41,7 +39,7 @@ export function resolveBaseUrl(inputs: SettingInputs, config: Pick<ConfigStore, 
   return { value: parseBaseUrl(DEFAULT_BASE_URL), source: 'default' };
 }
 
-/** A base URL from somewhere other than --base-url: a bad one names where it came from. */
+/** A bad one names where it came from. */
 function parseNamed(text: string, where: string, hints: readonly string[]): URL {
   try {
     return parseBaseUrl(text);
@@ -51,7 +49,7 @@ function parseNamed(text: string, where: string, hints: readonly string[]): URL 
   }
 }
 
-/** The token for one origin: PLANTS_TOKEN, then the token stored for exactly that origin. */
+/** PLANTS_TOKEN, then the token stored for exactly that origin. */
 export function resolveToken(
   origin: string,
   inputs: SettingInputs,
@@ -62,14 +60,9 @@ export function resolveToken(
   return stored === undefined ? undefined : { value: stored, source: 'config' };
 }
 
-/**
- * The config says the origin's token is in the OS keyring, and the keyring holds no entry for it
- * (removed by another program, or a keyring wiped). Exit 4, as with no token, before anything is
- * sent: a request without the token it should carry would only meet a 401.
- */
+/** Exit 4 before anything is sent: a request without the token it should carry would only meet a 401. */
 export class KeyringTokenMissingError extends PlantsError {
   readonly baseUrl: URL;
-  /** The command's store arguments (PlantClientOptions.storeArgs), for the login line of its hint. */
   readonly storeArgs: readonly string[];
   constructor(baseUrl: URL, storeArgs: readonly string[]) {
     super(
@@ -82,11 +75,9 @@ export class KeyringTokenMissingError extends PlantsError {
 }
 
 /**
- * The store of a request: its base URL (resolveBaseUrl), its token and its CA file. Refuses
- * (exit 2) to send a token, when there is one, in clear text to a host that is not this machine unless `insecure`
- * (ClearTextTokenError), and a token of PLANTS_TOKEN or the config that cannot be a bearer token
- * (caught here, not by undici's header check, which would pass for a network failure). The CA
- * file is `--ca-cert`, else the one `login --ca-cert` kept for the origin.
+ * A request's base URL, token and CA file. Refuses (exit 2) a token in clear text off this machine
+ * unless `insecure`, and a stored or PLANTS_TOKEN token that cannot be a bearer token (here, not at
+ * undici's header check, which would pass for a network failure).
  */
 export function resolveStore(
   inputs: SettingInputs,
@@ -102,7 +93,6 @@ export function resolveStore(
   if (token === undefined && config.storedIn(origin) === 'keyring') {
     throw new KeyringTokenMissingError(baseUrl, request.storeArgs ?? []);
   }
-  // With no token for the origin there is nothing to keep from the network: the request goes as asked.
   if (token !== undefined) assertTokenTransportSafe(baseUrl, { insecure: request.insecure ?? false });
   if (token !== undefined && token.source !== 'flag' && !isBearerToken(token.value)) {
     const where = token.source === 'environment' ? 'PLANTS_TOKEN' : `the token stored for ${origin}`;
@@ -115,6 +105,5 @@ export function resolveStore(
       : stored === undefined
         ? undefined
         : { file: stored, where: `the CA certificate \`plants login --ca-cert\` kept for ${origin}` };
-  // token: the one given, else PLANTS_TOKEN, else the stored one; caCert: none for Node's list.
   return { baseUrl, token, caCert };
 }

@@ -1,4 +1,3 @@
-/** How many bytes at the start of an input are looked at before any record is read. */
 export const SNIFF_BYTES = 4096;
 
 const READS_JSON = 'plants reads JSON text: a NewPlant object, a JSON array of them, or NDJSON (one per line)';
@@ -8,10 +7,7 @@ const UTF16 = {
   first: 'convert it first: iconv -f UTF-16 -t UTF-8',
 };
 
-/**
- * Leading bytes of formats that are never JSON text, with what to say of each and, where a tool
- * makes JSON text of it, what to pipe it through first.
- */
+/** Leading bytes of formats that are never JSON text, and what to pipe each through first, if anything. */
 const MAGIC: ReadonlyArray<{ bytes: readonly number[]; what: string; first?: string }> = [
   { bytes: [0x1f, 0x8b], what: 'gzip-compressed', first: 'decompress it first: gunzip -c' },
   { bytes: [0xff, 0xfe], ...UTF16 },
@@ -24,12 +20,9 @@ const MAGIC: ReadonlyArray<{ bytes: readonly number[]; what: string; first?: str
 ];
 
 /**
- * Looks at the first bytes of an input (at most SNIFF_BYTES) for what is certainly not JSON
- * text: a known binary format by its leading bytes, a control character that text never holds
- * (U+0001 to U+0008, U+000E to U+001A, U+001C to U+001F; NUL is left to the record reader, which
- * refuses a first record longer than any NewPlant), a first line of comma- or tab-separated
- * values that does not start as JSON, or text whose first line does not start as JSON and is
- * not JSON, nor is the next one (prose). `source` names the file in what to do (`-` for stdin).
+ * What the first bytes of an input show is certainly not JSON text: a binary format, a control
+ * character text never holds (ESC aside; NUL is left to the record reader, which refuses a
+ * first record that long), CSV, or prose. `source` names the file in what to do (`-`: stdin).
  */
 export function sniffInput(head: Uint8Array, source: string): { what: string; todo: string } | undefined {
   const named = source === '-' ? 'FILE' : source;
@@ -50,11 +43,10 @@ export function sniffInput(head: Uint8Array, source: string): { what: string; to
   const text = Buffer.from(look).toString('latin1');
   const lead = /^\uFEFF?\s*/.exec(text)?.[0] ?? '';
   const [firstLine = '', ...rest] = text.slice(lead.length).split(/\r?\n/);
-  // (NUL is the record reader's: /dev/zero is one record too long, said so.)
   if (firstLine === '' || firstLine.includes('\u0000') || /^[[{]/.test(firstLine) || isJson(firstLine))
     return undefined;
   if (/[,\t]/.test(firstLine)) return { what: 'CSV (comma- or tab-separated values), not JSON', todo: READS_JSON };
-  // Prose: neither of the first two lines is JSON (the reader's own test for NDJSON), so no record can be.
+  // Prose: neither of the first two lines is JSON (the reader's test for NDJSON).
   const second = rest.slice(0, -1).find((line) => line.trim() !== '');
   if (second !== undefined && isJson(second)) return undefined;
   const line = (lead.match(/\n/g)?.length ?? 0) + 1;

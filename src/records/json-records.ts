@@ -1,31 +1,23 @@
 import { parseJsonExact } from '../schema/exact-json.js';
 
-/**
- * One record of the input, with the line it starts on (and its index when it is an element of
- * a JSON array, whose records may share a line): its parsed value, or why it is not one.
- */
+/** A record, with the line it starts on (and its index in a JSON array): its value, or why it is not one. */
 export type InputRecord =
   | { line: number; index?: number; value: unknown }
   | { line: number; index?: number; error: string };
 
 /**
- * The longest record read. A NewPlant is under 8 KB (1,024-character name and tag, each
- * character at most a 6-character escape, and an id); a pretty-printed one is not much more.
- * Anything longer is refused unread, so that no input (a 128 MiB line, /dev/zero) takes more
- * memory than this.
+ * A NewPlant is under 8 KB (a 1,024-character name and tag, each character at most a 6-character
+ * escape); anything longer is refused unread, so no input (/dev/zero) takes more memory than this.
  */
 export const MAX_RECORD_CHARS = 64 * 1024;
 
-/** The error of a record longer than MAX_RECORD_CHARS. */
 export const TOO_LONG = 'too long: more than 64 KiB, longer than any NewPlant can be (not read)';
 
-/** The error of a record holding bytes that are not UTF-8 (see decodeUtf8Strictly). */
 export const NOT_UTF8 = 'not UTF-8 text: it holds bytes that are not UTF-8 (refused, not changed)';
 
 /** A lone low surrogate: what decodeUtf8Strictly puts for a byte that is not UTF-8. */
 const notUtf8Marker = /(?<![\uD800-\uDBFF])[\uDC80-\uDCFF]/;
 
-/** The record whose text is `text`: its value, or why it is not JSON (or not UTF-8). */
 export function parseRecord(text: string, line: number, index?: number): InputRecord {
   if (!text.isWellFormed() && notUtf8Marker.test(text)) return failed(line, index, NOT_UTF8);
   let value: unknown;
@@ -38,15 +30,11 @@ export function parseRecord(text: string, line: number, index?: number): InputRe
   return index === undefined ? { line, value } : { line, index, value };
 }
 
-/** A record that is not one, for `error`. */
 export function failed(line: number, index: number | undefined, error: string): InputRecord {
   return index === undefined ? { line, error } : { line, index, error };
 }
 
-/**
- * How the input was laid out: JSON documents one after another (one pretty-printed object, or
- * jq's default output), one value per line (NDJSON), or a JSON array.
- */
+/** `document`: JSON documents one after another (one pretty-printed object, jq's default output). */
 export type InputShape = 'document' | 'lines' | 'array';
 
 function parses(text: string): boolean {
@@ -61,15 +49,10 @@ function parses(text: string): boolean {
 const isBlank = (text: string) => text.trim() === '';
 
 /**
- * Reads NewPlant records from a stream of text without holding more than a record (at most
- * MAX_RECORD_CHARS) or a chunk at a time. The layout is recognised from the content:
- * - starts with `[`: a JSON array, each element a record, elements may span lines;
- * - the first or the second non-blank line is a JSON value on its own: NDJSON, one record a
- *   line; a broken line is one bad record, and reading goes on at the next line;
- * - otherwise: JSON documents one after another, each a record (one pretty-printed object, or
- *   what `jq` prints by default).
- * A record longer than MAX_RECORD_CHARS is reported as soon as it is seen to be, and the rest
- * of it skipped unread. `shape` is known once the first record has been yielded.
+ * Reads records from a stream of text holding no more than a record or a chunk at a time, the
+ * layout recognised from the content: a JSON array when it starts with `[`; NDJSON when the first
+ * or second non-blank line is a JSON value alone (a broken line is one bad record); else documents.
+ * A record too long is reported once seen to be, the rest of it skipped unread.
  */
 export class JsonRecordReader {
   shape: InputShape | undefined;
@@ -83,7 +66,6 @@ export class JsonRecordReader {
 
   async *records(): AsyncGenerator<InputRecord> {
     try {
-      // Skip leading blank space (and a byte-order mark) to the first character that means something.
       let skippedLines = 0;
       for (;;) {
         const text = this.#buffer.replace(/^\uFEFF/, '');
@@ -109,8 +91,8 @@ export class JsonRecordReader {
         yield* this.#scanValues(firstLine, false);
       }
     } finally {
-      // A reader left before the end (a bad record, a consumer that stops) lets its input go:
-      // a file's stream closes its descriptor (Node 26 throws where one is garbage-collected).
+      // A reader left before the end lets its input go: a file's stream closes its descriptor
+      // (Node 26 throws where one is garbage-collected).
       if (!this.#done) {
         this.#done = true;
         await this.#chunks.return?.();
@@ -136,8 +118,7 @@ export class JsonRecordReader {
     while (lines.length < 2) {
       const newline = this.#buffer.indexOf('\n', searchFrom);
       if (newline === -1) {
-        // A line longer than any record: as the first, lines (it is reported as that line);
-        // after a first line that is not JSON alone, the start of a long document.
+        // A line longer than any record: as the first, lines; after one that is not JSON, a long document.
         if (this.#buffer.length - searchFrom > MAX_RECORD_CHARS) return lines.length === 0 || parses(lines[0] ?? '');
         if (await this.#read()) continue;
         const last = this.#buffer.slice(searchFrom);
@@ -154,16 +135,14 @@ export class JsonRecordReader {
   }
 
   /**
-   * The next record of a whole line already read, without waiting: undefined when no whole line
-   * is buffered, or before the input is known to be NDJSON (then wait on `records()`, which reads
-   * on). A bulk add takes most records this way: an await per record, through the generators
-   * below, cost more than the record's own parsing (bench b).
+   * The next NDJSON record whole in the buffer, without waiting (else wait on `records()`): an await
+   * per record, through the generators, cost a bulk add more than the record's parsing (bench b).
    */
   takeBuffered(): InputRecord | undefined {
     return this.#lines === undefined ? undefined : this.#nextBufferedLine(this.#lines);
   }
 
-  /** Set while NDJSON is read (#lineRecords): how far its lines are taken. */
+  /** Set while NDJSON is read. */
   #lines: LinesRead | undefined;
 
   #nextBufferedLine(lines: LinesRead): InputRecord | undefined {
@@ -200,7 +179,6 @@ export class JsonRecordReader {
     this.#buffer = '';
   }
 
-  /** The input's JSON values, each a record: the elements of an array (`inArray`), else the documents at the top level. */
   async *#scanValues(firstLine: number, inArray: boolean): AsyncGenerator<InputRecord> {
     const scanner = new JsonValueScanner(firstLine, inArray);
     for (;;) {
@@ -218,10 +196,11 @@ export class JsonRecordReader {
   }
 }
 
-/** NDJSON being read: where the next line starts in the buffer, its number, and whether a too-long line is being skipped. */
 interface LinesRead {
+  /** Where the next line starts in the buffer. */
   start: number;
   line: number;
+  /** A too-long line is being skipped. */
   skipping: boolean;
 }
 
@@ -232,15 +211,11 @@ function countNewlines(text: string, to: number): number {
 }
 
 /**
- * Splits text into JSON values by scanning brackets and strings, so that a million-element array
- * streams; each value is then parsed on its own. In an array (`inArray`) the values are its
- * elements; otherwise they are the documents at the top level. The reader hands it its buffer
- * chunk after chunk: `next` takes the records whole in it one by one, `endOfChunk` says what of
- * the buffer to keep, and `endOfInput` what an input that ends leaves.
+ * Splits text into JSON values (an array's elements, or the top-level documents) by scanning
+ * brackets and strings, so that a million-element array streams; each value is parsed on its own.
  */
 export class JsonValueScanner {
   readonly #inArray: boolean;
-  /** The depth at which a record starts: inside the array, or at the top level. */
   readonly #recordDepth: number;
   #line: number;
   #depth = 0;
@@ -248,16 +223,14 @@ export class JsonValueScanner {
   #escaped = false;
   /** The array's `]` was read: only white space may follow. */
   #closed = false;
-  /** Where the value being scanned starts in the buffer, and its line; -1 between values. */
+  /** -1 between values. */
   #start = -1;
   #startLine: number;
-  /** A scalar at the top level (not an array or object): it ends at white space or a bracket. */
+  /** A scalar at the top level: it ends at white space or a bracket. */
   #scalar = false;
   /** The value being scanned was reported as too long: scan on to its end, keeping nothing. */
   #skipping = false;
-  /** The array index of the next record. */
   #index = 0;
-  /** Where in the buffer scanning goes on. */
   #position = 0;
   /** Something follows the array: that was reported, and nothing more is read. */
   stopped = false;
@@ -270,9 +243,8 @@ export class JsonValueScanner {
   }
 
   /**
-   * The next record whole in `buffer`, scanning on from where the last call stopped; undefined
-   * once the buffer is scanned to its end. The state lives in locals while it scans (a field a
-   * character costs the scan of a long input dearly), saved once on the way out.
+   * The next record whole in `buffer`, scanning on from the last call. The state lives in locals while
+   * it scans (a field access per character costs a long input dearly), saved once on the way out.
    */
   next(buffer: string): InputRecord | undefined {
     if (this.stopped) return undefined;
@@ -326,7 +298,6 @@ export class JsonValueScanner {
         start = position;
         startLine = line;
         if (!inArray && char !== 123 && char !== 91) {
-          // A string, number or stray character as a document of its own.
           scalar = true;
           if (char === 34) inString = true;
           continue;
@@ -336,7 +307,6 @@ export class JsonValueScanner {
       else if (char === 123 || char === 91) depth++;
       else if (char === 125 || char === 93) {
         if (depth === 0) {
-          // A closing bracket with nothing open: a broken document.
           record = { line, error: `not valid JSON: an unexpected "${String.fromCharCode(char)}"` };
         } else {
           depth--;
@@ -385,10 +355,7 @@ export class JsonValueScanner {
       : parseRecord(buffer.slice(start, end), startLine, index);
   }
 
-  /**
-   * Once `buffer` is scanned to its end: what of it to keep (only the value being scanned), and
-   * that value reported too long once it has grown so (the rest of it is then skipped, unkept).
-   */
+  /** What of a scanned buffer to keep (the value being scanned), and that value once it is too long. */
   endOfChunk(buffer: string): { keep: string; record: InputRecord | undefined } {
     let record: InputRecord | undefined;
     if (this.#start !== -1 && !this.#skipping && this.#position - this.#start > MAX_RECORD_CHARS) {

@@ -6,18 +6,14 @@ import { JsonRecordReader } from './json-records.js';
 import { decodeUtf8Strictly } from './utf8-text.js';
 
 /**
- * The records of `file` (`-`: stdin), the reading half of `plants add --file`: the file opened
- * (a missing or unreadable one, or a folder, refused before anything else happens), its first
- * chunk found to be text (not gzip, UTF-16, a program…), its bytes decoded as UTF-8 without
- * replacing any (bytes that are not UTF-8 make their record an error, NOT_UTF8), and the text
- * read as records whatever its layout. Each refusal is InvalidInputError (exit 2) saying what.
+ * The records of `file` (`-`: stdin): a file that cannot be read refused before anything else, then
+ * one that is not text; bytes that are not UTF-8 make their record an error. Refusals are exit 2.
  */
 export async function openRecords(file: string, stdin: () => NodeJS.ReadableStream): Promise<JsonRecordReader> {
   const bytes = file === '-' ? (stdin() as AsyncIterable<Buffer>) : await openFile(file);
   return new JsonRecordReader(decodeUtf8Strictly(await sniffed(bytes, file)));
 }
 
-/** The file's bytes as a stream; a file that cannot be read (or a folder) is InvalidInputError at once. */
 async function openFile(file: string): Promise<AsyncIterable<Buffer>> {
   let handle: FileHandle;
   try {
@@ -32,11 +28,7 @@ async function openFile(file: string): Promise<AsyncIterable<Buffer>> {
   return handle.createReadStream({ highWaterMark: 256 * 1024 });
 }
 
-/**
- * The input's chunks, once its first one (at most SNIFF_BYTES of it) was found to be text; else
- * InvalidInputError saying what it is. Only the first chunk: a producer writing a record at a
- * time is never waited for.
- */
+/** The input's chunks once the first was found to be text: only the first, so a slow producer is not waited for. */
 async function sniffed(chunks: AsyncIterable<Buffer>, file: string): Promise<AsyncIterable<Buffer>> {
   const iterator = chunks[Symbol.asyncIterator]();
   const first = await iterator.next();

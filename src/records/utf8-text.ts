@@ -1,11 +1,9 @@
 import { isUtf8 } from 'node:buffer';
 
 /**
- * Decodes a stream of bytes as UTF-8 without changing what is not UTF-8: each byte that is not
- * part of a valid sequence becomes a lone low surrogate (U+DC80 to U+DCFF, as Python's
- * `surrogateescape` does), which valid UTF-8 can never decode to. A record holding one is
- * refused (JsonRecordReader), where a decoder's U+FFFD would have been stored in its place.
- * A sequence cut between two chunks is carried over whole.
+ * Decodes UTF-8, each byte that is not part of a valid sequence made a lone low surrogate (U+DC80
+ * to U+DCFF, as Python's `surrogateescape`), which valid UTF-8 never decodes to: a record holding
+ * one is refused, where a decoder's U+FFFD would have been stored.
  */
 export async function* decodeUtf8Strictly(chunks: AsyncIterable<Buffer | string>): AsyncGenerator<string> {
   let carry: Buffer | undefined;
@@ -24,11 +22,10 @@ export async function* decodeUtf8Strictly(chunks: AsyncIterable<Buffer | string>
 }
 
 function decode(bytes: Buffer): string {
-  // The common case, checked at memory speed: valid UTF-8.
   return isUtf8(bytes) ? bytes.toString('utf8') : decodeMarkingInvalid(bytes);
 }
 
-/** How many bytes a sequence that starts with `lead` has; 0 for a byte that cannot start one. */
+/** 0 for a byte that cannot start a sequence. */
 function sequenceLength(lead: number): number {
   if (lead < 0x80) return 1;
   if (lead >= 0xc2 && lead <= 0xdf) return 2;
@@ -37,7 +34,7 @@ function sequenceLength(lead: number): number {
   return 0;
 }
 
-/** Where a sequence that the chunk ends in the middle of starts (the chunk's length if none does). */
+/** Where a sequence the chunk cuts starts (the chunk's length if none). */
 function incompleteTail(bytes: Buffer): number {
   for (let back = 1; back <= Math.min(3, bytes.length); back++) {
     const at = bytes.length - back;

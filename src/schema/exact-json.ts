@@ -1,9 +1,8 @@
 import { parse as parseLossless, stringify as stringifyLossless } from 'lossless-json';
 
 /**
- * A JSON number written with a fraction or an exponent (`1.5`, `1e3`, even `1.0`).
- * Kept apart from integers so that an int64 field can refuse it instead of silently
- * rounding it: `9007199254740993.0` must not become the id 9007199254740992.
+ * A JSON number with a fraction or an exponent (even `1.0`), which an int64 field refuses rather
+ * than rounding: `9007199254740993.0` must not become the id 9007199254740992.
  */
 export class DecimalLiteral {
   constructor(readonly text: string) {}
@@ -21,19 +20,12 @@ function parseNumberExactly(text: string): number | bigint | DecimalLiteral {
   return Number.isSafeInteger(value) ? value : BigInt(text);
 }
 
-/**
- * How parseJsonExact reads a text: `source-text` with the engine's JSON.parse, which hands a
- * reviver each number's source text (TC39 "JSON.parse source text access"), leaving to
- * lossless-json only what it cannot tell apart; `lossless-json` with lossless-json's parser,
- * written in JavaScript, always.
- */
+/** `source-text`: the engine's JSON.parse with source text access, lossless-json only where it cannot tell. */
 export type ExactJsonParser = 'source-text' | 'lossless-json';
 
 /**
- * JSON.parse without precision loss: integers beyond 2^53 come back as bigint,
- * fractions and exponents as DecimalLiteral. Throws SyntaxError like JSON.parse
- * (also on a duplicate key with two different values). `__proto__` keys are kept
- * as plain data. The result is the same whichever `parser` reads it.
+ * JSON.parse without precision loss: integers beyond 2^53 as bigint, fractions and exponents as
+ * DecimalLiteral. SyntaxError also on a duplicate key with two values; `__proto__` keys are plain data.
  */
 export function parseJsonExact(text: string, parser: ExactJsonParser = 'source-text'): unknown {
   if (parser === 'source-text') {
@@ -43,8 +35,7 @@ export function parseJsonExact(text: string, parser: ExactJsonParser = 'source-t
   try {
     return parseLossless(text, null, parseNumberExactly);
   } catch (error) {
-    // The parser recurses once per level: past what the stack holds (some thousands of levels)
-    // the engine's "Maximum call stack size exceeded" is no message for a user.
+    // The parser recurses per level: "Maximum call stack size exceeded" is no message for a user.
     if (error instanceof RangeError) throw new SyntaxError('JSON nested too deeply', { cause: error });
     throw error;
   }
@@ -52,24 +43,16 @@ export function parseJsonExact(text: string, parser: ExactJsonParser = 'source-t
 
 const noAnswer = Symbol('lossless-json decides');
 
-/**
- * A JSON number that a double may not hold exactly: a fraction or an exponent (a digit then
- * `.`, `e` or `E`), or 16 digits and more (2^53 has 16). Matching inside a string only costs
- * the slower way; outside strings nothing else looks like this.
- */
+/** A number a double may not hold exactly (2^53 has 16 digits); a match inside a string only costs time. */
 const mayHoldInexactNumber = /\d(?:[.eE]|\d{15})/;
 
-/** Levels of nesting the member count below walks; deeper texts go to lossless-json. */
 const MAX_NATIVE_DEPTH = 256;
 
 /**
- * The engine's JSON.parse, which is a tenth of lossless-json's cost when every number is a safe
- * integer (no reviver), and still less with the source-text reviver. What it cannot tell apart
- * it leaves to lossless-json (noAnswer), so that the answer and the error message are always
- * lossless-json's: invalid JSON, nesting beyond MAX_NATIVE_DEPTH, and duplicate keys, which
- * JSON.parse silently merges. A duplicate shows in the count: every `:` outside a string
- * separates a member, so a text has at least as many colons as members; fewer members in the
- * result than colons in the text means a member was merged away (or a string holds a colon).
+ * The engine's JSON.parse, a tenth of lossless-json's cost without a reviver, still less with one.
+ * It leaves to lossless-json (noAnswer) invalid JSON, deep nesting and duplicate keys, which JSON.parse
+ * merges: every member has a colon, so fewer members than colons means one was merged away (or a
+ * string holds a colon).
  */
 function parseNatively(text: string): unknown {
   try {
@@ -111,7 +94,7 @@ function countColons(text: string): number {
   return colons;
 }
 
-/** JSON.stringify that writes bigint values as plain JSON integers, digit for digit. */
+/** Writes bigint values as plain JSON integers, digit for digit. */
 export function stringifyJsonExact(value: unknown): string {
   const text = stringifyLossless(value);
   if (text === undefined) throw new TypeError('value cannot be written as JSON');

@@ -7,21 +7,12 @@ export const INT32_MAX = 2 ** 31 - 1;
 
 export const INT64_RANGE_MESSAGE = `must be a whole number from ${INT64_MIN} to ${INT64_MAX}`;
 
-/**
- * An id typed in a flag or a URL path is written as JSON writes an integer, so that one id has
- * one spelling everywhere (`--id`, `/plants/{id}`, `?after=`, a JSON body): digits, a leading
- * minus if negative; no spaces, no `+`, no leading zeros (`062` is not 62, as in JSON).
- */
+/** An id in a flag or a URL path is written as JSON writes it: one id, one spelling everywhere. */
 const int64Text = /^-?(0|[1-9]\d{0,18})$/;
 
-/** Why typed text is not an id, for the message of an exit 2 or a 400. */
 export const INT64_TEXT_MESSAGE = `${INT64_RANGE_MESSAGE}, written as JSON writes it (digits and a leading - if negative; no spaces, no +, no leading zeros)`;
 
-/**
- * Reads an int64 from what an exact JSON parse yields (number, bigint) or from text
- * typed by a user. Returns undefined for anything that is not exactly an integer in
- * range: strings in JSON, fractions, exponents, booleans, null.
- */
+/** From an exact JSON parse (number, bigint) or typed text; undefined for anything else, strings in JSON too. */
 export function toInt64(value: unknown, options: { fromText?: boolean } = {}): bigint | undefined {
   let id: bigint;
   if (typeof value === 'bigint') id = value;
@@ -31,7 +22,6 @@ export function toInt64(value: unknown, options: { fromText?: boolean } = {}): b
   return id >= INT64_MIN && id <= INT64_MAX ? id : undefined;
 }
 
-/** Why a value is not an int64, in words for the message of a 400 or an exit 2. */
 export function describeNonInt64(value: unknown): string {
   if (value === undefined) return 'is required';
   if (value instanceof DecimalLiteral) return `${INT64_RANGE_MESSAGE} (got ${value.text})`;

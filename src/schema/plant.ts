@@ -5,14 +5,12 @@ import { InvalidPlantError } from './invalid-plant-error.js';
 
 export { OUTCOME_UNKNOWN } from './outcome.js';
 
-// zod's functional build (zod/mini): the same schemas and parser as its classic API, without the
-// methods classic attaches to every schema it builds, which were most of what loading this module
-// cost a one-record `plants add` (bench j). Without its compiled fast path for objects either
-// (jitless): building that (new Function) on the first parse cost a one-record add more than it
-// saves, and these schemas' refinements parse no faster with it (docs/binary.md).
+// zod/mini: classic's methods on every schema were most of this module's load cost for a one-record
+// `plants add` (bench j). Jitless: compiling the object fast path on the first parse cost that add more
+// than it saves (docs/binary.md).
 z.config({ jitless: true });
 
-/** Longest name or tag the store accepts, in UTF-16 code units. */
+/** In UTF-16 code units. */
 export const MAX_TEXT_LENGTH = 1024;
 
 function text(options: { nonEmpty: boolean }) {
@@ -25,7 +23,7 @@ function text(options: { nonEmpty: boolean }) {
   );
 }
 
-/** An int64 id, exact: a bigint, never a rounded JS number. */
+/** A bigint, never a rounded JS number. */
 export const PlantId = z.pipe(
   z.unknown(),
   z.transform((value, ctx): bigint => {
@@ -37,9 +35,8 @@ export const PlantId = z.pipe(
     return id;
   }),
 );
-export type PlantId = z.output<typeof PlantId>;
 
-/** The Plant of the interface: what the store answers with. `id` is ours (the seed leaves it out). */
+/** What the store answers with. `id` is ours (the seed leaves it out). */
 export const Plant = z.object({
   id: z.optional(PlantId),
   name: text({ nonEmpty: false }),
@@ -49,14 +46,12 @@ export type Plant = z.output<typeof Plant>;
 
 // The schemas below Plant are built on first use (z.lazy): a one-record add parses only a Plant.
 
-/** A plant as `plants serve` lists and returns it: the Plant with its id. */
 export const StoredPlant = z.lazy(() => z.extend(Plant, { id: PlantId }));
 export type StoredPlant = z.output<typeof StoredPlant>;
 
-/** A page of plants, as GET /plants answers it. */
 export const StoredPlants = z.lazy(() => z.array(StoredPlant));
 
-/** The request body of POST /plants. Unknown fields are dropped. */
+/** Unknown fields are dropped. */
 export const NewPlant = z.lazy(() =>
   z.object({
     id: PlantId,
@@ -80,20 +75,14 @@ function errorBody() {
   });
 }
 
-/**
- * The Error record of the interface (`error`, `message`), with `plants serve`'s optional
- * `outcome` (OUTCOME_UNKNOWN), which a client of the interface alone may ignore.
- */
+/** The interface's Error record, with `plants serve`'s optional `outcome` (OUTCOME_UNKNOWN). */
 export const ErrorBody = z.lazy(errorBody);
 export type ErrorBody = z.output<typeof ErrorBody>;
 
 /** The 409 of `plants serve`: the Error record and the plant stored under that id (OpenAPI: Conflict). */
 export const ConflictBody = z.lazy(() => z.extend(errorBody(), { plant: StoredPlant }));
 
-/**
- * The stored plant a 409's body carries, exact, with its JSON as the server wrote it (one line);
- * undefined when the body has none (a store with only the seed's POST answers the Error record alone).
- */
+/** The stored plant a 409 of `plants serve` carries, with its JSON as the server wrote it (one line). */
 export function storedPlantOfConflict(
   rawBody: string | undefined,
 ): { plant: StoredPlant; rawBody: string } | undefined {
@@ -110,7 +99,7 @@ export function storedPlantOfConflict(
   return { plant: body.data.plant, rawBody: stringifyJsonExact((value as { plant: unknown }).plant) };
 }
 
-/** Validates a NewPlant from parsed JSON (exact) or built from flags; throws InvalidPlantError. */
+/** From parsed JSON (exact) or flags; throws InvalidPlantError. */
 export function toNewPlant(value: unknown): NewPlant {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new InvalidPlantError('a NewPlant must be a JSON object with id, name and optional tag');
@@ -129,11 +118,8 @@ export function toNewPlant(value: unknown): NewPlant {
 }
 
 /**
- * The NewPlant the schema gives for the common record (an id, a name, perhaps a tag, nothing
- * else, each valid), checked without zod: the same conditions as NewPlant, the same output (a
- * new object, keys in the schema's order). Anything else is undefined, for the schema to decide
- * and word its errors. A bulk add checks every record: zod's general machinery was a measurable
- * share of its CPU.
+ * The common record checked without zod, whose machinery was a measurable share of a bulk add's CPU:
+ * the same conditions and output as NewPlant; anything else is undefined, for the schema to word.
  */
 function plainNewPlant(value: Record<string, unknown>): NewPlant | undefined {
   const hasTag = Object.hasOwn(value, 'tag');
@@ -151,10 +137,7 @@ function plainNewPlant(value: Record<string, unknown>): NewPlant | undefined {
 const validText = (text: unknown): text is string =>
   typeof text === 'string' && text.length <= MAX_TEXT_LENGTH && text.isWellFormed();
 
-/**
- * The JSON text of a NewPlant, exactly as stringifyJsonExact writes it (the id digit for digit),
- * without walking it generically when it has the schema's shape.
- */
+/** Exactly as stringifyJsonExact writes it, without its generic walk when the plant has the schema's shape. */
 export function newPlantJson(plant: NewPlant): string {
   const { id, name, tag } = plant;
   const keys = Object.keys(plant);
@@ -169,7 +152,6 @@ export function newPlantJson(plant: NewPlant): string {
   return keys.length === 2 ? `${text}}` : `${text},"tag":${JSON.stringify(tag)}}`;
 }
 
-/** Parses JSON text into a NewPlant, keeping every digit of the id. */
 export function parseNewPlantJson(text: string): NewPlant {
   let value: unknown;
   try {
@@ -180,7 +162,7 @@ export function parseNewPlantJson(text: string): NewPlant {
   return toNewPlant(value);
 }
 
-/** Reads an id typed by a user (a flag, a URL path segment). */
+/** An id typed by a user (a flag, a URL path segment). */
 export function parsePlantIdText(text: string): bigint {
   const id = toInt64(text, { fromText: true });
   if (id === undefined) {

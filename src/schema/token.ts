@@ -1,7 +1,7 @@
 /** RFC 6750 §2.1 b64token: the characters a bearer token may have in an Authorization header. */
 const bearerToken = /^[A-Za-z0-9\-._~+/]+=*$/;
 
-/** The longest token we accept; real tokens are a few hundred characters at most. */
+/** Real tokens are a few hundred characters at most. */
 export const MAX_TOKEN_LENGTH = 4096;
 
 export function isBearerToken(text: string): boolean {

@@ -1,5 +1,4 @@
-// `plants/testing`: the plant store from test code (docs/testing.md). Nothing of the CLI is
-// loaded from here: no oclif, no config, no keyring.
+// `plants/testing` (docs/testing.md): nothing of the CLI is loaded from here (oclif, config, keyring).
 export { startStore } from './start-store.js';
 export type {
   Delay,

@@ -9,7 +9,7 @@ export type ServerExtras = Omit<
   'tokens' | 'database' | 'seed' | 'allowReset' | 'delay' | 'faults' | 'faultSeed' | 'controlsFromCode'
 >;
 
-/** startStore with its options checked, and the server's own options given as well. */
+/** startStore, with the server's own options too. */
 export async function launchStore(
   options: CheckedStoreOptions,
   extras: ServerExtras = {},

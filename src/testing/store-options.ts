@@ -8,7 +8,6 @@ import type { Seed } from '../server/test-double/seed.js';
 import { type ControlsUpdate, parseControlsUpdate } from '../server/test-double/test-controls.js';
 import type { Delay, Fault, StoreControlsUpdate, StoreOptions } from './store-types.js';
 
-/** The options checked, in the server's terms. */
 export interface CheckedStoreOptions {
   token: string;
   database: string;
@@ -23,10 +22,7 @@ NAMES satisfies ReadonlyArray<keyof StoreOptions>;
 const bad = (message: string, cause?: unknown) =>
   new TypeError(`startStore: ${message}`, cause === undefined ? undefined : { cause });
 
-/**
- * Checks every option and reads a seed file, before anything listens: the first bad one is a
- * TypeError naming it.
- */
+/** Checks every option and reads a seed file before anything listens: the first bad one is a TypeError. */
 export async function checkStoreOptions(options: StoreOptions | undefined): Promise<CheckedStoreOptions> {
   if (options === undefined) options = {};
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {

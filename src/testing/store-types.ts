@@ -1,5 +1,4 @@
-// The types a user of `plants/testing` sees, declared here whole, so that its type declarations
-// stand on their own (they import nothing); the server's own types must accept them.
+// Declared here whole, so that `plants/testing`'s .d.ts import nothing; the server's types must accept them.
 
 /** A plant to seed the store with: a NewPlant of the interface, its id a bigint or a safe integer. */
 export interface SeedPlant {
@@ -27,10 +26,7 @@ export interface Delay {
 export interface StoreOptions {
   /** The bearer token the store accepts (serve --token). Default: a random one, this store's own. */
   token?: string;
-  /**
-   * Plants put in before it serves (serve --seed): NewPlants, or the path of a seed file (NDJSON,
-   * a JSON array or one object). Reset puts them back. Default: none.
-   */
+  /** Plants put in before it serves (serve --seed), or a seed file's path; reset puts them back. Default: none. */
   seed?: readonly SeedPlant[] | string;
   /** A SQLite database file to keep the plants in (serve --db). Default: in memory, this store's own. */
   db?: string;
