@@ -75,7 +75,7 @@ const WINDOW_PER_REQUEST = 16;
 export async function bulkAdd(options: BulkAddOptions): Promise<BulkSummary> {
   const run = new BulkRun(options);
   for (;;) {
-    const record = await run.nextRecord();
+    const record = run.readyRecord() ?? (await run.nextRecord());
     if (record === undefined) break;
     run.send(record);
   }
@@ -107,6 +107,9 @@ function emptySummary() {
     elapsedMs: 0,
   };
 }
+
+/** A record to send, with its input index. */
+type Sendable = { index: number; record: InputRecord; plant: NewPlant };
 
 class BulkRun {
   readonly #options: BulkAddOptions;
@@ -142,10 +145,24 @@ class BulkRun {
     options.signal?.addEventListener('abort', () => this.#stopReading?.('interrupted'), { once: true });
   }
 
+  /**
+   * The next record to send when the reader holds one and there is room, taken without an await:
+   * one per record cost the bulk add 16% more allocation, and more collection under load.
+   */
+  readyRecord(): Sendable | undefined {
+    while (!this.#mustWait() && !this.#options.signal?.aborted && this.#summary.stopped === undefined) {
+      const buffered = this.#options.records.takeBuffered?.();
+      if (buffered === undefined) return undefined;
+      const sendable = this.#accept(buffered);
+      if (sendable !== undefined) return sendable;
+    }
+    return undefined;
+  }
+
   /** The next record to send, once there is room for it; records that are not NewPlants are settled on the way. */
-  async nextRecord(): Promise<{ index: number; record: InputRecord; plant: NewPlant } | undefined> {
+  async nextRecord(): Promise<Sendable | undefined> {
     for (;;) {
-      await this.#room();
+      while (this.#mustWait()) await this.#woken();
       if (this.#options.signal?.aborted) this.#stop('interrupted');
       if (this.#summary.stopped !== undefined) return undefined;
       const next = await this.#read();
@@ -159,16 +176,22 @@ class BulkRun {
         this.#options.onInputEnd?.(this.#summary.records);
         return undefined;
       }
-      const record = next.value;
-      const index = this.#index++;
-      this.#summary.records++;
-      const plant = checkRecord(record, this.#options.toPlant);
-      if (!('kind' in plant)) return { index, record, plant };
-      this.#settle(index, plant);
+      const sendable = this.#accept(next.value);
+      if (sendable !== undefined) return sendable;
     }
   }
 
-  send({ index, record, plant }: { index: number; record: InputRecord; plant: NewPlant }): void {
+  /** A record read: counted, and returned to be sent, or settled at once when it is not a NewPlant. */
+  #accept(record: InputRecord): Sendable | undefined {
+    const index = this.#index++;
+    this.#summary.records++;
+    const plant = checkRecord(record, this.#options.toPlant);
+    if (!('kind' in plant)) return { index, record, plant };
+    this.#settle(index, plant);
+    return undefined;
+  }
+
+  send({ index, record, plant }: Sendable): void {
     this.#live.inFlight++;
     this.#sent.set(index, { record, id: plant.id });
     this.#options.send(plant).then(
@@ -216,16 +239,13 @@ class BulkRun {
     return summary;
   }
 
-  /** Waits while requests in flight, or outcomes waiting, are at their most. */
-  async #room(): Promise<void> {
-    const { concurrency, signal } = this.#options;
-    while (
+  /** Whether the run goes on and requests in flight, or outcomes waiting, are at their most. */
+  #mustWait(): boolean {
+    return (
       this.#summary.stopped === undefined &&
-      !signal?.aborted &&
-      (this.#live.inFlight >= concurrency || this.#index - this.#nextToReport >= this.#window)
-    ) {
-      await this.#woken();
-    }
+      !this.#options.signal?.aborted &&
+      (this.#live.inFlight >= this.#options.concurrency || this.#index - this.#nextToReport >= this.#window)
+    );
   }
 
   /** Ctrl-C ends the wait. */
