@@ -108,7 +108,8 @@ export function readBody(
   const chunks: Buffer[] = [];
   let size = 0;
   let settled = false;
-  // The listeners stay once the body is in; a refusal midway takes them off, so that the rest can be thrown away.
+  // Once the body is in, the listeners may stay: a later 'close' finds the answer settled. A refusal midway takes
+  // them off, so that the rest of the body can be thrown away.
   const onData = (chunk: Buffer) => {
     if (settled) return;
     size += chunk.length;
