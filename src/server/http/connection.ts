@@ -29,7 +29,10 @@ const kLatest = Symbol('plants.latestResponse');
 const kEnding = Symbol('plants.ending');
 type ReadingSocket = Socket & { [kLatest]?: ServerResponse; [kEnding]?: true };
 
-/** Not once its connection's last answer is chosen, so that nothing is stored that the client is never told of. */
+/**
+ * Whether to carry out a request just read: not once its connection's last answer is chosen, so that nothing is
+ * stored that the client is never told of.
+ */
 export function admitRequest(req: IncomingMessage, res: ServerResponse, stopping: boolean): boolean {
   const socket = req.socket as ReadingSocket;
   if (socket[kEnding] === true) {

@@ -6,7 +6,7 @@ export const PAGE_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; " +
   "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
-/** Errors included. */
+/** Every answer of the page's routes carries them, errors included. */
 export const PAGE_HEADERS: Readonly<Record<string, string>> = {
   'content-security-policy': PAGE_CSP,
   'x-content-type-options': 'nosniff',

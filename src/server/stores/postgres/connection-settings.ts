@@ -78,7 +78,7 @@ export function resolvePostgresConnection(
     }
   };
   const query = parsed.searchParams;
-  // (WHATWG keeps no empty port.)
+  // Each `host[:port]` (`[v6]:port`) of the list, or the one the URL names (WHATWG keeps no empty port).
   const entries = (split?.hosts ?? [parsed.host]).map((entry) => {
     const match = /^(\[[^\]]*\]|[^:]*)(?::(.*))?$/.exec(entry);
     const host = decode(match?.[1] ?? '', 'host').replace(/^\[(.*)\]$/, '$1');
