@@ -23,40 +23,27 @@ import {
 } from './stores/store-errors.js';
 import type { PlantRequestInterceptor } from './test-double/test-controls.js';
 
-/** Largest request body accepted by default: a NewPlant is well under 3 KiB. */
+/** A NewPlant is well under 3 KiB. */
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
 
 export interface PlantAppOptions
   extends ProbeOptions,
     Pick<PlantServerOptions, 'maxBodyBytes' | 'onInternalError' | 'corsOrigins'> {
   store: RouteContext['store'];
-  /** Told of every request once it is answered, or its client gone: the request log and the metrics. */
   observe?: RequestObserver;
-  /** Told of each store call that failed (each answered 500 or 503), for the metrics. */
   onStoreError?: (error: unknown) => void;
-  /**
-   * POST /reset (serve --allow-reset): puts the store back to its seed, atomically. Without it
-   * POST /reset is a 404 that says how to allow it, and nothing changes.
-   */
+  /** Without it POST /reset is a 404 that says how to allow it. */
   reset?: () => Promise<void>;
-  /** serve --delay/--fault (src/server/test-double/): runs each plant request. Absent: not on the request path at all. */
+  /** Absent: not on the request path at all. */
   interceptPlantRequest?: PlantRequestInterceptor;
-  /** More routes, by path and method: the page's (src/server/page/). They never replace the store's. */
+  /** The page's. They never replace the store's. */
   extraRoutes?: Readonly<Record<string, Readonly<Record<string, RouteHandler>>>>;
 }
 
-/**
- * Logged for a request the client gave up on before it was answered (nginx's convention):
- * nothing was sent, and nothing was stored unless the whole body had arrived.
- */
+/** Logged for a request the client gave up on before it was answered (nginx's convention). */
 const CLIENT_CLOSED_REQUEST = 499;
 
-/**
- * The plant store as a request handler for node:http or node:https. It never listens: start.ts
- * does that. This module is the route table, the dispatcher and the one error mapper; the
- * handlers are in routes/ (check, parse, store, answer), and every failure they meet is thrown
- * to `fail`, which turns it into an Error body.
- */
+/** The route table, the dispatcher and the one error mapper; it never listens (start.ts does). */
 export function createPlantApp(options: PlantAppOptions): Handler {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const { observe } = options;
@@ -160,10 +147,7 @@ export function createPlantApp(options: PlantAppOptions): Handler {
   return inConnectionOrder(handle, (req) => req.method === 'POST' && pathOf(req.url) === '/plants');
 }
 
-/**
- * The one place a failure gets its HTTP status: an HttpError as it says; a store's error by what
- * it means for the request; anything else a 500 that tells nothing.
- */
+/** The one place a failure gets its HTTP status; anything unknown is a 500 that tells nothing. */
 export function httpErrorOf(error: unknown): HttpError {
   if (error instanceof HttpError) return error;
   if (!(error instanceof StoreError)) return new HttpError(500, 'internal server error');

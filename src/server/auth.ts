@@ -2,9 +2,9 @@ import { hash, timingSafeEqual } from 'node:crypto';
 import { isBearerToken } from '../schema/token.js';
 import { UnauthorizedError } from './errors.js';
 
-/** `Bearer <b64token>`; the scheme name is case-insensitive (RFC 7235 §2.1). */
+/** The scheme name is case-insensitive (RFC 7235 §2.1). */
 const bearerHeader = /^bearer +(\S+) *$/i;
-/** The Bearer scheme followed by something: a token was presented, however malformed. */
+/** A token was presented, however malformed. */
 const bearerWithCredentials = /^bearer +\S/i;
 
 function digest(text: string): Buffer {
@@ -13,12 +13,8 @@ function digest(text: string): Buffer {
 }
 
 /**
- * Checks `Authorization` headers against the accepted tokens. Throws UnauthorizedError; the
- * message says what was wrong with the header and never repeats the token.
- *
- * The presented token is hashed and compared with every accepted token's hash by
- * timingSafeEqual: equal lengths (so the comparison cannot short-cut on length), no early exit
- * (so the time does not tell which token, if any, matched).
+ * Hashes, so that timingSafeEqual compares equal lengths, and never exits early, so that the time does not tell
+ * which token, if any, matched. A message never repeats the token.
  */
 export function createBearerAuth(tokens: readonly string[]): (authorization: string | undefined) => void {
   const accepted = tokens.map(digest);

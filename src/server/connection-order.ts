@@ -2,13 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Handler } from './routes/route-context.js';
 
-/**
- * How a request may overlap the ones before it on its connection:
- * - `read` (GET, HEAD): with other reads, which cannot see each other;
- * - `append`: with other appends, when the handler applies them in the order it is called
- *   (the store's adds: a batch commits in queue order, so of two adds of one id the first wins);
- * - `write`: with nothing.
- */
+/** What a request may overlap on its connection: `append` overlaps appends, which the store applies in call order. */
 type Kind = 'read' | 'append' | 'write';
 
 interface ConnectionQueue {
@@ -20,12 +14,9 @@ const kQueue = Symbol('plants.connectionQueue');
 type QueuedSocket = Socket & { [kQueue]?: ConnectionQueue };
 
 /**
- * node:http emits every pipelined request of a connection as soon as it is parsed, and the
- * handler's work is asynchronous, so a later request could take effect before an earlier one
- * (a GET answering 404 for the plant a POST before it was about to store). RFC 9112 §9.3.2
- * lets a server overlap only safe methods: here a request starts once every earlier request it
- * could see or disturb has been answered. Answers already go out in order (node queues them).
- * A connection with one request at a time, the usual case, starts each at once.
+ * node:http emits every pipelined request as soon as it is parsed, so a later request could take effect before an
+ * earlier one (a GET answering 404 for the plant a POST before it was about to store). RFC 9112 §9.3.2 lets a
+ * server overlap only safe methods.
  */
 export function inConnectionOrder(handler: Handler, isAppend: (req: IncomingMessage) => boolean): Handler {
   return (req, res) => {
@@ -59,7 +50,6 @@ function mayStart(queue: ConnectionQueue, kind: Kind): boolean {
 }
 
 function startWaiting(queue: ConnectionQueue): void {
-  // In arrival order, as far as the first that must still wait.
   for (let next = queue.waiting[0]; next !== undefined && mayStart(queue, next.kind); next = queue.waiting[0]) {
     queue.waiting.shift();
     next.start();

@@ -3,19 +3,11 @@ import { ServerOptionsError } from './errors.js';
 
 const ALLOWED_METHODS = 'GET, HEAD, POST, DELETE';
 const ALLOWED_HEADERS = 'authorization, content-type';
-/** What a browser script may read of an answer besides the simple headers: paging, back-off, auth challenge. */
 const EXPOSED_HEADERS = 'link, retry-after, www-authenticate';
 
 /**
- * CORS for the origins named, and only those (`serve --cors ORIGIN`, repeatable): a browser
- * front-end in development may then call the store. A request from any other origin gets no
- * CORS header at all, so the browser keeps its answer from the script; its preflight (OPTIONS)
- * is a 405 like any other method the route does not take. Never `*`: a store holds a team's
- * data and its token, and Prism's or json-server's allow-everyone default is what we avoid.
- *
- * The handler answers a preflight (true: the request is done) or adds the CORS headers to the
- * answer to come (false). Throws ServerOptionsError (exit 2) for anything that is not an origin:
- * `scheme://host[:port]` with http or https, no path, no `*`.
+ * Never `*`: a store holds a team's data and its token (Prism's and json-server's allow-everyone default is what
+ * we avoid). Another origin's preflight is a 405 like any other method. True when a preflight was answered.
  */
 export function createCors(origins: readonly string[]): (req: IncomingMessage, res: ServerResponse) => boolean {
   const allowed = new Set(origins.map(checkOrigin));
@@ -40,7 +32,7 @@ export function createCors(origins: readonly string[]): (req: IncomingMessage, r
   };
 }
 
-/** An origin as browsers send it in `Origin:` (lower-case scheme and host, no default port), or exit 2. */
+/** As browsers send it in `Origin:` (lower-case scheme and host, no default port). */
 function checkOrigin(text: string): string {
   const bad = (why: string) =>
     new ServerOptionsError(

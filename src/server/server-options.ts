@@ -14,76 +14,43 @@ export const DEFAULT_CLOSE_TIMEOUT_MS = 10_000;
 /** The store's four options are openPlantStore's (`plants serve` should default durability to 'full'). */
 export interface PlantServerOptions
   extends Pick<OpenStoreOptions, 'database' | 'postgresEnv' | 'durability' | 'busyTimeoutMs'> {
-  /** Address to listen on, e.g. `127.0.0.1` (choosing a default is the caller's business). */
   host: string;
-  /** TCP port; 0 picks a free one (read it back from `port`). */
+  /** 0 picks a free one (read it back from `port`). */
   port: number;
-  /** Browser origins allowed to call the store (CORS), e.g. `http://localhost:5173`. Default: none. */
   corsOrigins?: readonly string[];
-  /** Accepted bearer tokens: at least one, each a valid RFC 6750 b64token. */
   tokens: readonly string[];
-  /**
-   * Receives each log line, without its newline, and its level: one per request
-   * (`POST /plants 200 1.3ms`, or a JSON object with logFormat `json`) and one per internal
-   * error. Never a token or a body. Omitted: nothing is logged.
-   */
+  /** One line per request and per internal error, without its newline; never a token or a body. */
   log?: (line: string, level: LogLevel) => void;
-  /** `text` (default) or `json` (one object a line, from pino). */
   logFormat?: LogFormat;
-  /** `info` (default): requests, probes left out; `debug`: probes too; `error`: internal errors only. */
   logLevel?: LogLevel;
   /** Names this server in JSON log lines. Default `host:pid`. */
   instance?: string;
-  /** Receives the error behind each 500 (the client only gets "internal server error"), besides the log. */
+  /** The error behind each 500 (the client only gets "internal server error"). */
   onInternalError?: (error: unknown) => void;
-  /** Serve Prometheus metrics at GET /metrics. Default false. */
   metrics?: boolean;
-  /**
-   * A bearer token that may read /metrics besides the store's tokens. Without it, a client on
-   * loopback reads /metrics with no token; with it, every scrape needs a token.
-   */
+  /** Without it, a client on loopback reads /metrics with no token; with it, every scrape needs a token. */
   metricsToken?: string;
-  /** Largest accepted request body; larger is 413. Default 64 KiB. */
+  /** Default 64 KiB. */
   maxBodyBytes?: number;
-  /**
-   * All request headers must arrive within this, or the client gets 408 and is cut. Default
-   * 10 000. With TLS, the handshake must finish within this too, or the socket is destroyed.
-   */
+  /** Default 10 000. With TLS, the handshake must finish within this too. */
   headersTimeoutMs?: number;
-  /** The whole request, headers and body, must arrive within this, or 408. Default 30 000. */
   requestTimeoutMs?: number;
-  /** An idle keep-alive connection is closed after this. Default 5 000. */
   keepAliveTimeoutMs?: number;
-  /** At close, requests in flight get this long to finish before their connections are cut. Default 10 000. */
+  /** At close, requests in flight get this long to finish. */
   closeTimeoutMs?: number;
-  /** Serve HTTPS (node:https) with this certificate chain and private key, PEM. */
   tls?: { cert: string | Buffer; key: string | Buffer };
-  /**
-   * Plants put into the store before it serves (serve --seed; see test-double/seed.ts): a plant
-   * stored already with other fields refuses the start (SeedConflictError, exit 2).
-   */
   seed?: Seed;
-  /** Serve POST /reset, which puts the store back to the seed (or empty). Default false. */
   allowReset?: boolean;
-  /** Each answer of a plant route waits a uniform draw from this range (serve --delay). */
   delay?: DelayRange;
-  /** Faults injected into plant requests (serve --fault); see test-double/test-controls.ts. */
   faults?: readonly FaultRate[];
-  /** Seeds the fault and delay draws (serve --fault-seed). Default 0. */
   faultSeed?: number;
-  /** Bounds of the page's request journal (docs/serve-page.md). Default 1000 entries, 256 KiB. */
+  /** Default 1000 entries, 256 KiB. */
   journal?: { maxEntries?: number; maxBytes?: number };
-  /**
-   * The delay and faults may be changed by the code that started the server (startStore's
-   * setControls), whatever allowReset says of changing them over HTTP. Default false.
-   */
+  /** The delay and faults may be changed by startStore's setControls, whatever allowReset says. */
   controlsFromCode?: boolean;
 }
 
-/**
- * Throws ServerOptionsError (exit 2) for the first option that cannot work, before anything is
- * listened on or opened: there is nothing to release.
- */
+/** Before anything is listened on or opened: there is nothing to release. */
 export function checkServerOptions(options: PlantServerOptions): void {
   const headersTimeout = options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
   const requestTimeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;

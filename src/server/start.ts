@@ -12,12 +12,7 @@ import { createTestControls } from './test-double/test-controls.js';
 
 export type RunningPlantServer = ReturnType<typeof running>;
 
-/**
- * Starts the plant server in named steps: check the options, make the log and metrics, listen,
- * open the store, wire the routes; close() takes them down in the reverse order. Throws
- * ServerOptionsError or ListenError (both exit 2), or a store's DatabaseOpenError or
- * DatabaseConnectError, having released whatever it had taken.
- */
+/** In named steps; close() takes them down in the reverse order. A failure releases whatever was taken. */
 export async function startPlantServer(options: PlantServerOptions) {
   checkServerOptions(options);
   // The metrics read the store and the connections, each made later: they reach them through these.
@@ -39,7 +34,6 @@ export async function startPlantServer(options: PlantServerOptions) {
   return running(listening, routes, store, options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS);
 }
 
-/** The log (only when asked for), the metrics (only when asked for), and where a 500's error goes. */
 export async function makeObservers(
   options: PlantServerOptions,
   reach: { checkStore(): Promise<void>; openConnections(): number },
@@ -68,10 +62,6 @@ export async function makeObservers(
   };
 }
 
-/**
- * The store `options.database` names, with the seed put in; a store that opened but could not
- * take the seed is closed again before the error is thrown.
- */
 export async function openStore(options: PlantServerOptions, metrics?: ServerMetrics): Promise<PlantStore> {
   const store = await openPlantStore({
     database: options.database,
@@ -91,52 +81,37 @@ export async function openStore(options: PlantServerOptions, metrics?: ServerMet
   }
 }
 
-/** The started server; its close() is the steps in the reverse order: routes, listening, store. */
 function running(listening: Listening, routes: WiredRoutes, store: PlantStore, closeTimeoutMs: number) {
   let closed: Promise<void> | undefined;
   return {
-    /** Base URL of the store, e.g. `http://127.0.0.1:4010` (no trailing slash). */
+    /** No trailing slash. */
     url: listening.url,
-    /** The page's address, e.g. `http://127.0.0.1:4010/_serve/`. */
     pageUrl: listening.pageUrl,
     port: listening.port,
-    /** What a test steers while the server runs: the delay and faults, the journal, the reset. */
     testDouble: { controls: routes.controls, journal: routes.journal, reset: routes.reset },
-    /**
-     * Stops accepting connections, lets requests in flight finish (at most closeTimeoutMs),
-     * commits any queued plants and closes the database. Safe to call more than once.
-     */
+    /** Safe to call more than once. */
     close(): Promise<void> {
-      // serve --fault stall: requests that will never be answered are not waited for; open
-      // tabs' event streams would otherwise hold the stop for closeTimeoutMs.
+      // Stalled requests and open tabs' event streams would otherwise hold the stop for closeTimeoutMs.
       routes.quiesce();
-      // Every response has been sent, and every plant it acknowledged committed, once the
-      // listening is closed; the store then commits what is still queued (from connections cut
-      // at the deadline) and closes.
+      // The store then commits what is still queued, from connections cut at the deadline.
       closed ??= listening.close(closeTimeoutMs).then(() => store.close());
       return closed;
     },
   };
 }
 
-/** The app over an open store, and the parts of it a test steers. */
 type WiredRoutes = ReturnType<typeof wireRoutes>;
 
-/** What the routes report to, made before the store is opened (the metrics read it through `checkStore`). */
+/** Made before the store is opened (the metrics read it through `checkStore`). */
 export interface ServerObservers {
   log: ServerLog | undefined;
   metrics: ServerMetrics | undefined;
   onInternalError: (error: unknown) => void;
 }
 
-/**
- * The third step of a start: the route table over the open store, with serve's test double
- * (delay, faults, reset) and its page (journal, controls).
- */
 export function wireRoutes(options: PlantServerOptions, store: PlantStore, observers: ServerObservers) {
   const { log, metrics } = observers;
   const seedPlants = options.seed?.plants ?? [];
-  // --allow-reset marks a store for tests: its delay and faults may then change while it serves.
   const controls = createTestControls({
     delay: options.delay,
     faults: options.faults,
@@ -172,13 +147,9 @@ export function wireRoutes(options: PlantServerOptions, store: PlantStore, obser
   });
   return {
     app,
-    /** serve's delay and faults (the page's controls). */
     controls,
-    /** The page's request journal (GET /_serve/journal). */
     journal: page.journal,
-    /** Puts the store back to the seed (or empty): what POST /reset does when allowed. */
     reset,
-    /** Lets go of what would hold a stop: stalled requests (serve --fault stall) and the page's event streams. */
     quiesce() {
       controls.dropStalled();
       page.close();
@@ -186,7 +157,7 @@ export function wireRoutes(options: PlantServerOptions, store: PlantStore, obser
   };
 }
 
-/** `memory`, `postgres` or `sqlite`: the page says whether its journal and controls are this instance's alone. */
+/** The page says whether its journal and controls are this instance's alone. */
 function storeKind(database: string): 'sqlite' | 'memory' | 'postgres' {
   if (database === ':memory:') return 'memory';
   return isDatabaseServer(database) ? 'postgres' : 'sqlite';

@@ -2,19 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { NotImplementedError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../errors.js';
 
-// What node:http leaves to us about a request: its target, its id, its framing and codings, and
-// reading its body.
-
 /** The client went away before its body was complete: there is nobody to answer. */
 export class ClientGoneError extends Error {}
 
-/** `http://host:port` at the start of an absolute-form request target (RFC 9112 §3.2.2). */
+/** RFC 9112 §3.2.2. */
 const ABSOLUTE_FORM = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/;
 
-/**
- * The path without the query, cut short: it routes, and goes into the log and 404 messages. A
- * forward proxy sends the absolute form (`POST http://host/plants`); it routes by its path.
- */
+/** A forward proxy sends the absolute form (`POST http://host/plants`); it routes by its path. */
 export function pathOf(url: string | undefined): string {
   if (url === '/plants') return url;
   let target = url ?? '/';
@@ -32,25 +26,21 @@ export function searchOf(url: string | undefined): string {
   return index === -1 || url === undefined ? '' : url.slice(index + 1);
 }
 
-/** An X-Request-Id worth passing on: a token-like id (a UUID, a trace id), not a sentence or markup. */
+/** A token-like id (a UUID, a trace id), not a sentence or markup. */
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
 
-/** The client's X-Request-Id when it is sane (two of them, joined by node, are not), else a new UUID. */
+/** Two of them, joined by node, are not sane. */
 export function requestIdOf(header: string | string[] | undefined): string {
   return typeof header === 'string' && SANE_REQUEST_ID.test(header) ? header : randomUUID();
 }
 
-/** 127.0.0.0/8 and ::1, also as IPv4-mapped IPv6: a client on this machine. */
 export function isLoopbackAddress(address: string | undefined): boolean {
   if (address === undefined) return false;
   const ip = address.startsWith('::ffff:') ? address.slice(7) : address;
   return ip === '::1' || ip.startsWith('127.');
 }
 
-/**
- * node reads a body whose last transfer coding is chunked, and would hand us `gzip, chunked`
- * still gzipped: a coding other than chunked is one we cannot undo (501, RFC 9112 §6.1).
- */
+/** node would hand us `gzip, chunked` still gzipped (RFC 9112 §6.1). */
 export function checkTransferCoding(header: string): void {
   const codings = header.split(',').map((coding) => coding.trim().toLowerCase());
   const other = codings.find((coding) => coding !== 'chunked');
@@ -61,11 +51,7 @@ export function checkTransferCoding(header: string): void {
   }
 }
 
-/**
- * The server decodes no content coding: a gzipped body would be stored as if it were JSON text,
- * or refused as malformed JSON. 415 with Accept-Encoding: identity says what to send instead
- * (RFC 9110 §15.5.16).
- */
+/** No content coding is decoded: Accept-Encoding: identity says what to send instead (RFC 9110 §15.5.16). */
 export function checkContentEncoding(header: string | undefined): void {
   if (header === undefined) return;
   const codings = header
@@ -102,11 +88,7 @@ export function checkContentType(header: string | undefined): void {
   }
 }
 
-/**
- * Reads the body into memory, refusing (413) past `limit` bytes: up front from Content-Length,
- * or as soon as a chunked body grows past it, without keeping what comes after. Calls `done`
- * exactly once.
- */
+/** Refuses past `limit` without keeping what comes after. Calls `done` exactly once. */
 export function readBody(
   req: IncomingMessage,
   res: ServerResponse,
@@ -126,9 +108,8 @@ export function readBody(
   const chunks: Buffer[] = [];
   let size = 0;
   let settled = false;
-  // Once the body is in, the listeners may stay: 'data' cannot come again, and a later 'close'
-  // (node destroys every request once read) finds the answer settled. Only a refusal in the
-  // middle of the body takes them off, so that the rest of the body can be thrown away.
+  // Once the body is in, the listeners may stay: a later 'close' finds the answer settled. A refusal midway takes
+  // them off, so that the rest of the body can be thrown away.
   const onData = (chunk: Buffer) => {
     if (settled) return;
     size += chunk.length;
@@ -157,21 +138,16 @@ export function readBody(
   req.on('error', onClose);
 }
 
-/**
- * Marks a request told `100 Continue`. start.ts hands `Expect: 100-continue` requests to the app
- * itself (node's 'checkContinue'), so nothing is promised before the token is checked.
- */
 const kContinued = Symbol('plants.continued');
 type ContinuedRequest = IncomingMessage & { [kContinued]?: true };
 
-/** An HTTP/1.1 request with `Expect: 100-continue` (node lets anything else through, or answers 417). */
+/** node lets anything else through, or answers 417. */
 export function awaitsContinue(req: IncomingMessage): boolean {
   return (
     req.httpVersion === '1.1' && req.headers.expect !== undefined && /^\s*100-continue\s*$/i.test(req.headers.expect)
   );
 }
 
-/** Whether readBody told this request's client `100 Continue`. */
 export function wasToldToContinue(req: IncomingMessage): boolean {
   return (req as ContinuedRequest)[kContinued] === true;
 }

@@ -1,7 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { ErrorBody } from '../../schema/plant.js';
 
-/** The Error record of an answer (schema/plant.ts: ErrorBody), `outcome` only when there is one. */
 export function errorBody(status: number, message: string, outcome?: ErrorBody['outcome']): string {
   const body: ErrorBody = outcome === undefined ? { error: status, message } : { error: status, message, outcome };
   return JSON.stringify(body);

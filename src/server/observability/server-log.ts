@@ -2,9 +2,8 @@ import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { RequestRecord } from './request-record.js';
 
-/** `text`: `POST /plants 200 1.2ms`, for people. `json`: one object a line, for a log pipeline. */
 export type LogFormat = 'text' | 'json';
-/** `error`: internal errors only; `info`: and one line per request; `debug`: and the probes too. */
+/** `info`: and one line per request; `debug`: and the probes too. */
 export type LogLevel = 'error' | 'info' | 'debug';
 export type ServerLog = Awaited<ReturnType<typeof createServerLog>>;
 export const LOG_FORMATS: readonly LogFormat[] = ['text', 'json'];
@@ -13,23 +12,16 @@ export const LOG_LEVELS: readonly LogLevel[] = ['error', 'info', 'debug'];
 export interface ServerLogOptions {
   format: LogFormat;
   level: LogLevel;
-  /** Named in every JSON line, so that the lines of several servers on one database can be told apart. */
+  /** So that the lines of several servers on one database can be told apart. */
   instance: string;
-  /** Receives each line, without its newline, and the level it was logged at. */
   write: (line: string, level: LogLevel) => void;
 }
 
-/** `host:pid`: what tells one `plants serve` from another in merged logs, unless the user names it. */
 export function defaultInstanceName(): string {
   return `${hostname()}:${process.pid}`;
 }
 
-/**
- * The request log. Never the token, the body or a header: a line holds the method, the path, a
- * query with secret-looking values hidden, the status, the time taken, the bytes sent and the
- * request id. JSON lines come from pino (ISO 8601 time, the level as a word), loaded only then:
- * it takes about 0.1 s to load.
- */
+/** Never the token, the body or a header. pino is loaded only for JSON lines: it takes about 0.1 s to load. */
 export async function createServerLog(options: ServerLogOptions) {
   const { write, level } = options;
   const logsRequests = level !== 'error';
@@ -42,7 +34,7 @@ export async function createServerLog(options: ServerLogOptions) {
         if (record.fault !== undefined) line += ` fault=${record.fault}`;
         write(line, record.probe ? 'debug' : 'info');
       },
-      /** The error behind a 500, which the client never sees; one line, never a stack. */
+      /** One line, never a stack. */
       internalError(error: unknown): void {
         write(`internal error: ${oneLine(error)}`, 'error');
       },
@@ -56,8 +48,7 @@ export async function createServerLog(options: ServerLogOptions) {
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
     },
-    // pino's own destination (sonic-boom) would write to the fd itself; this one hands each line
-    // to the caller, who owns stderr (and tests read the lines). pino ends each with '\n'.
+    // Not sonic-boom, which writes to the fd itself: the caller owns stderr (and tests read the lines).
     { write: (line: string) => write(line.endsWith('\n') ? line.slice(0, -1) : line, currentLevel(line)) },
   );
   return {
@@ -68,7 +59,6 @@ export async function createServerLog(options: ServerLogOptions) {
         request_id: record.requestId,
         method: record.method,
         path: record.path,
-        // pino leaves out a field that is undefined: no query, no field.
         query: query === '' ? undefined : query,
         status: record.status,
         duration_ms: Math.round(record.durationMs * 1000) / 1000,
@@ -84,22 +74,15 @@ export async function createServerLog(options: ServerLogOptions) {
   };
 }
 
-/** The level pino wrote a line at: the first field after `{"level":"`. */
 function currentLevel(line: string): LogLevel {
   if (line.startsWith('{"level":"error"')) return 'error';
   if (line.startsWith('{"level":"debug"')) return 'debug';
   return 'info';
 }
 
-/** Query keys whose values are credentials whatever they look like. */
 const SECRET_KEY = /token|secret|passw|pwd|key|auth|session|sig|credential|cookie|code/i;
-/** A value that looks like a credential: long, in a token's alphabet, with letters and digits both. */
 const SECRET_VALUE = /^(?=.*[A-Za-z])(?=.*\d)[A-Za-z0-9._~+/=-]{16,}$/;
 
-/**
- * The query as logged ('' when none): each value of a secret-sounding key, or that looks like a
- * token, replaced by `[redacted]`. `limit=10&after=42` stays as it is.
- */
 export function loggableQuery(target: string): string {
   const start = target.indexOf('?');
   if (start === -1 || start === target.length - 1) return '';

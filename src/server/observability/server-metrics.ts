@@ -2,9 +2,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 import type { RequestRecord } from './request-record.js';
 
 export interface ServerMetricsSources {
-  /** Asks the store whether it can serve (`/readyz`'s question). */
   checkStore(): Promise<void>;
-  /** Connections open right now. */
   openConnections(): number;
 }
 
@@ -15,12 +13,7 @@ const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0
 /** Plants a transaction: 1 when idle, up to the store's cap (1000) under load. */
 const BATCH_BUCKETS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000];
 
-/**
- * The server's Prometheus metrics, in a registry of its own (not prom-client's global one, so
- * two servers in one process, as in tests, do not mix). The two series every request adds to
- * are kept by RequestSeries below; the store's state and the open connections are read when
- * scraped.
- */
+/** A registry of its own: two servers in one process, as in tests, do not mix. */
 export function createServerMetrics(sources: ServerMetricsSources) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
@@ -66,19 +59,17 @@ export function createServerMetrics(sources: ServerMetricsSources) {
   });
 
   return {
-    /** The Content-Type of `scrape()`'s text: Prometheus's text format 0.0.4. */
     contentType: registry.contentType,
     request(record: RequestRecord): void {
       // Methods outside HTTP's own would make a label value per client whim.
       const method = KNOWN_METHODS.has(record.method) ? record.method : 'OTHER';
       requests.add(record.route, method, record.status, record.durationMs / 1000);
     },
-    /** A group commit: how many plants its transaction held. */
     commit(batchSize: number): void {
       commits.inc();
       batchSizes.observe(batchSize);
     },
-    /** A store operation that failed (a commit that rolled back counts once for its batch). */
+    /** A commit that rolled back counts once for its batch. */
     storeError(): void {
       storeErrors.inc();
     },
@@ -88,7 +79,6 @@ export function createServerMetrics(sources: ServerMetricsSources) {
 
 const KNOWN_METHODS: ReadonlySet<string> = new Set('GET HEAD POST PUT DELETE PATCH OPTIONS TRACE CONNECT'.split(' '));
 
-/** The counts of one route, method and status, and the latency histogram of its route and method. */
 interface RequestCounts {
   count: number;
   latency: LatencyCounts;
@@ -103,11 +93,8 @@ interface LatencyCounts {
 }
 
 /**
- * plants_http_requests_total and plants_http_request_duration_seconds, kept by hand and given to
- * the registry as metrics of their own that print exactly as prom-client's Counter and Histogram
- * do. prom-client validates and hashes the labels at every inc() and observe(), a share of an
- * add's cost the bench's metrics row shows; here a request costs one Map look-up and a few
- * additions.
+ * Printed exactly as prom-client's Counter and Histogram, but kept by hand: prom-client validates and hashes the
+ * labels at every inc() and observe(), a share of an add's cost the bench's metrics row shows.
  */
 class RequestSeries {
   readonly #byStatus = new Map<string, RequestCounts & { labels: { route: string; method: string; status: string } }>();
@@ -139,7 +126,6 @@ class RequestSeries {
     }
   }
 
-  /** As prom-client's Counter gives itself to the registry. */
   readonly counter = asRegistered(
     'plants_http_requests_total',
     'HTTP requests answered, by route, method and status (499: the client went away first)',
@@ -147,7 +133,6 @@ class RequestSeries {
     () => [...this.#byStatus.values()].map((counts) => ({ labels: counts.labels, value: counts.count })),
   );
 
-  /** As prom-client's Histogram gives itself to the registry: cumulative buckets, +Inf, sum, count. */
   readonly latency = asRegistered(
     'plants_http_request_duration_seconds',
     'Time from the request line to the end of the answer, by route and method',
@@ -172,7 +157,7 @@ class RequestSeries {
   );
 }
 
-/** A metric as prom-client's registry reads one: its name, help and type, and its values when scraped. */
+/** A metric as prom-client's registry reads one. */
 function asRegistered(name: string, help: string, type: string, values: () => object[]) {
   const about = { name, help, type, aggregator: 'sum' };
   return { ...about, get: async () => ({ ...about, values: values() }) };

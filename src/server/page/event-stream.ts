@@ -3,38 +3,27 @@ import type { RequestJournal } from './request-journal.js';
 
 /** Events are gathered and written this often, not one write per request: a load test stays a load test. */
 const FLUSH_MS = 250;
-/**
- * At most this many events go out in one flush, the newest (the page shows the last 100). The
- * rest are counted in a `gap` event; GET /_serve/journal has them all.
- */
+/** The newest (the page shows the last 100); the rest are counted in a `gap` event. */
 const MAX_EVENTS_PER_FLUSH = 100;
-/** Load: more requests in a flush's time than a flush sends, 400 a second. */
+/** Load: more requests in a flush's time than a flush sends. */
 const LOAD_PER_MS = MAX_EVENTS_PER_FLUSH / FLUSH_MS;
-/**
- * Under load, flushes come this far apart and send only the newest few: the tab draws a sample
- * every 4 s, not a hundred rows four times a second, and its browser keeps off the cores that
- * serve and its clients use. The server writes once every 4 s.
- */
+/** Under load the tab draws a sample every 4 s, and its browser keeps off the cores that serve and its clients use. */
 const BUSY_FLUSH_MS = 4000;
 const MAX_EVENTS_PER_BUSY_FLUSH = 10;
-/** A comment line this often keeps proxies and the browser from timing out an idle stream. */
+/** Keeps proxies and the browser from timing out an idle stream. */
 const HEARTBEAT_MS = 15_000;
-/** A reader this far behind (bytes not yet taken by its socket) misses events, told by a `gap` event. */
+/** Bytes not yet taken by its socket: a reader further behind misses events, told by a `gap`. */
 const MAX_BACKLOG_BYTES = 1024 * 1024;
 
 /**
- * The live request log as Server-Sent Events: `event: request` with an entry of the journal as
- * its data and its seq as the event id. The page reads it with fetch (EventSource cannot send the
- * bearer token, and the token never goes in a URL). A flush that leaves requests out (a `gap`)
- * also carries `event: rates`, the chart's figures as JSON from `rates`: under load the tab
- * draws the log and the chart in one frame, and does not ask for them.
+ * The page reads it with fetch: EventSource cannot send the bearer token, and the token never goes in a URL. A
+ * flush with a `gap` also carries `event: rates`, so that under load the tab draws the log and the chart in one frame.
  */
 export type EventStreams = ReturnType<typeof createEventStreams>;
 
 export function createEventStreams(journal: RequestJournal, rates?: () => string) {
   const open = new Set<ServerResponse>();
   return {
-    /** Answers GET /_serve/events: the journal after `after`, then every new entry, as text/event-stream. */
     open(req: IncomingMessage, res: ServerResponse, after: number): void {
       res.writeHead(200, {
         'content-type': 'text/event-stream; charset=utf-8',
@@ -42,10 +31,8 @@ export function createEventStreams(journal: RequestJournal, rates?: () => string
         'x-accel-buffering': 'no',
       });
       open.add(res);
-      // The journal holds the entries, already as JSON: a request costs a stream nothing but the
-      // check that a flush is due. Each flush reads the newest from the journal.
+      // A request costs a stream nothing but the check that a flush is due.
       let pending = `retry: 2000\n\n${journal.since(after).map(requestEvent).join('')}`;
-      // Entries newer than this go out with the flushes.
       let sent = journal.stats().lastSeq;
       let missed = 0;
       let busy = false;
@@ -59,7 +46,6 @@ export function createEventStreams(journal: RequestJournal, rates?: () => string
         const { texts, skipped } = journal.tail(sent, busy ? MAX_EVENTS_PER_BUSY_FLUSH : MAX_EVENTS_PER_FLUSH);
         sent = lastSeq;
         missed += skipped;
-        // A reader this far behind misses what it cannot take, told by the next gap event.
         if (res.writableLength > MAX_BACKLOG_BYTES) {
           missed += texts.length;
           pending = '';
@@ -89,7 +75,6 @@ export function createEventStreams(journal: RequestJournal, rates?: () => string
       });
       req.socket.setNoDelay(true);
     },
-    /** Ends every stream, so that a graceful stop does not wait for open tabs. */
     closeAll() {
       for (const res of open) res.end();
     },
@@ -99,7 +84,7 @@ export function createEventStreams(journal: RequestJournal, rates?: () => string
   };
 }
 
-/** An entry's event, its id the seq its JSON text starts with (`{"seq":N,`). */
+/** Its id is the seq its JSON text starts with (`{"seq":N,`). */
 function requestEvent(json: string): string {
   return `id: ${json.slice(7, json.indexOf(',', 7))}\nevent: request\ndata: ${json}\n\n`;
 }

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 
-/** The page's files, beside this module in assets/ (copied to dist/ by the build), by the name they are served under. */
+/** In assets/ beside this module (copied to dist/ by the build). */
 export const PAGE_ASSETS = {
   'index.html': 'text/html; charset=utf-8',
   'page.js': 'text/javascript; charset=utf-8',
@@ -11,11 +11,10 @@ export const PAGE_ASSETS = {
 } as const;
 export type PageAssetName = keyof typeof PAGE_ASSETS;
 
-/** Each file as it is, and gzipped: the page's three gzipped fit TCP's initial window, one round trip. */
+/** The page's three files gzipped fit TCP's initial window: one round trip. */
 const cache = new Map<PageAssetName, Promise<{ raw: Buffer; gzipped: Buffer }>>();
 const gzipAsync = promisify(gzip);
 
-/** The file's bytes, read and compressed once (the page is static: no build step, nothing to template). */
 export function readPageAsset(name: PageAssetName) {
   let asset = cache.get(name);
   if (asset === undefined) {

@@ -2,15 +2,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import { HttpError } from '../errors.js';
 
-/**
- * The page's Content-Security-Policy: its own script and style only (no inline script, no other
- * origin), requests to this server only, and never inside a frame.
- */
 export const PAGE_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; " +
   "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
-/** Headers every answer of the page's routes carries, errors included. */
+/** Every answer of the page's routes carries them, errors included. */
 export const PAGE_HEADERS: Readonly<Record<string, string>> = {
   'content-security-policy': PAGE_CSP,
   'x-content-type-options': 'nosniff',
@@ -21,18 +17,14 @@ export const PAGE_HEADERS: Readonly<Record<string, string>> = {
   'cache-control': 'no-store',
 };
 
-/** Puts PAGE_HEADERS on the answer and takes off what --cors may have added: the page's routes are same-origin only. */
+/** Takes off what --cors may have added: the page's routes are same-origin only. */
 export function setPageHeaders(res: ServerResponse): void {
   res.removeHeader('access-control-allow-origin');
   res.removeHeader('access-control-expose-headers');
   for (const [name, value] of Object.entries(PAGE_HEADERS)) res.setHeader(name, value);
 }
 
-/**
- * Refuses (403) a request a browser marks as coming from another site or origin: the page's
- * endpoints are for the page, which this server serves. Clients that are not browsers send
- * neither header and are judged by their token alone.
- */
+/** Clients that are not browsers send neither header and are judged by their token alone. */
 export function checkSameOrigin(req: IncomingMessage): void {
   const site = req.headers['sec-fetch-site'];
   if (site !== undefined && site !== 'same-origin' && site !== 'none') {

@@ -1,2 +1,2 @@
-/** Where the page and its endpoints live: a prefix of their own, so that no store route changes. */
+/** A prefix of their own, so that no store route changes. */
 export const PAGE_PREFIX = '/_serve/';

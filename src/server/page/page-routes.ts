@@ -13,9 +13,7 @@ import { PAGE_PREFIX } from './page-path.js';
 import { createRequestJournal, type RequestJournal, type RequestJournalOptions } from './request-journal.js';
 import { createRequestRates, type RequestRates } from './request-rates.js';
 
-/** What the page shows of the server: which instance, on which kind of store. */
 export interface PageServerInfo {
-  /** `host:pid`, as the JSON log names it. */
   instance: string;
   store: 'sqlite' | 'memory' | 'postgres';
 }
@@ -27,21 +25,19 @@ interface PageOptions {
   journal?: Omit<RequestJournalOptions, 'skip'>;
 }
 
-/** The page's own requests, and probes, are left out of its journal and chart (and logged as probes). */
+/** Left out of the page's journal and chart (and logged as probes). */
 export function isPageOrProbe(record: RequestRecord): boolean {
   return record.probe || record.path.startsWith(PAGE_PREFIX);
 }
 
-/** The page of plants serve (docs/serve-page.md): its journal, chart, event stream and routes, for one instance. */
+/** docs/serve-page.md. */
 export function createServePage(options: PageOptions) {
   const journal = createRequestJournal({ ...options.journal, skip: isPageOrProbe });
   const rates = createRequestRates({ skip: isPageOrProbe });
   const streams = createEventStreams(journal, () => JSON.stringify(rates.window()));
   return {
     routes: createPageRoutes(options, journal, rates, streams),
-    /** The requests answered (GET /_serve/journal), for a test's code to read too. */
     journal,
-    /** Feeds the journal and the chart; the app calls it for every request answered. */
     observe(record: RequestRecord): void {
       journal.record(record);
       rates.record(record);
@@ -50,14 +46,10 @@ export function createServePage(options: PageOptions) {
   };
 }
 
-/** PUT /_serve/controls bodies are a few hundred bytes. */
+/** Bodies are a few hundred bytes. */
 const MAX_CONTROLS_BYTES = 16 * 1024;
 
-/**
- * The page's routes (docs/serve-page.md): its three files without a token (they hold no data),
- * and the endpoints it reads and steers with, each behind the store's bearer token and refused
- * to other origins. Handlers are thin: the journal, the stream and the controls do the work.
- */
+/** Its files need no token: they hold no data. */
 function createPageRoutes(
   { tokens, info, controls }: PageOptions,
   journal: RequestJournal,
@@ -139,7 +131,6 @@ function createPageRoutes(
   };
 }
 
-/** `?after=SEQ`: only entries after that one. Any other query is a 400 that says what is taken. */
 function afterOf(req: IncomingMessage): number {
   const url = req.url ?? '';
   const start = url.indexOf('?');
@@ -160,7 +151,7 @@ function afterOf(req: IncomingMessage): number {
   return after;
 }
 
-/** `gzip` among the codings, not refused with q=0 (RFC 9110 §12.5.3); browsers always send it. */
+/** RFC 9110 §12.5.3. */
 function acceptsGzip(header: string | undefined): boolean {
   if (header === undefined) return false;
   return header.split(',').some((part) => {

@@ -1,14 +1,10 @@
 import type { RequestRecord } from '../observability/request-record.js';
 
-/** The chart's window: five minutes of one-second buckets. */
 export const RATE_WINDOW_SECONDS = 300;
 
 export type RequestRates = ReturnType<typeof createRequestRates>;
 
-/**
- * Requests per second and their latency over the last minutes, for the page's chart: a ring of
- * one-second buckets, fixed in size whatever the load.
- */
+/** One-second buckets, fixed in size whatever the load. */
 export function createRequestRates(options: { skip?: (record: RequestRecord) => boolean; now?: () => number } = {}) {
   const now = options.now ?? Date.now;
   const { skip } = options;
@@ -31,10 +27,7 @@ export function createRequestRates(options: { skip?: (record: RequestRecord) => 
       sumMs[slot] = (sumMs[slot] as number) + record.durationMs;
       if (record.durationMs > (maxMs[slot] as number)) maxMs[slot] = record.durationMs;
     },
-    /**
-     * The buckets of the last RATE_WINDOW_SECONDS that saw a request, oldest first, as
-     * `[unix second, requests, mean ms, max ms]`, and the current second.
-     */
+    /** Buckets as `[unix second, requests, mean ms, max ms]`, oldest first. */
     window() {
       const at = Math.floor(now() / 1000);
       const buckets: Array<[number, number, number, number]> = [];

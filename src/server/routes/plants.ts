@@ -9,15 +9,9 @@ import { DEFAULT_PAGE_SIZE, nextPageLink, parseListQuery, plantIdFromPath, rende
 import type { AddResult } from '../stores/plant-store.js';
 import type { Handler, RouteContext } from './route-context.js';
 
-/**
- * POST /plants (the interface's one operation), and plants serve's own GET /plants, GET and
- * DELETE /plants/{id} in the shape the published plant store uses, and POST /reset.
- * This is the hot path of the server: callbacks and one promise (the store's) per request rather
- * than a chain of async functions.
- */
+/** The hot path: callbacks and one promise (the store's) per request rather than a chain of async functions. */
 export function createPlantRoutes(
   { store, authorize, maxBodyBytes, fail, failed }: RouteContext,
-  /** serve --allow-reset: puts the store back to its seed, atomically. Absent: POST /reset is a 404. */
   reset: (() => Promise<void>) | undefined,
 ) {
   const addPlant: Handler = (req, res) => {
@@ -36,9 +30,7 @@ export function createPlantRoutes(
       added.then(
         (result) => {
           if (!result.added) {
-            // The 409 carries the plant stored under the id, read now: a client re-running an
-            // import settles it without a GET of its own. Not read (deleted since, the store
-            // failing): the Error record alone, which is still the true answer.
+            // A client re-running an import settles it without a GET of its own; not read, the Error record alone.
             const message = `a plant with id ${result.id} already exists`;
             store.get(result.id).then(
               (stored) => fail(req, res, new ConflictError(message, stored)),
@@ -84,8 +76,7 @@ export function createPlantRoutes(
       failed(req, res),
     );
   };
-  // POST /reset rather than DELETE /plants: it puts the seed back, which is not a deletion, and a
-  // client that drops the id of DELETE /plants/{id} must never empty a store (that stays a 405).
+  // Not DELETE /plants: a client that drops the id of DELETE /plants/{id} must never empty a store.
   const resetStore: Handler = (req, res) => {
     authorize(req.headers.authorization);
     if (reset === undefined) {
@@ -94,7 +85,6 @@ export function createPlantRoutes(
         'reset is off on this server: start plants serve with --allow-reset to allow it',
       );
     }
-    // A body, if any, means nothing: read and dropped before the store is touched.
     readBody(req, res, maxBodyBytes, (error, _body) => {
       if (error !== undefined) return fail(req, res, error);
       // Answered like GET /plants: the first page of what the store holds now.
@@ -106,7 +96,7 @@ export function createPlantRoutes(
   return { addPlant, listPlants, getPlant, deletePlant, resetStore };
 }
 
-/** Up to `limit` of `plants` (fetched one over, to tell whether there is a next page) as a page of GET /plants. */
+/** `plants` were fetched one over `limit`, to tell whether there is a next page. */
 function sendPage(res: ServerResponse, plants: readonly NewPlant[], limit: number): void {
   const page = renderPage(plants, limit, (plant) => stringifyJsonExact(toWire(plant)));
   if (page.nextAfter !== undefined) res.setHeader('link', nextPageLink(limit, page.nextAfter));
@@ -115,7 +105,6 @@ function sendPage(res: ServerResponse, plants: readonly NewPlant[], limit: numbe
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-/** A POST /plants body as the NewPlant it holds, or a 400 that says what is wrong with it. */
 export function parsePlant(body: Buffer): NewPlant {
   let text: string;
   try {
@@ -131,7 +120,7 @@ export function parsePlant(body: Buffer): NewPlant {
   }
 }
 
-/** A stored plant as answered: id first, tag only when the plant has one. */
+/** Id first. */
 export function toWire(plant: NewPlant): { id: bigint; name: string; tag?: string } {
   return plant.tag === undefined
     ? { id: plant.id, name: plant.name }

@@ -2,48 +2,26 @@ import type { NewPlant } from '../../schema/plant.js';
 import type { AddResult, PlantStore } from './plant-store.js';
 import { StoreClosedError } from './store-errors.js';
 
-/**
- * What a batch came to: per add, in order, whether it was stored (truthy; falsy: its id was
- * taken); or the one error every add of it is answered with (nothing stored, or, as the error
- * says, maybe something).
- */
+/** `added`: per add, in order, falsy when its id was taken; or the one error every add of it is answered with. */
 export type BatchOutcome = { added: ArrayLike<number | boolean> } | { error: unknown };
 
-/** An add waiting in a store's queue for the batch that commits it. */
 export interface PendingAdd {
   plant: NewPlant;
   resolve(result: AddResult): void;
   reject(error: unknown): void;
 }
 
-/** How a backend's adds are gathered into batches. */
 export interface BatchingOptions {
-  /** Most adds in one batch; more wait for the next. */
   maxBatchSize: number;
-  /** Batches being committed at once; the next gathers meanwhile. */
   maxBatchesInFlight: number;
-  /**
-   * When a batch starts once there is room for it: `next-turn` on the next turn of the event loop
-   * (a full batch at once), so that the requests read in this turn go together; `at-once` as soon
-   * as an add arrives, the adds that arrive meanwhile gathering behind the batches in flight.
-   */
+  /** `next-turn`: the requests read in this turn go together; `at-once`: later adds gather behind those in flight. */
   start: 'next-turn' | 'at-once';
-  /**
-   * No two adds of one id in flight at once: the later waits in the queue, then finds the id
-   * taken. For a backend that sends a batch again after a failure and must not mistake another
-   * add of the id for its own.
-   */
+  /** For a backend that sends a batch again and must not mistake another add of the id for its own. */
   distinctIdsInFlight: boolean;
-  /** Told of each committed batch and how many plants it held (the metrics). */
   onCommit?: ((batchSize: number) => void) | undefined;
 }
 
-/**
- * What both stores share, written once: the queue of adds, their batches, the group commit (each
- * add answered only once its batch is committed), the answers, and shutting down (what is queued
- * is still committed). A backend supplies its commit (`commitBatch`), its reads and its other
- * changes, and how it lets its database go (`release`), after undici's PoolBase.
- */
+/** What both stores share, after undici's PoolBase: each add is answered only once its batch is committed. */
 export abstract class GroupCommitStore implements Pick<PlantStore, 'add' | 'close'> {
   readonly #batching: BatchingOptions;
   #queue: PendingAdd[] = [];
@@ -61,21 +39,15 @@ export abstract class GroupCommitStore implements Pick<PlantStore, 'add' | 'clos
     this.#batching = batching;
   }
 
-  /**
-   * Commits `batch` in one transaction (or statement) and calls `done` once with what it came to,
-   * at once or later. An add may be answered before (a promise settles once): `done` still comes.
-   */
+  /** An add may be answered before (a promise settles once): `done` still comes. */
   protected abstract commitBatch(batch: PendingAdd[], done: (outcome: BatchOutcome) => void): void;
 
-  /** Lets the database go, once every add has its answer. */
   protected abstract release(): void | Promise<void>;
 
-  /** Why a new add is refused at once (the database is known to be away), or undefined. */
   protected refuseAdd(): unknown {
     return undefined;
   }
 
-  /** Adds a plant; resolves once it is committed, or with `added: false` when the id is taken. */
   add(plant: NewPlant): Promise<AddResult> {
     if (this.#closed) return Promise.reject(new StoreClosedError());
     const refused = this.refuseAdd();
@@ -87,7 +59,6 @@ export abstract class GroupCommitStore implements Pick<PlantStore, 'add' | 'clos
     });
   }
 
-  /** Starts batches while adds wait and there is room; a backend that commits at once commits them all here. */
   protected pump(): void {
     if (this.#scheduled !== undefined) clearImmediate(this.#scheduled);
     this.#scheduled = undefined;
@@ -107,7 +78,6 @@ export abstract class GroupCommitStore implements Pick<PlantStore, 'add' | 'clos
     this.#notifyIfIdle();
   }
 
-  /** Hands `batch` to the backend, once: a commit that throws is the batch's outcome; a second `done` is ignored. */
   #hand(batch: PendingAdd[]): void {
     let finished = false;
     const done = (outcome: BatchOutcome) => {
@@ -122,7 +92,6 @@ export abstract class GroupCommitStore implements Pick<PlantStore, 'add' | 'clos
     }
   }
 
-  /** Up to maxBatchSize adds from the queue, in order (with distinctIdsInFlight, skipping ids already in this batch or one in flight). */
   #takeBatch(): PendingAdd[] {
     const { maxBatchSize, distinctIdsInFlight } = this.#batching;
     if (!distinctIdsInFlight) return this.#queue.splice(0, maxBatchSize);
@@ -146,8 +115,6 @@ export abstract class GroupCommitStore implements Pick<PlantStore, 'add' | 'clos
     if (this.#batching.distinctIdsInFlight) for (const { plant } of batch) this.#idsInFlight.delete(plant.id);
     this.#batchesInFlight -= 1;
     if ('error' in outcome) {
-      // One answer for the whole batch: it rolled back (nobody in it was stored), or its commit was
-      // cut off (anybody may be), and everybody hears so.
       for (const pending of batch) pending.reject(outcome.error);
     } else {
       this.#commits += 1;
@@ -159,15 +126,10 @@ export abstract class GroupCommitStore implements Pick<PlantStore, 'add' | 'clos
     this.pump();
   }
 
-  /**
-   * Commits what is queued as far as the backend can now: starts its batches. A backend that can
-   * commit blocking (SQLite) commits it all before this returns.
-   */
   protected flush(): void {
     this.pump();
   }
 
-  /** Answers every add not yet in a batch with `errorFor()` (the database is away: they would only wait). */
   protected refuseQueued(errorFor: () => unknown): void {
     const queued = this.#queue;
     this.#queue = [];
@@ -175,7 +137,6 @@ export abstract class GroupCommitStore implements Pick<PlantStore, 'add' | 'clos
     this.#notifyIfIdle();
   }
 
-  /** Resolves once no add is queued or in flight. */
   protected whenIdle(): Promise<void> {
     if (this.#idle) return Promise.resolve();
     return new Promise((resolve) => this.#idleWaiters.push(resolve));
@@ -192,7 +153,6 @@ export abstract class GroupCommitStore implements Pick<PlantStore, 'add' | 'clos
     for (const resolve of waiters) resolve();
   }
 
-  /** The store was closed: adds are refused (StoreClosedError). */
   protected get closed(): boolean {
     return this.#closed;
   }
@@ -201,11 +161,7 @@ export abstract class GroupCommitStore implements Pick<PlantStore, 'add' | 'clos
     return this.#commits;
   }
 
-  /**
-   * Stops taking adds, commits what is queued and lets every batch in flight finish (each add gets
-   * its answer), then lets the database go. Safe to call twice. A backend whose commits and
-   * release are synchronous (SQLite) is closed by the time this returns.
-   */
+  /** Safe to call twice. With synchronous commits and release (SQLite), closed by the time it returns. */
   close(): Promise<void> {
     this.#closing ??= this.#shutDown();
     return this.#closing;

@@ -6,31 +6,21 @@ import type { SqlitePlantStoreOptions } from './sqlite/sqlite-plant-store.js';
 
 // The one place a backend is chosen from --database: a new backend touches its own folder and this.
 
-/** Whether `database` names a database server (PostgreSQL) rather than a file on this machine (SQLite). */
 export const isDatabaseServer: (database: string) => boolean = isPostgresUrl;
 
-/** `database` as it may be shown or logged: a URL without its password. */
 export function shownDatabase(database: string): string {
   return isPostgresUrl(database) ? redactUrl(database) : database;
 }
 
 /** durability and busyTimeoutMs are SQLite's: PostgreSQL commits as its server is set up to. */
 export interface OpenStoreOptions extends Pick<SqlitePlantStoreOptions, 'durability' | 'busyTimeoutMs' | 'onCommit'> {
-  /**
-   * Where the plants are: a `postgres://` or `postgresql://` URL puts them on PostgreSQL; else a
-   * SQLite database file (created if missing), a `file:` URL of one, or `:memory:`.
-   */
+  /** A `postgres://` URL, a SQLite file (created if missing), a `file:` URL of one, or `:memory:`. */
   database: string;
-  /** libpq's environment (PGHOST …), for what a PostgreSQL URL leaves out. */
   postgresEnv?: PostgresEnv;
-  /** A SQLite store's driver; by default node:sqlite in the single executable, else better-sqlite3. */
   sqliteDriver?: SqliteDriverName;
 }
 
-/**
- * Opens the store `options.database` names. Each implementation is loaded only when chosen, so
- * that a server on one backend never loads the other's driver.
- */
+/** Each implementation is loaded only when chosen: a server never loads the other backend's driver. */
 export async function openPlantStore(options: OpenStoreOptions): Promise<PlantStore> {
   const { database } = options;
   if (isPostgresUrl(database)) {
@@ -57,7 +47,7 @@ export function sqliteFile(database: string): string {
   return decodeURIComponent(rest.startsWith('//') ? rest.replace(/^\/\/[^/]*/, '') : rest);
 }
 
-/** libpq's default user: the login name of the process. */
+/** libpq's default user. */
 function loginName(): string {
   try {
     return userInfo().username;

@@ -1,8 +1,4 @@
-/**
- * A small seeded pseudo-random generator (mulberry32): the same seed gives the same sequence on
- * every machine and Node version, which Math.random cannot promise. 32 bits of state is plenty
- * for choosing faults; it is not for anything secret.
- */
+/** mulberry32: the same sequence on every machine and Node version, which Math.random cannot promise. Not secret. */
 export function seededRandom(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
@@ -14,5 +10,5 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
-/** The largest --fault-seed: the generator keeps 32 bits. */
+/** The generator keeps 32 bits. */
 export const MAX_FAULT_SEED = 4294967295;

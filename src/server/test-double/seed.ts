@@ -8,21 +8,15 @@ import { type NewPlant, toNewPlant } from '../../schema/plant.js';
 import { toWire } from '../routes/plants.js';
 import type { PlantStore } from '../stores/plant-store.js';
 
-/** The plants of `plants serve --seed FILE` (or startStore's seed), each with where it is, for messages. */
 export interface Seed {
-  /** How messages name it: `--seed plants.ndjson`, or `startStore` (whose `where` say `seed[2]`). */
+  /** `--seed plants.ndjson`, or `startStore` (whose `where` say `seed[2]`). */
   source: string;
   plants: NewPlant[];
-  /** `line 3`, or `line 4 (array index 2)`: where plants[i] is. */
+  /** `line 4 (array index 2)`: where plants[i] is. */
   where: string[];
 }
 
-/**
- * Reads --seed FILE: NDJSON, a JSON array or one NewPlant object, with the reader and the schema
- * of `plants add --file`. The first record that is not JSON or not a NewPlant, or an id given
- * twice with other fields, is exit 2 naming the file and the line (and the array index); an id
- * given twice alike is kept once. Nothing is opened or listened on before this has passed.
- */
+/** With `plants add --file`'s reader. An id given twice alike is kept once. */
 export async function readSeedFile(file: string): Promise<Seed> {
   const fail = (why: string, cause?: unknown) => new InvalidInputError(`--seed ${file}: ${why}`, { cause });
   let text: AsyncIterable<string>;
@@ -69,18 +63,13 @@ export async function readSeedFile(file: string): Promise<Seed> {
   return seed;
 }
 
-/** A seed that disagrees with what a persistent store already holds. Exit 2: the start is refused. */
 export class SeedConflictError extends PlantsError {
   constructor(message: string) {
     super(message, { exitCode: ExitCode.usage });
   }
 }
 
-/**
- * Puts the seed into a store that may hold plants already (a file, PostgreSQL): a plant stored
- * exactly as the seed has it is fine; one stored with other fields stops the start with
- * SeedConflictError, before anything is added. The rest are added (batched by the store).
- */
+/** Into a store that may hold plants already: one stored alike is fine; with other fields, nothing is added. */
 export async function applySeed(store: Pick<PlantStore, 'get' | 'add'>, seed: Seed): Promise<void> {
   const stored = await mapInBatches(seed.plants, (plant) => store.get(plant.id));
   checkConflicts(seed, stored, 'nothing was added');
@@ -115,7 +104,6 @@ function samePlant(a: NewPlant, b: NewPlant): boolean {
   return a.id === b.id && a.name === b.name && a.tag === b.tag;
 }
 
-/** A plant as JSON, cut to a readable length. */
 function brief(plant: NewPlant): string {
   const json = stringifyJsonExact(toWire(plant));
   return json.length > 80 ? `${json.slice(0, 77)}…` : json;

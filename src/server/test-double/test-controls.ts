@@ -7,11 +7,10 @@ import { StoreUnavailableError } from '../stores/store-errors.js';
 import { MAX_FAULT_SEED, seededRandom } from './prng.js';
 import { type DelayRange, FAULT_KINDS, type FaultKind, type FaultRate, MAX_DELAY_MS } from './testing-options.js';
 
-/** The delay and faults in force, as GET /_serve/controls answers and PUT /_serve/controls takes them. */
+/** As GET /_serve/controls answers and PUT /_serve/controls takes them. */
 export interface ControlsState {
-  /** May they be changed while serving (serve --allow-reset)? */
   editable: boolean;
-  /** Is POST /reset served (serve --allow-reset)? */
+  /** Is POST /reset served? */
   reset: boolean;
   delay: DelayRange | null;
   faults: FaultRate[];
@@ -24,7 +23,6 @@ const Delay = z
   .strictObject({ minMs: wholeMs(), maxMs: wholeMs() }, 'must be null (no delay) or an object {"minMs": …, "maxMs": …}')
   .check(z.refine((delay) => delay.minMs <= delay.maxMs, { message: 'minMs must not be more than maxMs' }));
 
-/** PUT /_serve/controls: each field given replaces the one in force; a field left out stays as it is. */
 const RATE = 'must be a number from 0 to 1 (the fraction of plant requests it meets)';
 const FAULT = 'must be an object {"kind": …, "rate": …}';
 const FAULTS = `must be a list of faults, each ${FAULT.replace('must be ', '')}`;
@@ -72,18 +70,14 @@ export type ControlsUpdate = z.output<typeof ControlsUpdate>;
 export type TestControls = ReturnType<typeof createTestControls>;
 
 /**
- * serve's delay and faults, changeable while serving when started with --allow-reset (the flag
- * that already says "this store is for tests"), read-only otherwise. Each change starts the
- * fault and delay draws afresh from the seed, so the same change and the same requests after it
- * meet the same faults.
+ * Changeable while serving with --allow-reset, the flag that already says "this store is for tests". Each change
+ * starts the draws afresh from the seed, so the same change and the same requests after it meet the same faults.
  */
 export function createTestControls(options: {
   delay?: DelayRange | undefined;
   faults?: readonly FaultRate[] | undefined;
   faultSeed: number;
-  /** Changeable over HTTP (PUT /_serve/controls). */
   editable: boolean;
-  /** Changeable by the code that started the server (apply), so always on the request path too. */
   changeableFromCode?: boolean;
 }) {
   let delay: DelayRange | null = options.delay ?? null;
@@ -103,9 +97,7 @@ export function createTestControls(options: {
     faults: faults.map((fault) => ({ ...fault })),
     faultSeed,
   });
-  // What the app runs plant requests through, or undefined when nothing can ever be injected (no
-  // --delay or --fault, and not editable). Changeable: always on the path (one call), since a
-  // fault may be switched on at any time.
+  // Undefined when nothing can ever be injected; changeable, always on the path, since a fault may be switched on.
   const interceptor: PlantRequestInterceptor | undefined =
     options.editable || options.changeableFromCode === true
       ? (req, res, handle, fail) => {
@@ -114,7 +106,6 @@ export function createTestControls(options: {
           return undefined;
         }
       : current;
-  /** Throws the 403 of a server started without --allow-reset, before anything else is looked at. */
   const checkEditable = () => {
     if (!options.editable) {
       throw new HttpError(
@@ -123,7 +114,7 @@ export function createTestControls(options: {
       );
     }
   };
-  /** Applies an update from the code that started the server (startStore), editable or not; returns the new state. */
+  /** From the code that started the server (startStore), editable or not. */
   const apply = (update: ControlsUpdate): ControlsState => {
     if (update.delay !== undefined) delay = update.delay;
     if (update.faults !== undefined) faults = update.faults.filter((fault) => fault.rate > 0);
@@ -135,7 +126,6 @@ export function createTestControls(options: {
     interceptor,
     state,
     checkEditable,
-    /** Validates and applies an update (400 when it is not one, 403 when not editable); returns the new state. */
     update(body: unknown): ControlsState {
       checkEditable();
       const parsed = parseControlsUpdate(body);
@@ -143,14 +133,13 @@ export function createTestControls(options: {
       return apply(parsed.update);
     },
     apply,
-    /** Drops the stalled requests of every setting there was (at a stop). */
+    /** Of every setting there was. */
     dropStalled() {
       for (const each of made) each.dropStalled();
     },
   };
 }
 
-/** An update checked against ControlsUpdate, or its first issue, where it is (`faults[0].rate: must be…`). */
 export function parseControlsUpdate(body: unknown): { update: ControlsUpdate } | { issue: string } {
   const parsed = ControlsUpdate.safeParse(body);
   return parsed.success ? { update: parsed.data } : { issue: describeIssue(parsed.error) };
@@ -166,11 +155,7 @@ function describeIssue(error: z.core.$ZodError): string {
   return where === '' ? issue.message : `${where}: ${issue.message}`;
 }
 
-/**
- * Runs one plant request the way --delay and --fault say: after its delay, with the fault its
- * draw came to (or none). Returns that fault, for the request log. `fail` answers an error the
- * way the app does (the one error handler).
- */
+/** Returns the fault drawn, for the request log. `fail` is the app's one error handler. */
 export type PlantRequestInterceptor = (
   req: IncomingMessage,
   res: ServerResponse,
@@ -178,16 +163,10 @@ export type PlantRequestInterceptor = (
   fail: (error: unknown) => void,
 ) => FaultKind | undefined;
 
-/**
- * The interceptor of `plants serve --delay/--fault`, or undefined when neither asks for
- * anything: then the app calls the handlers directly and none of this is on the request path.
- * Every plant request draws one number from the fault sequence, whatever it meets, so that the
- * faults depend only on the seed and the order the requests came in.
- */
+/** Every plant request draws once, whatever it meets: the faults depend only on the seed and the requests' order. */
 function createPlantInterceptor(options: {
   delay: DelayRange | undefined;
   faults: readonly FaultRate[];
-  /** Seeds the draws: the same seed and the same requests, in the same order, meet the same faults. */
   faultSeed: number;
 }): (PlantRequestInterceptor & { dropStalled(): void }) | undefined {
   const faults = options.faults.filter((fault) => fault.rate > 0);
@@ -242,13 +221,12 @@ function inject(
       fail(new StoreUnavailableError('the store is unavailable (a fault injected by plants serve --fault 503)'));
       return;
     case 'stall':
-      // Read and drop the body, so the connection stays sound, and never answer.
+      // Read and drop the body, so that the connection stays sound.
       req.resume();
       return;
     case 'reset':
-      // Carried out (an add committed) before the answer is dropped with its connection. An
-      // answer behind others on a pipelined connection has no socket until its turn comes: the
-      // connection is dropped then, where this answer would have gone out (never left hanging).
+      // Carried out, then the answer is dropped with its connection. A pipelined answer has no socket until its
+      // turn comes: dropped then.
       res.end = (() => {
         if (res.socket !== null) res.socket.destroy();
         else res.once('socket', (socket: Socket) => socket.destroy());

@@ -1,32 +1,23 @@
 import { InvalidInputError } from '../../errors.js';
 
-/**
- * What `plants serve --fault KIND=RATE` can do to a plant request:
- * - `503`: answered 503 with Retry-After in the Error shape; nothing stored;
- * - `reset`: the request is carried out (an add is committed), then the connection is destroyed
- *   before any answer: the case that makes a client send it again;
- * - `stall`: never answered (nor carried out), until the client gives up;
- * - `truncate`: carried out and answered, but the body is cut short and the connection closed.
- */
+/** `plants serve --fault KIND=RATE`'s kinds, as docs/testing.md tells them. */
 export const FAULT_KINDS = ['503', 'reset', 'stall', 'truncate'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 export interface FaultRate {
   kind: FaultKind;
-  /** The fraction of plant requests it meets, from 0 to 1. */
   rate: number;
 }
 
-/** `--delay MS` or `--delay MIN-MAX`: each plant answer waits a uniform draw from the range. */
+/** Each plant answer waits a uniform draw from the range. */
 export interface DelayRange {
   minMs: number;
   maxMs: number;
 }
 
-/** The longest --delay: ten minutes, well inside what a timer holds. */
+/** Well inside what a timer holds. */
 export const MAX_DELAY_MS = 600_000;
 
-/** `--delay 250` or `--delay 100-300`, in milliseconds; anything else is exit 2 naming the flag. */
 export function parseDelay(text: string): DelayRange {
   const match = /^(\d{1,9})(?:-(\d{1,9}))?$/.exec(text.trim());
   if (match === null) {
@@ -41,7 +32,6 @@ export function parseDelay(text: string): DelayRange {
   return { minMs, maxMs };
 }
 
-/** One `--fault KIND=RATE`; anything else is exit 2 naming the flag and the kinds there are. */
 export function parseFault(text: string): FaultRate {
   const kinds = FAULT_KINDS.join(', ');
   const equals = text.indexOf('=');
@@ -62,7 +52,6 @@ export function parseFault(text: string): FaultRate {
   return { kind: kind as FaultKind, rate };
 }
 
-/** Every --fault, each kind once, their rates adding up to 1 at most (a request meets one fault at most). */
 export function parseFaults(texts: readonly string[]): FaultRate[] {
   const faults = texts.map(parseFault);
   const seen = new Set<FaultKind>();
@@ -79,7 +68,7 @@ export function parseFaults(texts: readonly string[]): FaultRate[] {
   return faults;
 }
 
-/** `503 30%, reset 20%`: the faults as the banner names them. */
+/** `503 30%, reset 20%`. */
 export function describeFaults(faults: readonly FaultRate[]): string {
   return faults.map((fault) => `${fault.kind} ${Number((fault.rate * 100).toFixed(4))}%`).join(', ');
 }

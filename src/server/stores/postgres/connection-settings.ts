@@ -1,7 +1,7 @@
 import type { ConnectionOptions } from 'node:tls';
 import { DatabaseConnectError } from '../store-errors.js';
 
-/** libpq's environment variables (PGHOST …), as src/cli/env.ts read them; each used when the URL leaves it out. */
+/** libpq's environment variables (PGHOST …), each used when the URL leaves it out. */
 export interface PostgresEnv {
   host?: string;
   port?: string;
@@ -16,26 +16,20 @@ export interface PostgresEnv {
 export type SslMode = 'disable' | 'allow' | 'prefer' | 'require' | 'verify-ca' | 'verify-full';
 const SSL_MODES: readonly SslMode[] = ['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full'];
 
-/** One server of a multi-host URL. */
 export interface PostgresHost {
   host: string;
   port: number;
 }
 
-/**
- * libpq's target_session_attrs, as far as serve can honour it. serve writes, so only the values
- * that pick a server taking writes are accepted; `any` with several hosts is read as `read-write`.
- */
+/** serve writes, so only the values that pick a server taking writes; `any` with several hosts is `read-write`. */
 export type TargetSessionAttrs = 'any' | 'read-write' | 'primary';
 const TARGET_SESSION_ATTRS: readonly TargetSessionAttrs[] = ['any', 'read-write', 'primary'];
 const READ_ONLY_TARGETS = ['read-only', 'standby', 'prefer-standby'];
 
-/** Where and how to connect, resolved from the URL, then the environment, then libpq's defaults. */
 export interface PostgresConnection {
-  /** The first of `hosts`: what a single-host URL names. */
+  /** The first of `hosts`. */
   host: string;
   port: number;
-  /** Every server the URL (or PGHOST/PGPORT) lists, in order; one for a single-host URL. */
   hosts: readonly PostgresHost[];
   targetSessionAttrs: TargetSessionAttrs;
   user: string;
@@ -43,31 +37,19 @@ export interface PostgresConnection {
   password: string | undefined;
   database: string;
   sslmode: SslMode;
-  /** For the driver: false (no TLS) or the TLS options sslmode calls for (for `host`; see tlsOptionsFor). */
   ssl: false | ConnectionOptions;
 }
 
-/**
- * Whether serve must look at each server's role before writing to it: with several hosts, or
- * when the URL asks for a server that takes writes. A plain single-host URL connects as before,
- * with no role queries (which CockroachDB and YugabyteDB would not answer).
- */
+/** A plain single-host URL makes no role queries, which CockroachDB and YugabyteDB would not answer. */
 export function checksServerRole(connection: PostgresConnection): boolean {
   return connection.hosts.length > 1 || connection.targetSessionAttrs !== 'any';
 }
 
-/** True for a URL that puts the store on PostgreSQL. */
 export function isPostgresUrl(value: string): boolean {
   return /^postgres(ql)?:\/\//i.test(value);
 }
 
-/**
- * Reads a `postgres://` or `postgresql://` URL the way libpq does: user, password, host, port
- * and database from the URL, `sslmode` (and `host`, for a socket folder) from its query; what
- * it leaves out from PGUSER, PGPASSWORD, PGHOST, PGPORT, PGDATABASE, PGSSLMODE; then libpq's
- * defaults (localhost, 5432, the user's login name, a database named as the user, `prefer`).
- * A malformed URL is a DatabaseConnectError, quoted without its password.
- */
+/** The way libpq reads it: the URL, then its query, then the environment, then libpq's defaults. */
 export function resolvePostgresConnection(
   url: string,
   env: PostgresEnv = {},
@@ -150,10 +132,6 @@ export function resolvePostgresConnection(
   };
 }
 
-/**
- * `scheme://userinfo@` and what follows the authority, around a host list with a comma in it;
- * undefined for a URL with one host (read by WHATWG URL as it is).
- */
 function splitHostList(url: string): { before: string; hosts: string[]; after: string } | undefined {
   const match = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*)(.*)$/is.exec(url);
   if (match === null) return undefined;
@@ -164,12 +142,7 @@ function splitHostList(url: string): { before: string; hosts: string[]; after: s
   return { before: `${scheme}${authority.slice(0, at + 1)}`, hosts: hostList.split(','), after };
 }
 
-/**
- * libpq's sslmode for a driver that cannot fall back from TLS to clear text, for one server of
- * the list: `disable`, `allow` and `prefer` connect without TLS; `require` encrypts without
- * checking the certificate (as libpq does); `verify-ca` checks the chain, `verify-full` the
- * server's own host name too.
- */
+/** libpq's sslmode for a driver that cannot fall back from TLS to clear text: `allow` and `prefer` do not try TLS. */
 export function tlsOptionsFor(mode: SslMode, host: string): false | ConnectionOptions {
   switch (mode) {
     case 'disable':
@@ -185,17 +158,14 @@ export function tlsOptionsFor(mode: SslMode, host: string): false | ConnectionOp
   }
 }
 
-/** `host:port, database name` (every host of a list, comma-separated) for messages and the banner: never the password. */
 export function describeConnection(connection: PostgresConnection): string {
   return `${connection.hosts.map(describeHost).join(',')}, database ${connection.database}`;
 }
 
-/** `host:port`, an IPv6 address in brackets. */
 export function describeHost(address: PostgresHost): string {
   return `${address.host.includes(':') ? `[${address.host}]` : address.host}:${address.port}`;
 }
 
-/** The URL as it may be shown: the password, in the authority or the query, replaced by `***`. */
 export function redactUrl(url: string): string {
   return url
     .replace(/^([a-z][a-z0-9+.-]*:\/\/[^/?#@:]*):[^@/?#]*@/i, '$1:***@')

@@ -2,28 +2,22 @@ import pg from 'pg';
 import { describeHost, type PostgresConnection, type PostgresHost, tlsOptionsFor } from './connection-settings.js';
 import { isTransientPostgresError, oneLine } from './postgres-errors.js';
 
-/**
- * What one server said about itself. `primary` takes writes; `standby` is in recovery;
- * `read-only` is out of recovery but refuses writes (default_transaction_read_only);
- * `unreachable` did not answer (worth asking again); `refused` answered with an error that
- * asking again will not mend (password, database missing).
- */
+/** `unreachable` is worth asking again; `refused` (password, database missing) is not. */
 export interface HostProbe {
   address: PostgresHost;
   role: 'primary' | 'standby' | 'read-only' | 'unreachable' | 'refused';
-  /** `pg_control_system().system_identifier`: the same on a primary and every standby made from it. */
+  /** The same on a primary and every standby made from it. */
   systemId?: string;
-  /** A primary's timeline: the one its WAL is written on now. Each promotion starts a higher one. */
+  /** Each promotion starts a higher one. */
   timeline?: number;
-  /** `pg_postmaster_start_time()`: tells one server reached by two names from two servers. */
+  /** Tells one server reached by two names from two servers. */
   startedAt?: string;
   error?: unknown;
 }
 
-/** What serve has seen of the cluster so far: the rule never goes back below it. */
+/** The rule never goes back below it. */
 export interface ClusterMemory {
   systemId?: string;
-  /** The highest timeline a primary was chosen on. */
   timeline: number;
 }
 
@@ -31,18 +25,7 @@ export type PrimaryChoice =
   | { index: number; systemId: string; timeline: number }
   | { index: undefined; reason: string };
 
-/**
- * The split-brain rule: which probed server serve may write to.
- *
- * A server qualifies when it takes writes (not in recovery, not read-only), belongs to the
- * cluster serve has used (same system identifier), and is on a timeline no lower than the
- * highest serve has chosen before: promoting a standby starts a new timeline, so a former
- * primary restarted as it was (out of recovery, taking writes, but on the old timeline) never
- * qualifies again. Of those, the one on the highest timeline wins; two different servers on
- * that timeline both taking writes (two standbys promoted) is a split serve refuses to take a
- * side in. The same server reached by two names (same system identifier, timeline and start
- * time) counts once; the current one, or else the first in the URL's order, is kept.
- */
+/** The split-brain rule, as docs/postgres.md tells it: a former primary restarted as it was never qualifies again. */
 export function choosePrimary(
   probes: readonly HostProbe[],
   memory: ClusterMemory,
@@ -102,9 +85,8 @@ function describeRole(probe: HostProbe): string {
 }
 
 /**
- * One round trip: recovery state, read-only setting, cluster identity, and (on a primary) the
- * timeline, read from the name of the WAL file being written, which changes the moment a
- * promotion ends; pg_control_checkpoint() would keep the old one until the next checkpoint.
+ * The timeline is read from the name of the WAL file being written, which changes the moment a promotion ends;
+ * pg_control_checkpoint() would keep the old one until the next checkpoint.
  */
 const PROBE = `SELECT pg_is_in_recovery() AS in_recovery,
   current_setting('transaction_read_only') AS read_only,
@@ -120,7 +102,7 @@ interface ProbeRow {
   started_at: string;
 }
 
-/** Asks one server what it is, on a connection of its own, within timeoutMs; never throws. */
+/** Never throws. */
 export async function probeHost(
   connection: PostgresConnection,
   address: PostgresHost,

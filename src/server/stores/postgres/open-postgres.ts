@@ -4,12 +4,7 @@ import { isTransientPostgresError, sqlState } from './postgres-errors.js';
 import { migratePostgres, SchemaTooNewError } from './postgres-migrations.js';
 import { type Lease, NoPrimaryAtStartError, PrimaryPool, type PrimaryPoolOptions } from './primary-pool.js';
 
-/**
- * Connects to the server written to, checks the database, and migrates the schema. Throws
- * DatabaseConnectError (`unreachable` when the server cannot be reached) or DatabaseOpenError (a
- * schema from a newer plants), with a one-line message naming host, port and database and never
- * the password.
- */
+/** Connects to the server written to and migrates the schema; a failure's message never holds the password. */
 export async function openPostgres(options: PrimaryPoolOptions): Promise<PrimaryPool> {
   const { connection } = options;
   let primary: PrimaryPool;
@@ -19,12 +14,6 @@ export async function openPostgres(options: PrimaryPoolOptions): Promise<Primary
     if (error instanceof NoPrimaryAtStartError) throw describeNoPrimary(error, connection);
     throw error;
   }
-  await migrateOn(primary, connection);
-  return primary;
-}
-
-/** Migrates the schema on a connection of `primary`, closing it on failure. */
-async function migrateOn(primary: PrimaryPool, connection: PostgresConnection): Promise<void> {
   let lease: Lease;
   try {
     lease = await primary.connect();
@@ -50,13 +39,9 @@ async function migrateOn(primary: PrimaryPool, connection: PostgresConnection): 
     );
   }
   lease.release();
+  return primary;
 }
 
-/**
- * Why the first connection failed, in one line naming host, port and database: `unreachable`
- * when the server cannot be reached, else what the user fixes in the URL (password, user,
- * database name, TLS).
- */
 function describeConnectFailure(error: unknown, connection: PostgresConnection): DatabaseConnectError {
   const where = `PostgreSQL at ${describeConnection(connection)}`;
   const make = (why: string, unreachable: boolean, hints: readonly string[] = []) =>
@@ -97,10 +82,6 @@ function describeConnectFailure(error: unknown, connection: PostgresConnection):
   }
 }
 
-/**
- * No host takes writes at start: what the user fixes in the URL when a host refused it
- * (password, database name), else `unreachable`, naming what each host said.
- */
 function describeNoPrimary(error: NoPrimaryAtStartError, connection: PostgresConnection): DatabaseConnectError {
   const refused = error.probes.find((probe) => probe.role === 'refused');
   if (refused !== undefined) {
@@ -125,7 +106,7 @@ function describeNoPrimary(error: NoPrimaryAtStartError, connection: PostgresCon
   });
 }
 
-/** A driver message on one line, the password cut out should a driver ever include it. */
+/** The password cut out should a driver ever include it. */
 function oneLine(error: unknown, connection: PostgresConnection): string {
   let text = (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').trim();
   if (error instanceof AggregateError && text === '') text = error.errors.map((e) => oneLine(e, connection)).join('; ');

@@ -1,9 +1,6 @@
 /**
- * Which driver errors mean "the database cannot be reached just now" (worth waiting for, then
- * answering 503 with Retry-After) rather than a fault of ours (class 22 and 23 errors: a 500).
- * The connection classes (08), admin shutdown and "cannot connect now" (57P01–57P03), too many
- * connections (53300), the serialization and deadlock retries CockroachDB asks for (40001,
- * 40P01), the socket errors, and pg's own code-less messages for a connection that went away.
+ * "The database cannot be reached just now" (a 503 with Retry-After), not a fault of ours (a 500). 40001 and
+ * 40P01: the retries CockroachDB asks for. The messages: pg's own, code-less, for a connection that went away.
  */
 const TRANSIENT_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300', '40001', '40P01']);
 const TRANSIENT_SOCKET_CODES = new Set([

@@ -1,41 +1,33 @@
 import type pg from 'pg';
 import { sqlState } from './postgres-errors.js';
 
-/** One step of the schema. Step `version` brings a database from `version - 1` to `version`. */
+/** Step `version` brings a database from `version - 1` to `version`. */
 export interface PostgresMigration {
   readonly version: number;
   readonly description: string;
-  /** Statements run in the step's transaction. */
   readonly statements: readonly string[];
 }
 
 /**
- * The schema on PostgreSQL, oldest first; the table `plants_schema` records the steps run.
- * Append new steps, never edit old ones. Plain SQL that CockroachDB and YugabyteDB accept too:
- * no sequences, no extensions, no advisory locks.
+ * Append new steps, never edit old ones. Plain SQL that CockroachDB and YugabyteDB accept too: no sequences, no
+ * extensions, no advisory locks.
  */
 export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   {
     version: 1,
     description: 'create the plants table',
-    // bigint is int64: every id fits exactly, and the driver hands it to us as a BigInt. Name
-    // and tag are their UTF-8 bytes (bytea), not text: PostgreSQL's text cannot hold U+0000,
-    // which the contract allows in a name and SQLite stores, and a store must not refuse on one
-    // backend what it takes on the other.
+    // bytea, not text: PostgreSQL's text cannot hold U+0000, which the contract allows and SQLite stores.
     statements: ['CREATE TABLE plants (id bigint PRIMARY KEY, name bytea NOT NULL, tag bytea NULL)'],
   },
 ];
 
 /**
- * What a concurrent start looks like from the losing side: two instances creating the same
- * table or inserting the same version race in the catalog (23505 unique violation, 42P07
- * duplicate table, 42710 duplicate object: the table's row type), or are told to retry (40001 serialization, 40P01 deadlock). Rolled back
- * and run again, the loser finds the work done.
+ * A concurrent start, from the losing side: two instances creating the same table race in the catalog (42710:
+ * the table's row type), or are told to retry. Rolled back and run again, the loser finds the work done.
  */
 const RACE_SQLSTATES = new Set(['23505', '42P07', '42710', '40001', '40P01']);
 const MAX_ATTEMPTS = 8;
 
-/** The schema is newer than this plants knows; the caller refuses the database. */
 export class SchemaTooNewError extends Error {
   constructor(
     readonly found: number,
@@ -46,12 +38,7 @@ export class SchemaTooNewError extends Error {
   }
 }
 
-/**
- * Brings the schema up to the last step, each step and its record in one transaction, on one
- * connection. Safe when several instances start at once on an empty database: a step another
- * instance is running makes this one fail with a race error, and it rolls back, waits 10–50 ms
- * (random, so that the instances do not collide again) and looks again.
- */
+/** Safe when several instances start at once on an empty database: the wait is random, so they do not collide again. */
 export async function migratePostgres(client: pg.ClientBase): Promise<void> {
   const latest = POSTGRES_MIGRATIONS.at(-1)?.version ?? 0;
   for (let attempt = 1; ; attempt++) {

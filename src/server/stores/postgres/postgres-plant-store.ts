@@ -10,10 +10,9 @@ import { isLoss, type Lease, NoPrimaryError, type PrimaryPool, type PrimaryPoolO
 
 export interface PostgresPlantStoreOptions extends PrimaryPoolOptions, Pick<BatchingOptions, 'onCommit'> {
   /**
-   * How long a batch's adds wait for its statement's answer before they are answered that they
-   * may or may not be stored (AddOutcomeUnknownError) while the statement goes on: a network that
-   * swallows packets sends no error for up to the statement time-out (30 s). Default 5 000;
-   * a healthy database answers a batch in milliseconds.
+   * How long a batch's adds wait for an answer before they are answered AddOutcomeUnknownError while the
+   * statement goes on: a network that swallows packets sends no error for up to the statement time-out (30 s).
+   * Default 5 000.
    */
   stallMs?: number;
 }
@@ -23,16 +22,14 @@ const MAX_BATCH_SIZE = 1000;
 /** INSERT statements in flight at once: one on the wire while the next gathers. */
 const MAX_BATCHES_IN_FLIGHT = 2;
 /**
- * How long a batch whose outcome is unknown (its connection broke after it was sent) is sent
- * again, from its first failure, before its adds are answered that they may or may not be stored
- * (AddOutcomeUnknownError): long enough for a restart to come back with the real answer, short
- * enough that no client waits on a database that stays away.
+ * How long a batch cut off after it was sent is sent again before its adds are answered AddOutcomeUnknownError:
+ * long enough for a restart to come back, short enough that no client waits on a database that stays away.
  */
 const RESEND_WINDOW_MS = 5000;
 /** How long adds are refused at once (503) after the database was found unreachable. */
 const COOL_DOWN_MS = 250;
 
-/** A row as the driver gives it: name and tag are UTF-8 bytes (bytea). */
+/** name and tag are stored as UTF-8 bytes (bytea). */
 interface StoredRow {
   id: bigint;
   name: Buffer;
@@ -40,23 +37,16 @@ interface StoredRow {
 }
 
 /**
- * One statement for a whole batch: the ids as int8[] (sent as digit strings, so they never pass
- * through a JS number), names and tags as bytea[] (their UTF-8 bytes). ON CONFLICT DO NOTHING makes a taken id refuse
- * that one plant, not the statement; RETURNING says which rows went in. The statement commits
- * on its own (autocommit), so its result comes back only once the rows are committed. Rows go
- * in id order, so that two instances inserting overlapping ids lock them in the same order
- * (one waits for the other) instead of deadlocking.
+ * One autocommitted statement a batch: ids as digit strings (never a JS number); ON CONFLICT refuses a taken id,
+ * not the statement. Rows go in id order so that two instances inserting overlapping ids lock them in the same
+ * order instead of deadlocking.
  */
 const INSERT_BATCH = `INSERT INTO plants (id, name, tag)
 SELECT id, name, tag FROM unnest($1::int8[], $2::bytea[], $3::bytea[]) AS batch (id, name, tag) ORDER BY id
 ON CONFLICT (id) DO NOTHING RETURNING id`;
 const SELECT_IDS = 'SELECT id, name, tag FROM plants WHERE id = ANY($1::int8[])';
 
-/**
- * An add whose batch was sent, then cut off, and whose resends failed too (or had no answer in
- * stallMs): it may or may not have been committed. Answered 503 with `outcome: "unknown"`, never
- * as the "not stored, send it again" of an add that did not reach the database.
- */
+/** An add whose batch was sent, then cut off, and not settled by resending: it may or may not be committed. */
 export class AddOutcomeUnknownError extends OutcomeUnknownError {
   constructor(cause: unknown) {
     super(
@@ -67,34 +57,19 @@ export class AddOutcomeUnknownError extends OutcomeUnknownError {
 }
 
 /**
- * The plants in a PostgreSQL table, through `pg` with a pool of connections.
+ * The plants in a PostgreSQL table. Adds that arrive while a statement is on the wire go together in the next
+ * one, so a burst costs a few round trips. No two adds of one id are in flight from this instance at once, so
+ * that a batch sent again cannot mistake another add for its own.
  *
- * Adds are batched (GroupCommitStore), the counterpart of SQLite's group commit: the adds that
- * arrive while a statement is on the wire go together in the next one (up to MAX_BATCH_SIZE), as
- * one INSERT … SELECT FROM unnest(…) ON CONFLICT DO NOTHING RETURNING id, so that a burst costs a
- * few round trips, not one each. Each add still gets its own answer, and only after the commit. No two
- * adds of one id are in flight from this instance at once (the later waits, then finds the id
- * taken), so that a batch sent again after a failure cannot mistake another add for its own.
- *
- * The database may go away (restart, failover, network cut). An add that had not been sent is
- * refused with StoreUnavailableError (503, Retry-After); for a short while after (COOL_DOWN_MS)
- * new adds are refused at once instead of each waiting for a connection. A batch that was sent
- * when its connection broke may have been committed: it is sent again while the database comes
- * back (ON CONFLICT makes that safe), and an id then found stored with exactly what was sent is
- * counted as this batch's own. If it does not come back within RESEND_WINDOW_MS, the batch's adds
- * are answered AddOutcomeUnknownError (503, `outcome: "unknown"`); so they are too when a
- * statement has no answer within stallMs (a network that swallows packets), while it runs on to its time-out.
- * While a batch is resent or stalled, other adds are refused at once. The pool reconnects by itself.
- *
- * With several hosts (or target_session_attrs), PrimaryPool chooses the server written to and
- * moves to another when it is lost (see primary-pool.ts and host-selection.ts); a batch resent
- * meanwhile goes to the new primary, where ON CONFLICT makes it as safe as on the old one.
+ * A batch whose connection broke once sent may have been committed: it is sent again while the database comes
+ * back (ON CONFLICT makes that safe, on a new primary too), and an id then found stored with exactly what was
+ * sent counts as its own. While a batch is resent or stalled, and for COOL_DOWN_MS after the database was
+ * unreachable, other adds are refused at once rather than each waiting for a connection.
  */
 export class PostgresPlantStore extends GroupCommitStore {
   readonly #primary: PrimaryPool;
   readonly #stallMs: number;
   #unavailableUntil = 0;
-  /** Batches sent again while the database is away: until they settle, adds are refused at once. */
   #batchesResending = 0;
 
   private constructor(primary: PrimaryPool, options: PostgresPlantStoreOptions) {
@@ -109,7 +84,6 @@ export class PostgresPlantStore extends GroupCommitStore {
     this.#stallMs = options.stallMs ?? 5000;
   }
 
-  /** Connects, checks the database, and migrates the schema (open-postgres.ts says with which errors). */
   static async open(options: PostgresPlantStoreOptions): Promise<PostgresPlantStore> {
     return new PostgresPlantStore(await openPostgres(options), options);
   }
@@ -123,7 +97,6 @@ export class PostgresPlantStore extends GroupCommitStore {
     void this.#commit(batch).then(done, (error: unknown) => done({ error }));
   }
 
-  /** Sends the batch's INSERT (again, while the database comes back), answering early when it stalls. */
   async #commit(batch: PendingAdd[]): Promise<BatchOutcome> {
     const columns = batchColumns(batch.map((pending) => pending.plant));
     let sent = false;
@@ -131,14 +104,12 @@ export class PostgresPlantStore extends GroupCommitStore {
     let resending = false;
     const refuseWhileResending = (cause: unknown) => {
       if (resending) return;
-      // Adds waiting behind this batch, and new ones, would only wait for it: refuse them now
-      // (never sent, so a plain 503 with Retry-After) until it settles.
+      // Adds behind this batch would only wait for it: refuse them now (never sent) until it settles.
       resending = true;
       this.#batchesResending += 1;
       this.refuseQueued(() => refusal(cause));
     };
-    // No answer in stallMs: answer the adds (a promise settles once: a late result is ignored),
-    // and let the statement run on to its own end, success or time-out.
+    // Answer the adds (a late result is ignored: a promise settles once); the statement runs on.
     const stall = setTimeout(() => {
       const cause = new Error(`no answer from the database within ${this.#stallMs} ms`);
       refuseWhileResending(cause);
@@ -157,7 +128,6 @@ export class PostgresPlantStore extends GroupCommitStore {
           sent = true;
           const inserted = await lease.client.query<{ id: bigint }>(INSERT_BATCH, columns);
           const added = new Set(inserted.rows.map((row) => row.id));
-          // Sent before, an id found stored with exactly what we sent is our own earlier commit.
           let ours = new Set<bigint>();
           if (attempt > 1 && added.size < batch.length)
             ours = await this.#ownEarlierCommits(lease.client, batch, added);
@@ -166,18 +136,15 @@ export class PostgresPlantStore extends GroupCommitStore {
           this.#unavailableUntil = 0;
           return { added: batch.map(({ plant }) => added.has(plant.id) || ours.has(plant.id)) };
         } catch (error) {
-          // A connection that failed is not given back for reuse (and a lost server is searched for).
           lease?.release(error);
           if (!isRetryable(error)) {
-            // The statement failed inside the database: it rolled back, nothing was stored by it.
-            // An earlier attempt, cut off on the wire, may have committed: that outcome is unknown.
+            // This statement rolled back, but an earlier attempt, cut off on the wire, may have committed.
             return { error: attempt > 1 ? new AddOutcomeUnknownError(error) : error };
           }
           // Told to retry (serialization, deadlock): the database is there, only this statement lost.
           const state = sqlState(error);
           const away = state !== '40001' && state !== '40P01';
           if (away) this.#unavailableUntil = Date.now() + COOL_DOWN_MS;
-          // Never sent: certainly not stored, so the client may simply send it again.
           if (!sent) return { error: refusal(error) };
           if (away) refuseWhileResending(error);
           deadline ??= Date.now() + RESEND_WINDOW_MS;
@@ -192,7 +159,6 @@ export class PostgresPlantStore extends GroupCommitStore {
     }
   }
 
-  /** Of the ids a resent batch did not insert, those stored with exactly the name and tag sent. */
   async #ownEarlierCommits(client: pg.PoolClient, batch: PendingAdd[], added: Set<bigint>): Promise<Set<bigint>> {
     const missing = batch.filter((pending) => !added.has(pending.plant.id));
     // A second statement, so a fresh snapshot: it sees rows committed after the INSERT began.
@@ -225,7 +191,6 @@ export class PostgresPlantStore extends GroupCommitStore {
     return rows.map(fromRow);
   }
 
-  /** A connection to the server written to, for a statement of its own; a database away is StoreUnavailableError. */
   async #connect(): Promise<Lease> {
     try {
       return await this.#primary.connect();
@@ -250,12 +215,7 @@ export class PostgresPlantStore extends GroupCommitStore {
     }
   }
 
-  /**
-   * One transaction: LOCK (EXCLUSIVE: reads go on and see the old plants, writes of any instance
-   * wait), DELETE every plant, INSERT these (the batch statement, in slices of MAX_BATCH_SIZE),
-   * COMMIT. Another reader sees the old plants or the new, never a mix; an add racing it lands
-   * after it. Adds this instance queued before the call are committed first.
-   */
+  /** EXCLUSIVE: reads go on and see the old plants, never a mix; writes of any instance wait. */
   async replaceAll(plants: readonly NewPlant[]): Promise<void> {
     if (this.closed) throw new StoreClosedError();
     await this.whenIdle();
@@ -277,7 +237,6 @@ export class PostgresPlantStore extends GroupCommitStore {
     }
   }
 
-  /** Resolves when the database answers and holds the schema this plants migrated to; else StoreUnavailableError. */
   async check(): Promise<void> {
     if (this.closed) throw new StoreUnavailableError('the store is closed');
     const { rows } = await this.#read<{ version: number | null }>(
@@ -318,25 +277,17 @@ export class PostgresPlantStore extends GroupCommitStore {
   }
 }
 
-/**
- * The 503 for a request not sent (certainly not stored): while no server takes writes, saying
- * so (NoPrimaryError); else "cannot be reached". Never a cause's own message, which may say "may be stored".
- */
+/** The 503 for a request not sent; never a cause's own message, which may say "may be stored". */
 function refusal(cause?: unknown): StoreUnavailableError {
   if (cause instanceof NoPrimaryError) return new NoPrimaryError(cause.reason);
   return new StoreUnavailableError(undefined, { cause });
 }
 
-/** Worth waiting for, then a 503: the server is away or lost (isLoss), or asked for a retry (40001, 40P01). */
 function isRetryable(error: unknown): boolean {
   return isLoss(error) || isTransientPostgresError(error);
 }
 
-/**
- * A delete or reset that failed: refused by a demoted server (rolled back, nothing changed, so
- * sending it again is safe), or cut off once sent (it may have been made: say so rather than
- * "nothing changed"), or else as it is.
- */
+/** A demoted server (25006) rolled back: safe to send again. One cut off once sent may have made the change. */
 function changeFailure(error: unknown, doing: string): unknown {
   if (sqlState(error) === '25006') return new StoreUnavailableError(undefined, { cause: error });
   if (isTransientPostgresError(error)) {
@@ -345,7 +296,6 @@ function changeFailure(error: unknown, doing: string): unknown {
   return error;
 }
 
-/** INSERT_BATCH's parameters: ids as digit strings, names and tags as their UTF-8 bytes. */
 function batchColumns(plants: readonly NewPlant[]): [string[], Buffer[], Array<Buffer | null>] {
   return [
     plants.map((plant) => plant.id.toString()),

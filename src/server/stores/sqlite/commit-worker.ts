@@ -3,28 +3,19 @@ import type { BatchOutcome } from '../group-commit-store.js';
 import { CommitInterruptedError } from '../store-errors.js';
 import type { SqliteDatabase, SqliteDatabaseClass, SqliteDriver } from './sqlite-driver-api.js';
 
-/** The worker's data, and the store's driver (the worker loads the same: its workerPrelude). */
 type CommitWorkerOptions = Omit<CommitWorkerData, 'port' | 'signal'> & { driver: SqliteDriver };
 
-/**
- * The thread's source, for an eval worker: the driver's prelude (which defines `Database`), then
- * runCommitWorker's compiled code, called with it.
- */
 function workerSource(driver: SqliteDriver): string {
   return `'use strict';\n${driver.workerPrelude}(${runCommitWorker.toString()})(Database, require('node:worker_threads').workerData);\n`;
 }
 
-/** How long a synchronous wait for the worker may take beyond the busy timeout before it is given up. */
+/** Beyond the busy timeout. */
 const SETTLE_MARGIN_MS = 30_000;
 
 /**
- * A thread that commits batches of plants on its own SQLite connection, so that commits do not
- * stop the event loop: while one batch is being written (and, with `synchronous=FULL`, fsynced:
- * a millisecond or more), the server goes on reading and checking the requests of the next,
- * which gathers into a larger batch than the event loop alone would make.
- *
- * One batch at a time, in order. `send` is asynchronous; `settle` and `close` wait synchronously
- * (Atomics.wait), for the store's synchronous flush and close.
+ * Commits on a connection of its own: while one batch is fsynced (a millisecond or more), the next gathers into
+ * a larger batch than the event loop alone would make. `settle` and `close` block (Atomics.wait), for the store's
+ * synchronous flush and close.
  */
 export class CommitWorker {
   readonly #worker: Worker;
@@ -52,15 +43,11 @@ export class CommitWorker {
     this.#worker.on('exit', () => this.#fail(new Error('the commit worker stopped')));
   }
 
-  /** It has its connection and takes batches. Until then (or if it failed) commit elsewhere. */
   get ready(): boolean {
     return this.#state === 'ready';
   }
 
-  /**
-   * Commits `plants` in one transaction on the worker; `done` is called once, asynchronously.
-   * The ids' buffer moves to the worker: `plants.ids` is empty afterwards.
-   */
+  /** The ids' buffer moves to the worker: `plants.ids` is empty afterwards. */
   send(plants: PlantColumns, done: (outcome: BatchOutcome) => void): void {
     if (this.#state !== 'ready' || this.#inFlight !== undefined) throw new Error('the commit worker is not free');
     this.#inFlight = done;
@@ -68,19 +55,16 @@ export class CommitWorker {
     this.#post({ type: 'batch', plants }, [plants.ids.buffer as ArrayBuffer]);
   }
 
-  /** Waits (blocking) until the batch in flight, if any, has been answered and its `done` called. */
   settle(): void {
     if (!this.#waitUntil(() => this.#inFlight === undefined)) {
       this.#fail(new Error('the commit worker did not answer in time'));
     }
   }
 
-  /** Waits for the batch in flight, then closes the worker's connection and ends the thread. Blocking. */
   close(): void {
     if (this.#state === 'closed') return;
     this.settle();
-    // A worker still starting may be opening its connection: it must close it before the
-    // caller closes the last one (which checkpoints the WAL and removes it).
+    // One still starting may be opening its connection: it must close before the last one, which removes the WAL.
     const open = this.#state === 'ready' || this.#state === 'starting';
     this.#state = 'closed';
     if (open) {
@@ -118,11 +102,7 @@ export class CommitWorker {
     }
   }
 
-  /**
-   * Takes the worker's messages synchronously until `condition` holds or the time limit passes.
-   * The worker posts, then bumps the counter: load it first, so that a message posted between
-   * the look and the wait makes the wait return at once.
-   */
+  /** The counter is loaded first, so that a message posted between the look and the wait ends the wait. */
   #waitUntil(condition: () => boolean): boolean {
     const deadline = Date.now() + this.#waitLimitMs;
     while (!condition()) {
@@ -139,10 +119,7 @@ export class CommitWorker {
     return true;
   }
 
-  /**
-   * The thread died or stopped answering: the batch in flight fails, and no more are taken. It
-   * may have been committed before, or (a thread that only stopped answering) after.
-   */
+  /** The batch in flight may have been committed before, or (a thread that only stopped answering) after. */
   #fail(error: Error): void {
     if (this.#state !== 'closed') this.#state = 'failed';
     const done = this.#inFlight;
@@ -161,35 +138,27 @@ function toSqliteError(error: { message: string; code?: string }, driver: Sqlite
   return error.code === undefined ? new Error(error.message) : new driver.SqliteError(error.message, error.code);
 }
 
-/**
- * Plants as the worker takes them: column by column, the ids in a typed array (moved to the
- * worker, not copied), so that a batch costs the main thread little to send.
- */
+/** The ids in a typed array, moved to the worker, not copied: a batch costs the main thread little to send. */
 export interface PlantColumns {
   ids: BigInt64Array;
   names: string[];
-  /** null: no tag. */
   tags: Array<string | null>;
 }
 
-/** What the thread is started with (its workerData). */
 interface CommitWorkerData {
-  /** Where it takes requests and posts its messages. */
   port: MessagePort;
-  /** A counter bumped after each message, for the main thread to wait on (Atomics.wait). */
+  /** Bumped after each message, for the main thread to wait on. */
   signal: SharedArrayBuffer;
-  /** The database file; the caller has created and migrated it, in WAL mode. */
+  /** Created and migrated by the caller, in WAL mode. */
   file: string;
-  /** `INSERT … VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING`, the same the caller uses. */
   insertSql: string;
   busyTimeoutMs: number;
   synchronous: 'FULL' | 'NORMAL';
 }
 
-/** What the main thread sends the thread. */
 type WorkerRequest = { type: 'batch'; plants: PlantColumns } | { type: 'close' };
 
-/** What the thread posts back: per plant, 1 when stored (0: the id was taken); or why none was. */
+/** `added`: per plant, 1 when stored (0: the id was taken). */
 type WorkerMessage =
   | { type: 'ready' }
   | { type: 'failed'; message: string }
@@ -198,14 +167,9 @@ type WorkerMessage =
   | { type: 'closed' };
 
 /**
- * The commit thread's whole program. It opens its own connection, with the store's `synchronous`,
- * and commits each batch it is sent in one transaction; after each message it posts, it bumps the
- * shared counter, so that the main thread can also wait for it synchronously (at close).
- *
- * Self-contained on purpose (it uses nothing from outside its body but its parameters, and only
- * types from imports): the thread runs its source (commit-worker.ts), which works the same from
- * dist/, from the TypeScript sources under test and in the single executable, where a worker
- * cannot load a file of ours.
+ * Self-contained on purpose (nothing from outside its body but its parameters and imported types): the thread
+ * runs its source, which works the same from dist/, the sources under test and the single executable, where a
+ * worker cannot load a file of ours.
  */
 function runCommitWorker(Database: SqliteDatabaseClass, data: CommitWorkerData): void {
   const { port, file, busyTimeoutMs, insertSql, synchronous } = data;
@@ -224,7 +188,7 @@ function runCommitWorker(Database: SqliteDatabaseClass, data: CommitWorkerData):
     try {
       db?.close();
     } catch {
-      // Closing is all that is left to do: a connection that cannot close has nothing to keep.
+      // A connection that cannot close has nothing to keep.
     }
     db = undefined;
   };

@@ -1,16 +1,10 @@
 import { existsSync } from 'node:fs';
 import type { SqliteDatabaseClass, SqliteDriver, SqliteErrorClass } from './sqlite-driver-api.js';
 
-// better-sqlite3's API (the part sqlite-driver-api.ts names) over Node's built-in `node:sqlite`,
-// for where no native addon can be loaded: the single executable (docs/binary.md). The file format
-// is SQLite's own, so a store either driver wrote opens with the other.
-//
-// Each function below is self-contained on purpose (it uses nothing from outside its body but its
-// parameters, and only types from imports): the commit worker, an eval worker, runs their source
-// (workerPrelude, below), as it must in a single executable, where a worker cannot
-// load a file of ours.
+// better-sqlite3's API over `node:sqlite`, for the single executable. Each function below is self-contained on
+// purpose (nothing from outside its body but its parameters and imported types): the commit worker runs their
+// source (workerPrelude), as a worker in a single executable cannot load a file of ours.
 
-/** The part of `node:sqlite` used here, as the worker's self-contained source sees it. */
 interface NodeSqlite {
   DatabaseSync: new (
     file: string,
@@ -27,17 +21,14 @@ interface NodeStatement {
   all(...params: unknown[]): unknown[];
 }
 
-/** Runs `work`, turning node:sqlite's errors into better-sqlite3's SqliteError. */
 type Guarded = <T>(work: () => T) => T;
 
-/** A Statement class over node:sqlite's, as statementClass makes it. */
 interface StatementClass {
   new (statement: NodeStatement, safeIntegers: boolean): unknown;
 }
 
-/** better-sqlite3's SqliteError (a result code's name), and `guarded`, which turns node:sqlite's errors into it. */
 function sqliteErrors(): { SqliteError: SqliteErrorClass; guarded: Guarded } {
-  // SQLite's primary result codes (sqlite3.h), by number: node:sqlite gives the number (errcode).
+  // By number (sqlite3.h): node:sqlite gives the number.
   const CODES = (
     'OK ERROR INTERNAL PERM ABORT BUSY LOCKED NOMEM READONLY INTERRUPT IOERR CORRUPT NOTFOUND FULL CANTOPEN ' +
     'PROTOCOL EMPTY SCHEMA TOOBIG CONSTRAINT MISMATCH MISUSE NOLFS AUTH FORMAT RANGE NOTADB'
@@ -50,7 +41,6 @@ function sqliteErrors(): { SqliteError: SqliteErrorClass; guarded: Guarded } {
       this.code = code;
     }
   }
-  /** node:sqlite's ERR_SQLITE_ERROR (errcode, errstr) as better-sqlite3's SqliteError (code). */
   const translate = (error: unknown): unknown => {
     const { errcode } = (error ?? {}) as { errcode?: unknown };
     if (typeof errcode !== 'number') return error;
@@ -72,7 +62,6 @@ function sqliteErrors(): { SqliteError: SqliteErrorClass; guarded: Guarded } {
   return { SqliteError, guarded };
 }
 
-/** better-sqlite3's Statement over node:sqlite's: changes as a number, pluck(). */
 function statementClass(guarded: Guarded) {
   return class Statement {
     readonly #statement: NodeStatement;
@@ -99,7 +88,6 @@ function statementClass(guarded: Guarded) {
   };
 }
 
-/** better-sqlite3's Database over node:sqlite's DatabaseSync: options, pragma(), transaction(). */
 function databaseClass(
   sqlite: NodeSqlite,
   fileExists: (file: string) => boolean,
@@ -135,7 +123,7 @@ function databaseClass(
       const statement = this.prepare(`PRAGMA ${sql}`) as { pluck(): { get(): unknown }; all(): unknown[] };
       return options.simple ? statement.pluck().get() : statement.all();
     }
-    /** As better-sqlite3's: BEGIN, COMMIT on return, ROLLBACK on a throw (the store never nests them). */
+    /** The store never nests them. */
     transaction<Args extends unknown[], Result>(fn: (...args: Args) => Result) {
       const inMode =
         (begin: string) =>
@@ -163,7 +151,6 @@ function databaseClass(
   return Database as unknown as SqliteDatabaseClass;
 }
 
-/** The same in the commit worker's thread, from the functions' source (an eval worker loads no file of ours). */
 const workerPrelude = `const { SqliteError, guarded } = (${sqliteErrors})();
 const Database = (${databaseClass})(require('node:sqlite'), require('node:fs').existsSync, {
   SqliteError,
@@ -174,13 +161,8 @@ const Database = (${databaseClass})(require('node:sqlite'), require('node:fs').e
 
 let textChecked = false;
 
-/**
- * The `node:sqlite` driver, for Node 24 and newer (the single executable's Node is 26). Node
- * 22's node:sqlite stores text exactly but reads it back only up to its first U+0000, which the
- * contract allows in a name or tag: there it is refused, said so, rather than losing characters.
- */
+/** Node 22's node:sqlite reads text back only up to its first U+0000, which a name may hold: refused there. */
 export function nodeSqliteDriver(): SqliteDriver {
-  // Every Node plants runs on (22.19+) has node:sqlite.
   const sqlite = process.getBuiltinModule('node:sqlite') as NodeSqlite;
   if (!textChecked) {
     const db = new sqlite.DatabaseSync(':memory:');

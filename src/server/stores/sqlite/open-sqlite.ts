@@ -8,31 +8,18 @@ import type { SqliteDatabase, SqliteDriver, SqliteDriverName } from './sqlite-dr
 import { migrate, PLANT_MIGRATIONS } from './sqlite-migrations.js';
 
 /**
- * How hard a commit tries to reach the disk (SQLite `synchronous`, always in WAL mode).
- * - `full`: the WAL is fsynced at every commit, so an acknowledged plant survives power loss
- *   and an OS crash. This is the default `plants serve` should pick: a 200 is a promise.
- * - `normal`: the WAL is fsynced only at checkpoints. An acknowledged plant survives the server
- *   process dying (even `kill -9`: the write is in the OS page cache), but a power cut may lose
- *   the last commits. The database is never corrupted either way. Faster on slow disks.
+ * SQLite's `synchronous`, in WAL mode. `full` fsyncs the WAL at every commit: an acknowledged plant survives power
+ * loss. `normal` fsyncs only at checkpoints: a plant survives `kill -9`, but a power cut may lose the last commits.
  */
 export type Durability = 'full' | 'normal';
 
 export interface SqliteOpenOptions {
   durability: Durability;
-  /**
-   * How long SQLite waits for a lock another process holds before giving up, at start and at
-   * each commit. Default 5000. better-sqlite3 is synchronous, so this wait blocks the server:
-   * it only happens when some other program writes to our database file.
-   */
+  /** Default 5000. The wait blocks the server, but only when some other program writes to our database file. */
   busyTimeoutMs?: number;
-  /**
-   * The SQLite driver: better-sqlite3 (the npm package's) or Node's node:sqlite (the single
-   * executable's); by default as defaultSqliteDriverName decides. The file is the same either way.
-   */
   driver?: SqliteDriverName;
 }
 
-/** The database file and the identity (device, inode) it had when opened. */
 export interface FileIdentity {
   path: string;
   dev: number;
@@ -41,30 +28,20 @@ export interface FileIdentity {
 
 type Fail = (message: string, cause?: unknown, hints?: readonly string[]) => DatabaseOpenError;
 
-/**
- * Which driver a SQLite store uses, decided here and nowhere else: Node's built-in node:sqlite
- * inside the single executable (which can carry no native addon; scripts/build-binary.mjs leaves
- * better-sqlite3 out of it), better-sqlite3 everywhere else (the npm package, as it always was).
- */
+/** The single executable can carry no native addon. */
 export function defaultSqliteDriverName(): SqliteDriverName {
   return inSingleExecutable() ? 'node:sqlite' : 'better-sqlite3';
 }
 
-/** The driver `name` names (by default, defaultSqliteDriverName's). */
 export function sqliteDriver(name: SqliteDriverName = defaultSqliteDriverName()): SqliteDriver {
   return name === 'node:sqlite' ? nodeSqliteDriver() : betterSqlite3Driver();
 }
 
-/** Whether `file` names a database in memory rather than a file. */
 export function inMemory(file: string): boolean {
   return file === ':memory:' || file === '';
 }
 
-/**
- * Opens (creating if needed) and migrates the database. Throws DatabaseOpenError, having
- * changed nothing, when the file is not a SQLite database, belongs to something else, comes
- * from a newer plants, is locked, or cannot be written.
- */
+/** Throws DatabaseOpenError, having changed nothing, for a file it will not use. */
 export function openSqlite(file: string, options: SqliteOpenOptions) {
   const fail: Fail = (message, cause, hints) => new DatabaseOpenError(message, { database: file, cause, hints });
   if (!inMemory(file)) checkWritable(file, fail);
@@ -82,7 +59,6 @@ export function openSqlite(file: string, options: SqliteOpenOptions) {
     if (mode !== 'wal' && mode !== 'memory') throw fail(`database ${file} cannot use a write-ahead log (got ${mode})`);
     db.pragma(`synchronous = ${options.durability === 'full' ? 'FULL' : 'NORMAL'}`);
     migrate(db, PLANT_MIGRATIONS);
-    // None in memory.
     let identity: FileIdentity | undefined;
     if (!inMemory(file)) {
       const { dev, ino } = statSync(file);
@@ -96,14 +72,12 @@ export function openSqlite(file: string, options: SqliteOpenOptions) {
   }
 }
 
-/** The folder exists, and the file (if any) and its folder can be written. */
 function checkWritable(file: string, fail: Fail): void {
   // better-sqlite3 says only "unable to open database file" for these; name the folder instead.
   const folder = path.dirname(path.resolve(file));
   if (!existsSync(folder)) throw fail(`cannot open database ${file}: the folder ${folder} does not exist`);
   if (!statSync(folder).isDirectory()) throw fail(`cannot open database ${file}: ${folder} is not a folder`);
-  // SQLite opens a file it cannot write read-only without a word, and every add would then
-  // fail; refuse it now instead (access() also sees what stops root, such as chattr +i).
+  // SQLite opens a file it cannot write read-only without a word (access() also sees chattr +i, which stops root).
   for (const [what, target] of [
     ['the file', file],
     ['its folder', folder],
@@ -140,7 +114,6 @@ function checkSchema(db: SqliteDatabase, file: string, fail: Fail): void {
   }
 }
 
-/** Why a database could not be opened, as DatabaseOpenError naming the file and what to try. */
 export function describeOpenFailure(
   error: unknown,
   driver: SqliteDriver,

@@ -1,13 +1,8 @@
-/**
- * What the SQLite store asks of a driver: the part of better-sqlite3's API it uses, which
- * better-sqlite3 itself provides and node-sqlite-driver.ts provides over Node's `node:sqlite`.
- * The store file is SQLite's own format either way: one driver's file opens in the other.
- */
+/** The part of better-sqlite3's API the store uses, which node-sqlite-driver.ts provides over `node:sqlite`. */
 export interface SqliteStatement<BindParameters extends unknown[] = unknown[], Result = unknown> {
   run(...params: BindParameters): { changes: number };
   get(...params: BindParameters): Result | undefined;
   all(...params: BindParameters): Result[];
-  /** Rows come back as their first column's value. */
   pluck(): SqliteStatement<BindParameters, unknown>;
 }
 
@@ -16,13 +11,10 @@ export interface SqliteDatabase {
     sql: string,
   ): SqliteStatement<BindParameters, Result>;
   exec(sql: string): void;
-  /** `PRAGMA sql`: with `simple`, the first column of the first row; else every row. */
   pragma(sql: string, options?: { simple?: boolean }): unknown;
-  /** `fn` in a transaction, as better-sqlite3's transaction(); `.immediate` begins with BEGIN IMMEDIATE. */
   transaction<Args extends unknown[], Result>(
     fn: (...args: Args) => Result,
   ): ((...args: Args) => Result) & { immediate: (...args: Args) => Result };
-  /** Integers come back as BigInt. */
   defaultSafeIntegers(on?: boolean): unknown;
   close(): void;
 }
@@ -31,7 +23,6 @@ export interface SqliteDatabaseClass {
   new (file: string, options?: { timeout?: number; fileMustExist?: boolean }): SqliteDatabase;
 }
 
-/** An error SQLite reported, with its result code's name (`SQLITE_BUSY`, `SQLITE_READONLY_DBMOVED`). */
 export interface SqliteErrorClass {
   new (message: string, code: string): Error & { code: string };
 }
@@ -42,6 +33,6 @@ export interface SqliteDriver {
   name: SqliteDriverName;
   Database: SqliteDatabaseClass;
   SqliteError: SqliteErrorClass;
-  /** CommonJS source that defines `Database` in the commit worker's thread (an eval worker). */
+  /** CommonJS source that defines `Database` in the commit worker's thread. */
   workerPrelude: string;
 }

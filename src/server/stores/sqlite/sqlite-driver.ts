@@ -10,7 +10,6 @@ export const driverPath: string = require.resolve('better-sqlite3');
 export const Database = require(driverPath) as typeof BetterSqlite3;
 export type Database = BetterSqlite3.Database;
 
-/** better-sqlite3 as the store's driver (sqlite-driver-api.ts): the npm package's. */
 export function betterSqlite3Driver(): SqliteDriver {
   return {
     name: 'better-sqlite3',

@@ -21,15 +21,12 @@ import type { SqliteDatabase, SqliteDriver, SqliteDriverName, SqliteStatement } 
 import { PLANT_MIGRATIONS } from './sqlite-migrations.js';
 
 export interface SqlitePlantStoreOptions extends SqliteOpenOptions, Pick<BatchingOptions, 'onCommit'> {
-  /** Most plants committed in one transaction; more wait for the next one. Default 1000. */
+  /** Default 1000. */
   maxBatchSize?: number;
   /**
-   * Where commits run. `worker` (the default for a `full` store in a file): on a thread of their
-   * own, with a connection of their own (same `synchronous`), so that the event loop goes on
-   * while a commit waits for its fsync; the next batch gathers meanwhile. `main` (the default
-   * for `normal`, whose commits do not wait for the disk: handing batches to a thread would cost
-   * more than it saves): on the calling thread. A `:memory:` store always commits on the main
-   * thread. Either way, an add resolves only after its COMMIT returned.
+   * `worker` (the default for `full` in a file): the event loop goes on while a commit waits for its fsync.
+   * `main` (the default for `normal`, whose commits do not wait for the disk, so a thread would cost more than it
+   * saves). `:memory:` always commits on the main thread.
    */
   commitThread?: 'main' | 'worker';
 }
@@ -40,19 +37,10 @@ interface PlantRow {
   tag: string | null;
 }
 
-/** ON CONFLICT DO NOTHING rather than a failing INSERT: a taken id (in the table or earlier in
- * the same batch) must refuse that one plant, not roll back everyone else's. */
+/** ON CONFLICT: a taken id must refuse that one plant, not roll back the rest of its batch. */
 const INSERT_PLANT = 'INSERT INTO plants (id, name, tag) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING';
 
-/**
- * The plants, in one SQLite file (or `:memory:`), through better-sqlite3 or node:sqlite (`driver`).
- *
- * Adds are group-committed (GroupCommitStore): each `add` joins a queue that is written in one
- * transaction on the next turn of the event loop, and its promise settles only after COMMIT
- * returned, that is, once the plant is in the database file as `durability` says. So a burst of
- * concurrent requests costs one fsync, not one each. A `full` store in a file commits on a worker
- * thread (see `commitThread`): while one batch waits for its fsync, the next one gathers.
- */
+/** The plants in one SQLite file (or `:memory:`); a burst of adds costs one fsync, not one each. */
 export class SqlitePlantStore extends GroupCommitStore {
   readonly #db: SqliteDatabase;
   readonly #driver: SqliteDriver;
@@ -60,11 +48,9 @@ export class SqlitePlantStore extends GroupCommitStore {
   readonly #select: SqliteStatement<[bigint], PlantRow>;
   readonly #insertBatch: (plants: readonly NewPlant[]) => number[];
   readonly #worker: CommitWorker | undefined;
-  /** Set while flush() runs: every batch is committed on this thread. */
   #flushing = false;
-  /** The database file and the identity it had when opened; none in memory. */
   readonly #file: FileIdentity | undefined;
-  /** Set once the file is found deleted or replaced: it stays so until a restart. */
+  /** Stays set until a restart. */
   #replaced: DatabaseReplacedError | undefined;
 
   private constructor(
@@ -94,11 +80,6 @@ export class SqlitePlantStore extends GroupCommitStore {
     ).immediate;
   }
 
-  /**
-   * Opens (creating if needed) and migrates the database (open-sqlite.ts), and starts its commit
-   * thread. Throws DatabaseOpenError, having changed nothing, when the file is not a SQLite
-   * database, belongs to something else, comes from a newer plants, is locked, or cannot be written.
-   */
   static open(file: string, options: SqlitePlantStoreOptions): SqlitePlantStore {
     const { db, driver, identity } = openSqlite(file, options);
     try {
@@ -120,10 +101,7 @@ export class SqlitePlantStore extends GroupCommitStore {
     }
   }
 
-  /**
-   * Commits every queued add now, on this thread, after the batch the worker has in flight (if
-   * any) is done. Blocking. The server calls it at close; tests may call it too.
-   */
+  /** Commits every queued add now, on this thread, after the worker's batch in flight. Blocking. */
   override flush(): void {
     this.#flushing = true;
     try {
@@ -134,7 +112,6 @@ export class SqlitePlantStore extends GroupCommitStore {
     }
   }
 
-  /** On the worker when it is up and free to take it, else here (blocking); a file replaced meanwhile takes nothing. */
   protected override commitBatch(batch: PendingAdd[], done: (outcome: BatchOutcome) => void): void {
     const worker = this.#worker;
     const replaced = this.#fileReplaced();
@@ -160,12 +137,7 @@ export class SqlitePlantStore extends GroupCommitStore {
     };
   }
 
-  /**
-   * Resolves when the store can serve: open, its database answering, its schema the one this
-   * plants migrated to (another program may have changed it since). Rejects with
-   * StoreClosedError once closed, StoreUnavailableError otherwise. Cheap (one pragma read):
-   * `/readyz` asks it every time.
-   */
+  /** Cheap (one pragma read): `/readyz` asks it every time. Another program may have changed the schema. */
   async check(): Promise<void> {
     if (this.closed) throw new StoreClosedError();
     const replaced = this.#fileReplaced();
@@ -189,7 +161,6 @@ export class SqlitePlantStore extends GroupCommitStore {
     return row === undefined ? undefined : fromRow(row);
   }
 
-  /** Up to `limit` plants with an id above `after` (or from the first), in id order. */
   async page(after: bigint | undefined, limit: number): Promise<NewPlant[]> {
     const rows =
       after === undefined
@@ -200,10 +171,7 @@ export class SqlitePlantStore extends GroupCommitStore {
     return rows.map(fromRow);
   }
 
-  /**
-   * Deletes a plant; false when there was none. Committed, as durably as an add, before it
-   * returns. On this thread: deletes are rare, and SQLite serialises them with the adds.
-   */
+  /** On this thread: deletes are rare, and SQLite serialises them with the adds. */
   async remove(id: bigint): Promise<boolean> {
     if (this.closed) throw new StoreClosedError();
     const replaced = this.#fileReplaced();
@@ -215,11 +183,7 @@ export class SqlitePlantStore extends GroupCommitStore {
     }
   }
 
-  /**
-   * One IMMEDIATE transaction: DELETE every plant, INSERT these. Queued adds (and the batch the
-   * worker has in flight) are committed first. better-sqlite3 is synchronous, so no request is
-   * answered while it runs, and nothing of a half-replaced table is ever read.
-   */
+  /** Synchronous, so nothing of a half-replaced table is ever read. */
   async replaceAll(plants: readonly NewPlant[]): Promise<void> {
     if (this.closed) throw new StoreClosedError();
     this.flush();
@@ -238,9 +202,8 @@ export class SqlitePlantStore extends GroupCommitStore {
   }
 
   /**
-   * Whether the database file is still the one opened. Deleted, or replaced by another file (a
-   * restore, a `mv`), it is not: our connections would go on committing into an unlinked inode,
-   * acknowledged and then lost at the next start. One stat() a commit, before it.
+   * A file deleted or replaced (a restore, a `mv`): our connections would go on committing into an unlinked inode,
+   * acknowledged and then lost at the next start. One stat() a commit.
    */
   #fileReplaced(): DatabaseReplacedError | undefined {
     if (this.#replaced !== undefined || this.#file === undefined) return this.#replaced;
@@ -251,7 +214,7 @@ export class SqlitePlantStore extends GroupCommitStore {
     return this.#replaced;
   }
 
-  /** The journal settings in force on the store's connection (`synchronous` is per connection). */
+  /** `synchronous` is per connection. */
   get journal(): { journalMode: string; synchronous: string } {
     const levels = ['off', 'normal', 'full', 'extra'];
     const level = Number(this.#db.pragma('synchronous', { simple: true }));
@@ -261,7 +224,6 @@ export class SqlitePlantStore extends GroupCommitStore {
     };
   }
 
-  /** Where the next batch is committed: on the worker once it is up (see `commitThread`), else here. */
   get commitThread(): 'main' | 'worker' {
     return this.#worker?.ready === true && !this.closed ? 'worker' : 'main';
   }
@@ -281,7 +243,6 @@ function fromRow(row: PlantRow): NewPlant {
   return row.tag === null ? { id: row.id, name: row.name } : { id: row.id, name: row.name, tag: row.tag };
 }
 
-/** A batch as the worker takes it: column by column, the ids in a typed array. */
 function plantColumns(batch: readonly PendingAdd[]): PlantColumns {
   const ids = new BigInt64Array(batch.length);
   const names: string[] = [];
@@ -295,11 +256,8 @@ function plantColumns(batch: readonly PendingAdd[]): PlantColumns {
 }
 
 /**
- * A failed write, as the client should hear it: a full disk says so (507: SQLite stops before
- * the write-ahead log holds the commit, so nothing was stored); an I/O error (an fsync that
- * failed, a disk that went away) may have cut off a commit whose pages reached the log, which
- * the next open recovers, so it may or may not be `done` (500, outcome unknown); a store error
- * as it is (the commit thread lost mid-commit); the rest as it is (a 500).
+ * SQLITE_FULL stops before the write-ahead log holds the commit: nothing stored. An I/O error may have cut off a
+ * commit whose pages reached the log, which the next open recovers: outcome unknown.
  */
 function describeWriteFailure(error: unknown, driver: SqliteDriver, done: string): unknown {
   if (!(error instanceof driver.SqliteError)) return error;
