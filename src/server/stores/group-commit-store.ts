@@ -21,7 +21,11 @@ export interface BatchingOptions {
   onCommit?: ((batchSize: number) => void) | undefined;
 }
 
-/** What both stores share, after undici's PoolBase: each add is answered only once its batch is committed. */
+/**
+ * What both stores share, after undici's PoolBase: the queue, batches, group commit (each add answered only once
+ * its batch is committed) and shutting down (what is queued is still committed). A backend supplies its commit,
+ * its reads and how it lets its database go.
+ */
 export abstract class GroupCommitStore implements Pick<PlantStore, 'add' | 'close'> {
   readonly #batching: BatchingOptions;
   #queue: PendingAdd[] = [];
@@ -39,7 +43,10 @@ export abstract class GroupCommitStore implements Pick<PlantStore, 'add' | 'clos
     this.#batching = batching;
   }
 
-  /** An add may be answered before (a promise settles once): `done` still comes. */
+  /**
+   * Commits `batch` in one transaction (or statement) and calls `done` once, at once or later. An add may be
+   * answered before (a promise settles once): `done` still comes.
+   */
   protected abstract commitBatch(batch: PendingAdd[], done: (outcome: BatchOutcome) => void): void;
 
   protected abstract release(): void | Promise<void>;
@@ -115,6 +122,7 @@ export abstract class GroupCommitStore implements Pick<PlantStore, 'add' | 'clos
     if (this.#batching.distinctIdsInFlight) for (const { plant } of batch) this.#idsInFlight.delete(plant.id);
     this.#batchesInFlight -= 1;
     if ('error' in outcome) {
+      // It rolled back (nobody in it was stored), or its commit was cut off (anybody may be): everybody hears so.
       for (const pending of batch) pending.reject(outcome.error);
     } else {
       this.#commits += 1;
@@ -126,6 +134,7 @@ export abstract class GroupCommitStore implements Pick<PlantStore, 'add' | 'clos
     this.pump();
   }
 
+  /** A backend that commits blocking (SQLite) has committed everything queued when this returns. */
   protected flush(): void {
     this.pump();
   }

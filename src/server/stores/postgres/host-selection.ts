@@ -2,7 +2,10 @@ import pg from 'pg';
 import { describeHost, type PostgresConnection, type PostgresHost, tlsOptionsFor } from './connection-settings.js';
 import { isTransientPostgresError, oneLine } from './postgres-errors.js';
 
-/** `unreachable` is worth asking again; `refused` (password, database missing) is not. */
+/**
+ * `standby`: in recovery; `read-only`: out of recovery but refusing writes (default_transaction_read_only);
+ * `unreachable` is worth asking again; `refused` (password, database missing) is not.
+ */
 export interface HostProbe {
   address: PostgresHost;
   role: 'primary' | 'standby' | 'read-only' | 'unreachable' | 'refused';
@@ -25,7 +28,12 @@ export type PrimaryChoice =
   | { index: number; systemId: string; timeline: number }
   | { index: undefined; reason: string };
 
-/** The split-brain rule, as docs/postgres.md tells it: a former primary restarted as it was never qualifies again. */
+/**
+ * The split-brain rule (docs/postgres.md): a server qualifies when it takes writes, is of the cluster serve has
+ * used (system identifier) and on a timeline no lower than any chosen before, so a former primary restarted as
+ * it was never qualifies again. The highest timeline wins; two servers taking writes on it is a split serve
+ * takes no side in.
+ */
 export function choosePrimary(
   probes: readonly HostProbe[],
   memory: ClusterMemory,

@@ -40,7 +40,10 @@ interface PlantRow {
 /** ON CONFLICT: a taken id must refuse that one plant, not roll back the rest of its batch. */
 const INSERT_PLANT = 'INSERT INTO plants (id, name, tag) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING';
 
-/** The plants in one SQLite file (or `:memory:`); a burst of adds costs one fsync, not one each. */
+/**
+ * The plants in one SQLite file (or `:memory:`). An add settles only after the COMMIT of its batch returned, so
+ * in the file as `durability` says; a burst of adds costs one fsync, not one each.
+ */
 export class SqlitePlantStore extends GroupCommitStore {
   readonly #db: SqliteDatabase;
   readonly #driver: SqliteDriver;
