@@ -127,10 +127,12 @@ async function instructionRows(): Promise<Row[]> {
       },
     ];
     const rows: Row[] = [];
+    const counted: Array<{ now: number; then: number }> = [];
     for (const pair of pairs) {
       progress(`instructions per record, ${pair.what}: this checkout, then ${baselineCommit}`);
       const now = await perRecord(files, pair.now);
       const then = await perRecord(files, pair.baseline);
+      counted.push({ now, then });
       const ratio = now / then;
       rows.push({
         id: `n${rows.length + 1}`,
@@ -142,6 +144,7 @@ async function instructionRows(): Promise<Row[]> {
         result: pair.goal ? verdict(ratio <= GOAL) : '',
       });
     }
+    rows.push(ownShare(counted[0], counted[1]));
     return rows;
   } finally {
     removeBaseline();
@@ -153,3 +156,24 @@ export const bulkInstructions: RowGroup = {
   title: 'instructions per bulk record',
   rows: instructionRows,
 };
+
+/**
+ * What plants' client adds per record to the undici it runs on: n1 less n2, for each tree. n1's ratio
+ * moves with undici's own cost (a new major) as much as with ours; this row holds ours alone.
+ */
+function ownShare(client?: { now: number; then: number }, pool?: { now: number; then: number }): Row {
+  const what = "plants add --file: the client's own instructions per record, beyond its undici's bare Pool (n1 less n2";
+  if (client === undefined || pool === undefined) return noteRow('n5', what, 'n/a');
+  const now = client.now - pool.now;
+  const then = client.then - pool.then;
+  const shown = (value: number) => Math.round(value).toLocaleString('en-US');
+  return {
+    id: 'n5',
+    what: `${what}; ${baselineCommit}: ${shown(then)})`,
+    median: shown(now),
+    spread: '',
+    ratio: '',
+    goal: `≤ ${baselineCommit}'s`,
+    result: verdict(now <= then),
+  };
+}
