@@ -20,8 +20,9 @@ import { barePool } from './bulk.js';
 const SMALL = 2_000;
 const LARGE = 12_000;
 /**
- * One count of each size: a pair takes about 45 s of valgrind on 2 cores, and a count of the
- * same run moves by up to 3% (how answers bunch into reads, when V8 compiles and collects).
+ * One count of each size: a pair takes about 45 s of valgrind on 2 cores, and the client's
+ * per-record figure moves by up to 5% between quiet runs (how answers bunch into reads, when V8
+ * compiles and collects).
  */
 const RUNS = 1;
 /** A record may cost at most this many times the baseline's, client and server alike. */
