@@ -26,7 +26,10 @@ export interface Delay {
 export interface StoreOptions {
   /** The bearer token the store accepts (serve --token). Default: a random one, this store's own. */
   token?: string;
-  /** Plants put in before it serves (serve --seed), or a seed file's path; reset puts them back. Default: none. */
+  /**
+   * Plants put in before it serves (serve --seed), or a seed file's path (NDJSON, a JSON array or one object);
+   * reset puts them back. Default: none.
+   */
   seed?: readonly SeedPlant[] | string;
   /** A SQLite database file to keep the plants in (serve --db). Default: in memory, this store's own. */
   db?: string;
