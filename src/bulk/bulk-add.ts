@@ -147,10 +147,10 @@ class BulkRun {
 
   /**
    * The next record to send when the reader holds one and there is room, taken without an await:
-   * one per record cost the bulk add 16% more allocation, and more collection under load.
+   * awaits per record cost a bulk add 16% more allocation (docs/performance.md, group n).
    */
   readyRecord(): Sendable | undefined {
-    while (!this.#mustWait() && !this.#options.signal?.aborted && this.#summary.stopped === undefined) {
+    while (this.#goesOn() && !this.#full()) {
       const buffered = this.#options.records.takeBuffered?.();
       if (buffered === undefined) return undefined;
       const sendable = this.#accept(buffered);
@@ -162,7 +162,7 @@ class BulkRun {
   /** The next record to send, once there is room for it; records that are not NewPlants are settled on the way. */
   async nextRecord(): Promise<Sendable | undefined> {
     for (;;) {
-      while (this.#mustWait()) await this.#woken();
+      while (this.#goesOn() && this.#full()) await this.#woken();
       if (this.#options.signal?.aborted) this.#stop('interrupted');
       if (this.#summary.stopped !== undefined) return undefined;
       const next = await this.#read();
@@ -239,13 +239,14 @@ class BulkRun {
     return summary;
   }
 
-  /** Whether the run goes on and requests in flight, or outcomes waiting, are at their most. */
-  #mustWait(): boolean {
-    return (
-      this.#summary.stopped === undefined &&
-      !this.#options.signal?.aborted &&
-      (this.#live.inFlight >= this.#options.concurrency || this.#index - this.#nextToReport >= this.#window)
-    );
+  /** Neither stopped nor interrupted. */
+  #goesOn(): boolean {
+    return this.#summary.stopped === undefined && !this.#options.signal?.aborted;
+  }
+
+  /** Requests in flight, or outcomes waiting, at their most. */
+  #full(): boolean {
+    return this.#live.inFlight >= this.#options.concurrency || this.#index - this.#nextToReport >= this.#window;
   }
 
   /** Ctrl-C ends the wait. */
